@@ -1,0 +1,8 @@
+"""Command line interface: thin wrappers over the core API (one module per command group)."""
+
+from papersift.cli import ingest_cmd  # noqa: F401  (registers commands)
+from papersift.cli.app import app
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,1 @@
+"""Ingest: read paper metadata from real sources, validate every record, upsert into the store."""

@@ -1,0 +1,132 @@
+"""An ingest run: read every file, validate every record, upsert good ones in batches.
+
+Batches are committed one transaction at a time, and every upsert is idempotent, so a
+run killed at any point and run again leaves each record in the store exactly once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from papersift.ingest.base import SourceError, SourceRecord
+from papersift.ingest.formats import reader_for
+from papersift.record import Paper, RecordError, paper_from_dict
+from papersift.store import Store, UpsertCounts
+
+BATCH_SIZE = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class IngestError:
+    path: str
+    location: str
+    record_id: str | None
+    problem: str
+
+    def __str__(self) -> str:
+        record = f" (id {self.record_id})" if self.record_id else ""
+        return f"{self.path}:{self.location}{record}: {self.problem}"
+
+
+class StrictModeStop(Exception):
+    """--strict: the first rejected record ends the run."""
+
+    def __init__(self, error: IngestError):
+        super().__init__(str(error))
+        self.error = error
+
+
+@dataclass
+class IngestSummary:
+    run_id: int
+    files: int = 0
+    read: int = 0
+    counts: UpsertCounts = field(default_factory=UpsertCounts)
+    errors: list[IngestError] = field(default_factory=list)
+
+    @property
+    def rejected(self) -> int:
+        return len(self.errors)
+
+    def to_dict(self) -> dict:
+        return {
+            "run_id": self.run_id,
+            "files": self.files,
+            "read": self.read,
+            "added": self.counts.added,
+            "updated": self.counts.updated,
+            "merged": self.counts.merged,
+            "unchanged": self.counts.unchanged,
+            "rejected": self.rejected,
+            "errors": [str(error) for error in self.errors[:1000]],
+        }
+
+
+def validate(record: SourceRecord) -> Paper | IngestError:
+    if record.error:
+        return IngestError(record.path, record.location, None, record.error)
+    try:
+        return paper_from_dict(record.data, source=(record.data or {}).get("source") or record.path)
+    except RecordError as exc:
+        record_id = record.data.get("id") if isinstance(record.data, dict) else None
+        return IngestError(record.path, record.location, str(record_id)[:200] if record_id else None, str(exc))
+
+
+def ingest_paths(
+    store: Store,
+    paths: Iterable[Path],
+    format_name: str | None = None,
+    strict: bool = False,
+    on_progress: Callable[[int], None] | None = None,
+) -> IngestSummary:
+    """Ingest files into the store; the summary lists every rejected record."""
+    path_list = [Path(path) for path in paths]
+    summary = IngestSummary(run_id=store.begin_run([str(path) for path in path_list]))
+    status = "failed"
+    try:
+        for path in path_list:
+            _ingest_file(store, path, format_name, strict, summary, on_progress)
+            summary.files += 1
+        status = "ok" if not summary.errors else "rejected"
+    except StrictModeStop:
+        status = "stopped"
+        raise
+    finally:
+        store.record_errors(summary.run_id, [(e.path, e.location, e.record_id, e.problem) for e in summary.errors])
+        store.finish_run(summary.run_id, status, summary.to_dict())
+    return summary
+
+
+def _ingest_file(store, path, format_name, strict, summary, on_progress) -> None:
+    batch: list[Paper] = []
+    try:
+        reader = reader_for(path, format_name)
+        for record in reader(path):
+            result = validate(record)
+            summary.read += 1
+            if isinstance(result, IngestError):
+                summary.errors.append(result)
+                if strict:
+                    raise StrictModeStop(result)
+                continue
+            batch.append(result)
+            if len(batch) >= BATCH_SIZE:
+                summary.counts += store.upsert(batch)
+                _report(on_progress, len(batch))
+                batch = []
+    except (SourceError, OSError) as exc:
+        error = IngestError(str(path), "file", None, str(exc))
+        summary.errors.append(error)
+        if strict:
+            raise StrictModeStop(error) from exc
+    finally:
+        if batch:
+            summary.counts += store.upsert(batch)
+            _report(on_progress, len(batch))
+
+
+def _report(on_progress, count: int) -> None:
+    if on_progress:
+        on_progress(count)
