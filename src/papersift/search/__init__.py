@@ -1,0 +1,1 @@
+"""Search: query parsing, retrieval (lexical, vector), fusion, facets, behind one service."""

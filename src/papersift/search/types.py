@@ -1,0 +1,80 @@
+"""The plain records that flow through search: what is asked, and what comes back.
+
+The CLI, the HTTP API and the web page build a SearchRequest and render a
+SearchResponse; they never talk to an index directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from papersift.config import DEFAULT_PAGE_SIZE
+from papersift.record import Paper
+
+Mode = Literal["keyword", "semantic", "hybrid"]
+Sort = Literal["relevance", "newest", "oldest"]
+FACET_FIELDS = ("venue", "year", "area", "subarea", "status")
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """Structured filters; the query language's field filters end up here too."""
+
+    venues: tuple[str, ...] = ()
+    year_from: int | None = None
+    year_to: int | None = None
+    areas: tuple[str, ...] = ()
+    subareas: tuple[str, ...] = ()
+    authors: tuple[str, ...] = ()
+    statuses: tuple[str, ...] = ()
+
+    def is_empty(self) -> bool:
+        return self == Filters()
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    query: str = ""
+    mode: Mode = "hybrid"
+    filters: Filters = field(default_factory=Filters)
+    sort: Sort = "relevance"
+    page: int = 1
+    size: int = DEFAULT_PAGE_SIZE
+    like_text: str | None = None  # "find papers like this paragraph"
+    like_id: str | None = None  # "similar papers" to a stored paper
+    with_facets: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    paper: Paper
+    score: float
+    # field name -> HTML-safe snippet: text escaped, matched terms wrapped in <mark>.
+    highlights: dict[str, str] = field(default_factory=dict)
+    topic_predicted: bool = False  # area/subarea come from the topic classifier
+
+
+@dataclass(frozen=True, slots=True)
+class FacetValue:
+    value: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResponse:
+    request: SearchRequest
+    total: int
+    hits: list[Hit]
+    facets: dict[str, list[FacetValue]] = field(default_factory=dict)
+    took_ms: float = 0.0
+    notices: list[str] = field(default_factory=list)  # e.g. "semantic index covers 40% of papers"
+
+
+class QuerySyntaxError(ValueError):
+    """A query the parser rejects; position is the 0-based character offset of the problem."""
+
+    def __init__(self, message: str, position: int):
+        super().__init__(f"{message} (at character {position + 1})")
+        self.problem = message
+        self.position = position
