@@ -1,0 +1,1 @@
+"""Running papersift past one machine: local Typesense clusters for tests, drills and operators."""
