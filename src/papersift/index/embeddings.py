@@ -1,0 +1,201 @@
+"""Text -> unit vectors with a built ONNX model (tokenizers + onnxruntime), plus a disk cache.
+
+`Encoder` tokenizes, sorts texts by token count so each batch pads little, runs batches on
+all cores and returns L2-normalised float32 rows in input order. `EmbeddingCache` keeps
+vectors in SQLite keyed by (model, sha1 of the exact model input), so an unchanged paper is
+never embedded twice and a killed run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from papersift.index.models import DEFAULT_MODEL, BuiltModel, load_built
+from papersift.record import Paper
+
+EMBEDDINGS_FOLDER = "embeddings"
+
+
+def cpu_threads() -> int:
+    """Cores this process may use (respects affinity masks / container limits)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - non-Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def paper_text(paper: Paper) -> str:
+    """What a paper is embedded from: title and abstract (the tokenizer truncates the tail)."""
+    abstract = (paper.abstract or "").strip()
+    title = paper.title.strip()
+    return f"{title}. {abstract}" if abstract else title
+
+
+class Encoder:
+    """Embeds queries and passages with one built model; safe to share between threads."""
+
+    def __init__(self, model: str = DEFAULT_MODEL, variant: str | None = None,
+                 models_root: str | os.PathLike | None = None, threads: int | None = None,
+                 max_tokens: int | None = None):
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self.built: BuiltModel = load_built(model, models_root)
+        self.spec = self.built.spec
+        self.variant = variant or self.spec.default_variant
+        self.max_tokens = max_tokens or self.spec.max_tokens
+        self.tokenizer = Tokenizer.from_file(str(self.built.tokenizer_path))
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(max_length=self.max_tokens)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads or cpu_threads()
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.session = ort.InferenceSession(str(self.built.onnx_path(self.variant)), options,
+                                            providers=["CPUExecutionProvider"])
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def dim(self) -> int:
+        return self.spec.dim
+
+    @property
+    def cache_key_prefix(self) -> str:
+        """Names what a vector depends on besides the text: model, precision, truncation."""
+        return f"{self.spec.name}/{self.variant}/{self.max_tokens}"
+
+    def query_input(self, text: str) -> str:
+        return self.spec.query_prefix + text
+
+    def passage_input(self, text: str) -> str:
+        return self.spec.passage_prefix + text
+
+    def encode_queries(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        return self.encode_inputs([self.query_input(t) for t in texts], batch_size)
+
+    def encode_passages(self, texts: Sequence[str], batch_size: int = 32,
+                        on_batch: Callable[[int], None] | None = None) -> np.ndarray:
+        return self.encode_inputs([self.passage_input(t) for t in texts], batch_size, on_batch)
+
+    def encode_query(self, text: str) -> np.ndarray:
+        return self.encode_queries([text])[0]
+
+    def encode_inputs(self, inputs: Sequence[str], batch_size: int = 32,
+                      on_batch: Callable[[int], None] | None = None) -> np.ndarray:
+        """Embed already-prefixed model inputs; rows come back in input order."""
+        out = np.zeros((len(inputs), self.dim), dtype=np.float32)
+        if not inputs:
+            return out
+        encodings = self.tokenizer.encode_batch(list(inputs))
+        order = np.argsort([len(e.ids) for e in encodings], kind="stable")
+        for start in range(0, len(order), batch_size):
+            rows = order[start:start + batch_size]
+            width = max(len(encodings[i].ids) for i in rows)
+            ids = np.zeros((len(rows), width), dtype=np.int64)
+            mask = np.zeros((len(rows), width), dtype=np.int64)
+            for slot, i in enumerate(rows):
+                token_ids = encodings[i].ids
+                ids[slot, :len(token_ids)] = token_ids
+                mask[slot, :len(token_ids)] = 1
+            with self._lock:
+                out[rows] = self.session.run(["embedding"], {"input_ids": ids, "attention_mask": mask})[0]
+            if on_batch:
+                on_batch(len(rows))
+        return out
+
+
+def text_key(prefix: str, model_input: str) -> bytes:
+    return hashlib.sha1(f"{prefix}\x00{model_input}".encode()).digest()
+
+
+class EmbeddingCache:
+    """SQLite table key -> float32 vector, in DATA_DIR/embeddings/cache.sqlite3 (WAL, safe to kill)."""
+
+    def __init__(self, data_dir: str | os.PathLike, readonly: bool = False):
+        folder = Path(data_dir) / EMBEDDINGS_FOLDER
+        if not readonly:
+            folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / "cache.sqlite3"
+        uri = f"file:{self.path}?mode=ro" if readonly else f"file:{self.path}"
+        self.conn = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=30)
+        if not readonly:
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vec BLOB NOT NULL) WITHOUT ROWID")
+            self.conn.commit()
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def get_many(self, keys: Sequence[bytes]) -> dict[bytes, np.ndarray]:
+        found: dict[bytes, np.ndarray] = {}
+        for start in range(0, len(keys), 500):
+            chunk = list(keys[start:start + 500])
+            marks = ",".join("?" * len(chunk))
+            for key, blob in self.conn.execute(f"SELECT key, vec FROM vectors WHERE key IN ({marks})", chunk):
+                found[bytes(key)] = np.frombuffer(blob, dtype=np.float32)
+        return found
+
+    def put_many(self, items: Iterable[tuple[bytes, np.ndarray]]) -> None:
+        with self.conn:
+            self.conn.executemany("INSERT OR REPLACE INTO vectors (key, vec) VALUES (?, ?)",
+                                  [(key, np.asarray(vec, dtype=np.float32).tobytes()) for key, vec in items])
+
+    def count(self) -> int:
+        return self.conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedProgress:
+    total: int
+    cached: int
+    embedded: int
+
+
+def embed_with_cache(encoder: Encoder, cache: EmbeddingCache, texts: Sequence[str],
+                     chunk_size: int = 256, batch_size: int = 32,
+                     on_progress: Callable[[EmbedProgress], None] | None = None) -> np.ndarray:
+    """Passage vectors for `texts`: cached ones are read, the rest embedded and written
+    chunk by chunk (so a kill loses at most one chunk)."""
+    inputs = [encoder.passage_input(t) for t in texts]
+    keys = [text_key(encoder.cache_key_prefix, i) for i in inputs]
+    vectors = np.zeros((len(texts), encoder.dim), dtype=np.float32)
+    found = cache.get_many(keys)
+    missing = []
+    for row, key in enumerate(keys):
+        if key in found:
+            vectors[row] = found[key]
+        else:
+            missing.append(row)
+    done = 0
+    cached = len(texts) - len(missing)
+    if on_progress:
+        on_progress(EmbedProgress(len(texts), cached, 0))
+    # Chunks of similar length: long texts together, so batches inside a chunk pad little.
+    missing.sort(key=lambda r: len(inputs[r]))
+    for start in range(0, len(missing), chunk_size):
+        rows = missing[start:start + chunk_size]
+        chunk_vectors = encoder.encode_inputs([inputs[r] for r in rows], batch_size)
+        vectors[rows] = chunk_vectors
+        cache.put_many((keys[r], v) for r, v in zip(rows, chunk_vectors))
+        done += len(rows)
+        if on_progress:
+            on_progress(EmbedProgress(len(texts), cached, done))
+    return vectors
