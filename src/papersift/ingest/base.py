@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import gzip
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+import orjson
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +23,7 @@ class SourceRecord:
     location: str  # "line 12", "record 5", "entry smith20"
     data: dict | None = None
     error: str | None = None
+    skipped: str | None = None  # why a readable record is not a paper (e.g. "status Reject")
 
 
 class SourceError(ValueError):
@@ -56,6 +59,39 @@ def decode_text(raw: bytes) -> str:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise SourceError(f"invalid UTF-8 at byte {exc.start}") from exc
+
+
+def decode_document(raw: bytes) -> str:
+    """Strict UTF-8 for a whole file; the error names the line and byte offset."""
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise SourceError(f"invalid UTF-8 on line {line} (byte {exc.start})") from exc
+
+
+def load_json_document(path: Path) -> object:
+    """A whole-file JSON document; empty, undecodable or broken files raise SourceError."""
+    text = decode_document(read_bytes(path))
+    if not text.strip():
+        raise SourceError("empty file: no records")
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        raise SourceError(f"broken JSON: {exc}") from exc
+
+
+def records_of(path: Path, items: Iterable[object], to_record) -> Iterator[SourceRecord]:
+    """Map each item of a JSON list with `to_record`; one bad item becomes one error."""
+    for number, item in enumerate(items, start=1):
+        location = f"record {number}"
+        if not isinstance(item, dict):
+            yield SourceRecord(str(path), location, error=f"record must be a JSON object, got {type(item).__name__}")
+            continue
+        try:
+            yield to_record(str(path), location, item)
+        except (TypeError, ValueError, AttributeError) as exc:
+            yield SourceRecord(str(path), location, error=f"unreadable record: {exc}")
 
 
 def base_name(path: Path) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 from papersift.ingest.base import SourceError, SourceRecord
 from papersift.ingest.formats import reader_for
 from papersift.record import Paper, RecordError, paper_from_dict
-from papersift.store import Store, UpsertCounts
+from papersift.store import Store, UpsertCounts, merge_papers
 
 BATCH_SIZE = 2000
 
@@ -43,6 +43,7 @@ class IngestSummary:
     run_id: int
     files: int = 0
     read: int = 0
+    skipped: int = 0  # readable records that are not papers (rejected submissions)
     counts: UpsertCounts = field(default_factory=UpsertCounts)
     errors: list[IngestError] = field(default_factory=list)
 
@@ -55,6 +56,7 @@ class IngestSummary:
             "run_id": self.run_id,
             "files": self.files,
             "read": self.read,
+            "skipped": self.skipped,
             "added": self.counts.added,
             "updated": self.counts.updated,
             "merged": self.counts.merged,
@@ -84,10 +86,11 @@ def ingest_paths(
     """Ingest files into the store; the summary lists every rejected record."""
     path_list = [Path(path) for path in paths]
     summary = IngestSummary(run_id=store.begin_run([str(path) for path in path_list]))
+    batch = _RunBatch(store)
     status = "failed"
     try:
         for path in path_list:
-            _ingest_file(store, path, format_name, strict, summary, on_progress)
+            _ingest_file(store, path, format_name, strict, summary, on_progress, batch)
             summary.files += 1
         status = "ok" if not summary.errors else "rejected"
     except StrictModeStop:
@@ -99,32 +102,74 @@ def ingest_paths(
     return summary
 
 
-def _ingest_file(store, path, format_name, strict, summary, on_progress) -> None:
-    batch: list[Paper] = []
+class _RunBatch:
+    """Papers waiting for the next upsert, and the ids this run has already seen.
+
+    Within one run the first record with an id wins and later records with that id only
+    fill its empty fields (the sources list some papers twice); a later run's record
+    replaces the stored one (an update). So a re-run of the same files changes nothing.
+    """
+
+    def __init__(self, store: Store):
+        self.store = store
+        self.pending: dict[str, Paper] = {}
+        self.seen_ids: set[str] = set()
+
+    def add(self, paper: Paper) -> bool:
+        """Queue a paper; False when it is a duplicate that adds nothing."""
+        if paper.id in self.seen_ids:
+            current = self.pending.get(paper.id) or self.store.get(paper.id)
+            if current is not None:
+                merged = merge_papers(current, paper, extra_wins=False)
+                if merged == current:
+                    return False
+                paper = merged
+        self.seen_ids.add(paper.id)
+        self.pending[paper.id] = paper
+        return True
+
+    def flush(self) -> UpsertCounts:
+        papers, self.pending = list(self.pending.values()), {}
+        return self.store.upsert(papers) if papers else UpsertCounts()
+
+
+def _ingest_file(store, path, format_name, strict, summary, on_progress, batch: _RunBatch) -> None:
+    records_seen = 0
     try:
         reader = reader_for(path, format_name)
         for record in reader(path):
+            records_seen += 1
+            if record.skipped:
+                summary.skipped += 1
+                continue
             result = validate(record)
             summary.read += 1
             if isinstance(result, IngestError):
-                summary.errors.append(result)
-                if strict:
-                    raise StrictModeStop(result)
+                _reject(summary, result, strict)
                 continue
-            batch.append(result)
-            if len(batch) >= BATCH_SIZE:
-                summary.counts += store.upsert(batch)
-                _report(on_progress, len(batch))
-                batch = []
+            if not batch.add(result):
+                summary.counts.unchanged += 1
+            if len(batch.pending) >= BATCH_SIZE:
+                _flush(batch, summary, on_progress)
+        if records_seen == 0:
+            raise SourceError("empty file: no records")
     except (SourceError, OSError) as exc:
-        error = IngestError(str(path), "file", None, str(exc))
-        summary.errors.append(error)
-        if strict:
-            raise StrictModeStop(error) from exc
+        _reject(summary, IngestError(str(path), "file", None, str(exc)), strict, cause=exc)
     finally:
-        if batch:
-            summary.counts += store.upsert(batch)
-            _report(on_progress, len(batch))
+        _flush(batch, summary, on_progress)
+
+
+def _reject(summary: IngestSummary, error: IngestError, strict: bool, cause: Exception | None = None) -> None:
+    summary.errors.append(error)
+    if strict:
+        raise StrictModeStop(error) from cause
+
+
+def _flush(batch: _RunBatch, summary: IngestSummary, on_progress) -> None:
+    count = len(batch.pending)
+    if count:
+        summary.counts += batch.flush()
+        _report(on_progress, count)
 
 
 def _report(on_progress, count: int) -> None:
