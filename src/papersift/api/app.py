@@ -1,0 +1,92 @@
+"""The FastAPI app: JSON API under /api, the page at /, OpenAPI at /docs.
+
+Other parts of papersift add pages by passing their routers to create_app(routers=[...])
+(or by appending to EXTRA_ROUTERS before the app is created).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from fastapi import APIRouter, FastAPI
+
+from papersift import __version__
+from papersift.api import routes, writes
+from papersift.api.backend import SearchBackend
+from papersift.api.errors import install_error_handlers
+
+# Routers that other packages register (e.g. the topic map and trends pages).
+EXTRA_ROUTERS: list[APIRouter] = []
+
+
+@dataclass(frozen=True)
+class Settings:
+    data_dir: Path
+    enable_writes: bool = False
+    write_token: str = ""
+
+
+class ServerTiming:
+    """Adds `Server-Timing: app;dur=<ms>` to every response: the server-side time the
+    benchmark reports, without the client's overhead."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+
+        async def send_with_timing(message):
+            if message["type"] == "http.response.start":
+                elapsed_ms = (time.perf_counter() - started) * 1000
+                headers = list(message.get("headers", []))
+                headers.append((b"server-timing", f"app;dur={elapsed_ms:.2f}".encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_timing)
+
+
+def open_service(data_dir: Path) -> SearchBackend:
+    from papersift.search.service import SearchService
+
+    return SearchService(data_dir)
+
+
+def create_app(
+    data_dir: str | Path,
+    *,
+    service: SearchBackend | None = None,
+    routers: Iterable[APIRouter] = (),
+    enable_writes: bool = False,
+    write_token: str | None = None,
+    with_web: bool = True,
+) -> FastAPI:
+    """The whole server for one data dir. Writes stay off unless enable_writes and a token."""
+    if enable_writes and not write_token:
+        raise ValueError("enable_writes needs a write_token")
+    data_dir = Path(data_dir)
+    app = FastAPI(
+        title="papersift",
+        version=__version__,
+        description="论文检索 / Paper search: keyword, semantic and hybrid search over ML papers.",
+    )
+    app.state.settings = Settings(data_dir=data_dir, enable_writes=enable_writes, write_token=write_token or "")
+    app.state.service = service if service is not None else open_service(data_dir)
+    install_error_handlers(app)
+    app.add_middleware(ServerTiming)
+    app.include_router(routes.router)
+    app.include_router(writes.router)
+    if with_web:
+        from papersift.web.routes import install_web
+
+        install_web(app)
+    for router in [*EXTRA_ROUTERS, *routers]:
+        app.include_router(router)
+    return app

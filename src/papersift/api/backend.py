@@ -1,0 +1,92 @@
+"""How the HTTP layer asks the search service: the few compositions the routes and the
+page share (similar papers, facets, the topic tree, whole-result export)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Protocol
+
+from fastapi import Request
+
+from papersift.config import MAX_PAGE_SIZE
+from papersift.record import Paper
+from papersift.search.types import SearchRequest, SearchResponse
+from papersift.web.i18n import Lang, negotiate_language
+
+EXPORT_MAX_RESULTS = 5000
+TOPIC_TREE_MAX_AREAS = 60
+
+
+class SearchBackend(Protocol):
+    """What the app needs from papersift.search.service.SearchService."""
+
+    def search(self, request: SearchRequest) -> SearchResponse: ...
+
+    def get(self, paper_id: str) -> Paper | None: ...
+
+
+class PaperNotFound(LookupError):
+    def __init__(self, paper_id: str):
+        super().__init__(paper_id)
+        self.paper_id = paper_id
+
+
+def service_of(request: Request) -> SearchBackend:
+    return request.app.state.service
+
+
+def request_lang(request: Request, explicit: Lang | None) -> Lang:
+    """?lang= wins, then the browser's Accept-Language."""
+    return explicit or negotiate_language(request.headers.get("accept-language"))
+
+
+def similar_response(service: SearchBackend, paper_id: str, size: int) -> SearchResponse:
+    paper = service.get(paper_id)
+    if paper is None:
+        raise PaperNotFound(paper_id)
+    response = service.search(SearchRequest(like_id=paper.id, size=size + 1, with_facets=False))
+    hits = [hit for hit in response.hits if hit.paper.id != paper.id][:size]
+    return replace(response, hits=hits)
+
+
+def facet_response(service: SearchBackend, request: SearchRequest) -> SearchResponse:
+    return service.search(replace(request, page=1, size=1, with_facets=True))
+
+
+def topic_tree(service: SearchBackend, request: SearchRequest) -> list[dict]:
+    """[{area, count, subareas: [{value, count}]}], by count: subarea names repeat across
+    areas ("Everything Else"), so each area's subareas are counted within that area."""
+    base = facet_response(service, request)
+    tree = []
+    for area in base.facets.get("area", [])[:TOPIC_TREE_MAX_AREAS]:
+        within_area = replace(request, filters=replace(request.filters, areas=(area.value,)))
+        subareas = facet_response(service, within_area).facets.get("subarea", [])
+        tree.append({
+            "area": area.value,
+            "count": area.count,
+            "subareas": [{"value": sub.value, "count": sub.count} for sub in subareas],
+        })
+    return tree
+
+
+def lookup_papers(service: SearchBackend, paper_ids: list[str]) -> list[Paper]:
+    papers = []
+    for paper_id in paper_ids:
+        paper = service.get(paper_id)
+        if paper is None:
+            raise PaperNotFound(paper_id)
+        papers.append(paper)
+    return papers
+
+
+def collect_result_papers(service: SearchBackend, request: SearchRequest, limit: int = EXPORT_MAX_RESULTS) -> list[Paper]:
+    """Every result of a search, page by page, up to `limit` papers."""
+    papers: list[Paper] = []
+    page = 1
+    while len(papers) < limit:
+        response = service.search(replace(request, page=page, size=MAX_PAGE_SIZE, with_facets=False))
+        papers.extend(hit.paper for hit in response.hits)
+        if not response.hits or len(papers) >= response.total:
+            break
+        page += 1
+    return papers[:limit]

@@ -1,0 +1,101 @@
+"""Every failure becomes a 4xx/5xx JSON error that says what is wrong (HTML for the page).
+
+The JSON shape is `{"error": code, "message": text, "details": [...]}`. Pages under
+/api always get JSON; other paths get the page's error template when the web package
+registered one (app.state.render_html_error).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from papersift.search.types import QuerySyntaxError
+
+log = logging.getLogger("papersift.api")
+
+HTTP_ERROR_CODES = {
+    400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+    405: "method_not_allowed", 413: "too_large", 422: "invalid_parameter", 503: "unavailable",
+}
+
+
+class ApiError(Exception):
+    """Raised by routes: becomes a JSON error with this status and code."""
+
+    def __init__(self, status: int, code: str, message: str, details: list[dict] | None = None):
+        super().__init__(message)
+        self.status, self.code, self.message, self.details = status, code, message, details or []
+
+
+def wants_json(request: Request) -> bool:
+    return request.url.path.startswith("/api") or "text/html" not in request.headers.get("accept", "text/html")
+
+
+def error_response(request: Request, status: int, code: str, message: str, details: list[dict] | None = None) -> Response:
+    renderer = getattr(request.app.state, "render_html_error", None)
+    if renderer is not None and not wants_json(request):
+        return renderer(request, status, message)
+    return JSONResponse({"error": code, "message": message, "details": details or []}, status_code=status)
+
+
+def _short(value, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def describe_validation_error(error: dict) -> str:
+    """One line per problem: `page: Input should be less than or equal to 500 (got '1000000000')`."""
+    location = [str(part) for part in error.get("loc", ()) if part not in ("query", "path", "body")]
+    name = ".".join(location) or "request"
+    if error.get("type") == "extra_forbidden":
+        return f"unknown parameter {name!r}"
+    message = error.get("msg", "invalid value")
+    if "input" in error and error.get("type") != "missing" and not isinstance(error["input"], dict):
+        return f"{name}: {message} (got {_short(error['input'])})"
+    return f"{name}: {message}"
+
+
+def _validation_details(exc: RequestValidationError) -> list[dict]:
+    details = []
+    for error in exc.errors():
+        location = [str(part) for part in error.get("loc", ()) if part not in ("query", "path", "body")]
+        details.append({"param": ".".join(location), "problem": describe_validation_error(error), "type": error.get("type")})
+    return details
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(RequestValidationError)
+    async def on_validation_error(request: Request, exc: RequestValidationError) -> Response:
+        details = _validation_details(exc)
+        message = "; ".join(detail["problem"] for detail in details) or "invalid request"
+        return error_response(request, 422, "invalid_parameter", message, details)
+
+    @app.exception_handler(QuerySyntaxError)
+    async def on_query_syntax(request: Request, exc: QuerySyntaxError) -> Response:
+        details = [{"param": "q", "problem": exc.problem, "position": exc.position}]
+        return error_response(request, 400, "query_syntax", f"malformed query: {exc}", details)
+
+    @app.exception_handler(ApiError)
+    async def on_api_error(request: Request, exc: ApiError) -> Response:
+        return error_response(request, exc.status, exc.code, exc.message, exc.details)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def on_http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        code = HTTP_ERROR_CODES.get(exc.status_code, "http_error")
+        message = exc.detail if isinstance(exc.detail, str) else code
+        if exc.status_code == 404 and message == "Not Found":
+            message = f"no such page: {request.url.path}"
+        response = error_response(request, exc.status_code, code, message)
+        for name, value in (exc.headers or {}).items():
+            response.headers[name] = value
+        return response
+
+    @app.exception_handler(Exception)
+    async def on_unexpected(request: Request, exc: Exception) -> Response:
+        log.exception("unhandled error on %s", request.url.path)
+        return error_response(request, 500, "internal_error", "internal error; the server log has the details")

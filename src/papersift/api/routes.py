@@ -1,0 +1,85 @@
+"""The read-only JSON API: search, one paper, similar papers, facets, export."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query, Request
+from fastapi.responses import Response
+
+from papersift.api.errors import ApiError
+from papersift.api.params import ExportParams, FacetParams, PaperParams, SearchParams, SimilarParams
+from papersift.api.schemas import (
+    ErrorOut, FacetsOut, PaperOut, SearchOut, SimilarOut, facets_json, hit_json, paper_json, search_json,
+)
+from papersift.api.backend import (
+    PaperNotFound, collect_result_papers, facet_response, lookup_papers, request_lang, service_of,
+    similar_response, topic_tree,
+)
+from papersift.config import MAX_PAGE
+from papersift.export import FILE_SUFFIXES, MEDIA_TYPES, export_papers
+
+ERRORS = {
+    400: {"model": ErrorOut, "description": "Malformed query"},
+    404: {"model": ErrorOut, "description": "No such paper"},
+    422: {"model": ErrorOut, "description": "Unknown parameter or value out of range"},
+}
+PaperId = Annotated[str, Path(min_length=1, max_length=300, description="Paper id, e.g. ICLR-2024-abc123")]
+
+router = APIRouter(prefix="/api", tags=["search"], responses=ERRORS)
+
+
+@router.get("/search", response_model=SearchOut, summary="Search papers")
+def search(request: Request, params: Annotated[SearchParams, Query()]) -> dict:
+    """Hits (20 a page by default) with highlights, the total, and facet counts."""
+    response = service_of(request).search(params.to_request())
+    return search_json(response, request_lang(request, params.lang), MAX_PAGE)
+
+
+@router.get("/papers/{paper_id}", response_model=PaperOut, summary="One paper")
+def get_paper(request: Request, paper_id: PaperId, params: Annotated[PaperParams, Query()]) -> dict:
+    paper = service_of(request).get(paper_id)
+    if paper is None:
+        raise ApiError(404, "not_found", f"no paper with id {paper_id!r}")
+    return paper_json(paper)
+
+
+@router.get("/papers/{paper_id}/similar", response_model=SimilarOut, summary="Papers similar to one paper")
+def similar(request: Request, paper_id: PaperId, params: Annotated[SimilarParams, Query()]) -> dict:
+    try:
+        response = similar_response(service_of(request), paper_id, params.size)
+    except PaperNotFound as missing:
+        raise ApiError(404, "not_found", f"no paper with id {missing.paper_id!r}") from None
+    lang = request_lang(request, params.lang)
+    return {"paper_id": paper_id, "hits": [hit_json(hit, lang) for hit in response.hits], "notices": response.notices}
+
+
+@router.get("/facets", response_model=FacetsOut, summary="Facet counts and the area → subarea tree")
+def facets(request: Request, params: Annotated[FacetParams, Query()]) -> dict:
+    service = service_of(request)
+    response = facet_response(service, params.to_request())
+    return {"total": response.total, "facets": facets_json(response.facets), "topics": topic_tree(service, params.to_request())}
+
+
+@router.get(
+    "/export",
+    summary="Export papers as BibTeX, JSON or CSV",
+    response_class=Response,
+    responses={200: {"content": {"application/x-bibtex": {}, "text/csv": {}, "application/json": {}}}},
+)
+def export(request: Request, params: Annotated[ExportParams, Query()]) -> Response:
+    """Either the papers named by `ids`, or every result of the search (up to a cap)."""
+    service = service_of(request)
+    if params.ids:
+        try:
+            papers = lookup_papers(service, params.ids)
+        except PaperNotFound as missing:
+            raise ApiError(404, "not_found", f"no paper with id {missing.paper_id!r}") from None
+    else:
+        papers = collect_result_papers(service, params.to_request())
+    body = export_papers(papers, params.format)
+    filename = f"papersift-export.{FILE_SUFFIXES[params.format]}"
+    return Response(body, media_type=MEDIA_TYPES[params.format], headers={
+        "Content-Disposition": f'inline; filename="{filename}"',
+        "X-Exported-Count": str(len(papers)),
+    })

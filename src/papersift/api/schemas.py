@@ -1,0 +1,119 @@
+"""What the JSON API returns: pydantic models (they are the OpenAPI schema) built from
+the search layer's plain records."""
+
+from __future__ import annotations
+
+import math
+
+from pydantic import BaseModel, Field
+
+from papersift.record import Paper
+from papersift.search.types import FacetValue, Hit, SearchResponse
+from papersift.web.i18n import Lang, authors_line
+
+
+class PaperOut(BaseModel):
+    id: str
+    title: str
+    authors: list[str]
+    abstract: str | None
+    venue: str | None
+    year: int | None
+    area: str | None
+    subarea: str | None
+    topic: str | None = Field(description="`Area · Subarea`, as the results page shows it.")
+    keywords: list[str]
+    url: str | None
+    pdf: str | None
+    status: str | None
+    track: str | None
+    tldr: str | None
+
+
+class HitOut(BaseModel):
+    paper: PaperOut
+    score: float
+    highlights: dict[str, str] = Field(description="Field -> HTML-safe snippet, matched terms in <mark>.")
+    topic_predicted: bool = Field(description="area/subarea come from the topic classifier.")
+    authors_line: str = Field(description="First 10 authors, then 等 / et al.")
+
+
+class FacetValueOut(BaseModel):
+    value: str
+    count: int
+
+
+class SearchOut(BaseModel):
+    query: str
+    mode: str
+    sort: str
+    page: int
+    size: int
+    pages: int = Field(description="Number of pages the total fills (capped at the page limit).")
+    total: int
+    hits: list[HitOut]
+    facets: dict[str, list[FacetValueOut]]
+    took_ms: float
+    notices: list[str]
+    lang: str
+
+
+class SimilarOut(BaseModel):
+    paper_id: str
+    hits: list[HitOut]
+    notices: list[str]
+
+
+class FacetsOut(BaseModel):
+    total: int
+    facets: dict[str, list[FacetValueOut]]
+    topics: list[dict] = Field(description="Area -> subarea tree: [{area, count, subareas: [{value, count}]}].")
+
+
+class ErrorOut(BaseModel):
+    error: str = Field(description="Machine-readable error code.")
+    message: str = Field(description="What is wrong, for people.")
+    details: list[dict] = Field(default_factory=list)
+
+
+def paper_json(paper: Paper) -> dict:
+    record = paper.to_dict()
+    record.pop("source", None)
+    record["topic"] = paper.topic
+    return record
+
+
+def hit_json(hit: Hit, lang: Lang) -> dict:
+    return {
+        "paper": paper_json(hit.paper),
+        "score": hit.score if math.isfinite(hit.score) else 0.0,
+        "highlights": dict(hit.highlights),
+        "topic_predicted": hit.topic_predicted,
+        "authors_line": authors_line(hit.paper.authors, lang),
+    }
+
+
+def facets_json(facets: dict[str, list[FacetValue]]) -> dict:
+    return {name: [{"value": item.value, "count": item.count} for item in values] for name, values in facets.items()}
+
+
+def page_count(total: int, size: int, max_page: int) -> int:
+    return min(max_page, math.ceil(total / size)) if size else 0
+
+
+def search_json(response: SearchResponse, lang: Lang, max_page: int) -> dict:
+    request = response.request
+    return {
+        "query": request.query,
+        "mode": request.mode,
+        "sort": request.sort,
+        "page": request.page,
+        "size": request.size,
+        "pages": page_count(response.total, request.size, max_page),
+        "total": response.total,
+        "hits": [hit_json(hit, lang) for hit in response.hits],
+        "facets": facets_json(response.facets),
+        "took_ms": round(response.took_ms, 3),
+        "notices": list(response.notices),
+        "lang": lang,
+    }

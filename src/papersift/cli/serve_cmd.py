@@ -1,0 +1,95 @@
+"""papersift serve / quickstart: the page and the JSON API over uvicorn."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from papersift.cli.app import DataDirOption, app, console, data_dir_of, err_console, fail
+from papersift.cli.ingest_cmd import _print_summary, _progress
+from papersift.config import shared_data_dir
+from papersift.store import Store
+
+HostOption = Annotated[str, typer.Option("--host", help="Address to bind; 127.0.0.1 keeps it on this machine.")]
+PortOption = Annotated[int, typer.Option("--port", min=1, max=65535, help="TCP port.")]
+WritesOption = Annotated[bool, typer.Option("--enable-writes", help="Allow POST /api/papers (needs a token).")]
+TokenOption = Annotated[str | None, typer.Option(
+    "--write-token", envvar="PAPERSIFT_WRITE_TOKEN", help="Bearer token for write endpoints.")]
+CORPUS_FILES = ("papers.jsonl.gz", "papers_title_only.jsonl.gz")
+
+
+def _run_server(data_dir: Path, host: str, port: int, enable_writes: bool, write_token: str | None) -> None:
+    import uvicorn
+
+    from papersift.api import create_app
+
+    if enable_writes and not write_token:
+        fail("--enable-writes needs --write-token (or PAPERSIFT_WRITE_TOKEN)")
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        err_console.print(f"[yellow]warning:[/] serving on {host}: other machines can reach this server")
+    try:
+        server_app = create_app(data_dir, enable_writes=enable_writes, write_token=write_token)
+    except FileNotFoundError as missing:
+        fail(f"{missing}\n(run 'papersift quickstart --data-dir {data_dir}' to ingest and index a corpus)")
+    console.print(f"papersift: http://{host}:{port}/  (API docs at /docs; Ctrl-C stops)", highlight=False)
+    uvicorn.run(server_app, host=host, port=port, log_level="info", access_log=False)
+
+
+@app.command()
+def serve(
+    data_dir: DataDirOption = None,
+    host: HostOption = "127.0.0.1",
+    port: PortOption = 8000,
+    enable_writes: WritesOption = False,
+    write_token: TokenOption = None,
+) -> None:
+    """Serve the search page (/) and the JSON API (/api, docs at /docs). Read-only by default."""
+    resolved = data_dir_of(data_dir)
+    if not (resolved / "papers.sqlite3").exists():
+        fail(f"no papersift store in {resolved}; run 'papersift ingest' or 'papersift quickstart' first")
+    _run_server(resolved, host, port, enable_writes, write_token)
+
+
+def build_indexes(data_dir: Path) -> None:
+    """Bring every index up to the store (only what changed is redone)."""
+    from papersift.index import lexical
+
+    with _progress(disable=False) as progress:
+        task = progress.add_task("keyword index", total=Store(data_dir, readonly=True).count())
+        result = lexical.update(data_dir, lambda count: progress.advance(task, count))
+    console.print(f"keyword index: {result.documents:,} papers ({result.seconds:.1f} s)", highlight=False)
+
+
+@app.command()
+def quickstart(
+    data_dir: DataDirOption = None,
+    corpus: Annotated[Path | None, typer.Option(
+        "--corpus", help="Folder with papers.jsonl.gz (default: ../shared/data/ml_papers).")] = None,
+    host: HostOption = "127.0.0.1",
+    port: PortOption = 8000,
+    no_serve: Annotated[bool, typer.Option("--no-serve", help="Ingest and index, then stop.")] = False,
+) -> None:
+    """Ingest the shared ML corpus if the store is empty, build the indexes, then serve."""
+    from papersift.ingest.pipeline import ingest_paths
+
+    resolved = data_dir_of(data_dir)
+    store = Store(resolved)
+    if store.count() == 0:
+        folder = corpus or shared_data_dir() / "ml_papers"
+        files = [folder / name for name in CORPUS_FILES if (folder / name).exists()]
+        if not files:
+            fail(f"no corpus in {folder} (expected {', '.join(CORPUS_FILES)}); pass --corpus")
+        console.print(f"ingesting {', '.join(str(path) for path in files)} into {resolved}", highlight=False)
+        with _progress(disable=False) as progress:
+            task = progress.add_task("ingest", total=None)
+            summary = ingest_paths(store, files, on_progress=lambda count: progress.advance(task, count))
+        _print_summary(summary)
+    else:
+        console.print(f"{store.count():,} papers already in {resolved}; skipping ingest", highlight=False)
+    store.close()
+    build_indexes(resolved)
+    if not no_serve:
+        _run_server(resolved, host, port, enable_writes=False, write_token=os.environ.get("PAPERSIFT_WRITE_TOKEN"))

@@ -1,0 +1,110 @@
+"""Interface languages (zh, en): the message catalog and how a request picks its language."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from papersift.config import AUTHORS_SHOWN
+
+Lang = Literal["zh", "en"]
+LANGS: tuple[Lang, ...] = ("zh", "en")
+DEFAULT_LANG: Lang = "zh"
+
+MESSAGES: dict[str, dict[Lang, str]] = {
+    "site_title": {"zh": "论文检索", "en": "Paper Search"},
+    "search": {"zh": "检索", "en": "Search"},
+    "query_placeholder": {"zh": "输入关键词、短语或 author:、venue:、year:2020..2024 …",
+                          "en": "Words, \"phrases\", author:, venue:, year:2020..2024 …"},
+    "mode": {"zh": "模式", "en": "Mode"},
+    "mode_hybrid": {"zh": "混合", "en": "Hybrid"},
+    "mode_keyword": {"zh": "关键词", "en": "Keyword"},
+    "mode_semantic": {"zh": "语义", "en": "Semantic"},
+    "sort": {"zh": "排序", "en": "Sort"},
+    "sort_relevance": {"zh": "相关度", "en": "Relevance"},
+    "sort_newest": {"zh": "最新", "en": "Newest"},
+    "sort_oldest": {"zh": "最早", "en": "Oldest"},
+    "results_count": {"zh": "共 {total} 篇论文", "en": "{total} papers"},
+    "results_took": {"zh": "用时 {ms} 毫秒", "en": "{ms} ms"},
+    "no_results": {"zh": "没有找到论文。", "en": "No papers found."},
+    "et_al": {"zh": "等", "en": "et al."},
+    "more_authors": {"zh": "另 {count} 位作者", "en": "{count} more authors"},
+    "abstract_expand": {"zh": "展开摘要", "en": "Show full abstract"},
+    "no_abstract": {"zh": "（无摘要）", "en": "(no abstract)"},
+    "similar": {"zh": "相似论文", "en": "Similar papers"},
+    "similar_to": {"zh": "与此论文相似", "en": "Similar to"},
+    "copy_bibtex": {"zh": "复制 BibTeX", "en": "Copy BibTeX"},
+    "copied": {"zh": "已复制", "en": "Copied"},
+    "copy_failed": {"zh": "复制失败，已打开 BibTeX", "en": "Copy failed; opened the BibTeX"},
+    "pdf": {"zh": "PDF", "en": "PDF"},
+    "source_page": {"zh": "原文页面", "en": "Paper page"},
+    "predicted": {"zh": "预测", "en": "predicted"},
+    "predicted_title": {"zh": "主题由分类器预测", "en": "Topic predicted by the classifier"},
+    "filters": {"zh": "筛选", "en": "Filters"},
+    "facet_venue": {"zh": "会议", "en": "Venue"},
+    "facet_year": {"zh": "年份", "en": "Year"},
+    "facet_area": {"zh": "领域", "en": "Area"},
+    "facet_subarea": {"zh": "子领域", "en": "Subarea"},
+    "facet_status": {"zh": "状态", "en": "Status"},
+    "year_from": {"zh": "起", "en": "From"},
+    "year_to": {"zh": "止", "en": "To"},
+    "apply": {"zh": "应用", "en": "Apply"},
+    "active_filters": {"zh": "当前筛选", "en": "Active filters"},
+    "remove_filter": {"zh": "移除筛选", "en": "Remove filter"},
+    "clear_all": {"zh": "清除全部", "en": "Clear all"},
+    "prev_page": {"zh": "上一页", "en": "Previous"},
+    "next_page": {"zh": "下一页", "en": "Next"},
+    "page_n": {"zh": "第 {page} 页", "en": "Page {page}"},
+    "pagination": {"zh": "分页", "en": "Pagination"},
+    "topics": {"zh": "主题浏览", "en": "Topics"},
+    "topics_intro": {"zh": "按领域与子领域浏览论文，点击即可列出。",
+                     "en": "Browse papers by area and subarea; click one to list its papers."},
+    "unlabeled": {"zh": "未标注主题", "en": "No topic yet"},
+    "api_docs": {"zh": "API 文档", "en": "API docs"},
+    "language": {"zh": "语言", "en": "Language"},
+    "switch_lang": {"zh": "English", "en": "中文"},
+    "error_title": {"zh": "请求有误", "en": "Bad request"},
+    "not_found": {"zh": "找不到这篇论文。", "en": "No such paper."},
+    "back_to_search": {"zh": "返回检索", "en": "Back to search"},
+    "authors": {"zh": "作者", "en": "Authors"},
+    "abstract": {"zh": "摘要", "en": "Abstract"},
+    "keywords": {"zh": "关键词", "en": "Keywords"},
+    "tldr": {"zh": "一句话总结", "en": "TL;DR"},
+    "bibtex": {"zh": "BibTeX", "en": "BibTeX"},
+    "export": {"zh": "导出结果", "en": "Export results"},
+    "skip_to_results": {"zh": "跳到结果", "en": "Skip to results"},
+    "results": {"zh": "检索结果", "en": "Results"},
+    "show_more": {"zh": "更多…", "en": "More…"},
+}
+
+
+def translate(key: str, lang: Lang, **values) -> str:
+    text = MESSAGES[key][lang]
+    return text.format(**values) if values else text
+
+
+def negotiate_language(accept_language: str | None) -> Lang:
+    """Pick zh or en from an Accept-Language header by q-value; zh when nothing matches."""
+    best: tuple[float, Lang] | None = None
+    for position, part in enumerate((accept_language or "").split(",")):
+        tag, _, params = part.strip().partition(";")
+        quality = 1.0
+        if params.strip().startswith("q="):
+            try:
+                quality = float(params.strip()[2:])
+            except ValueError:
+                quality = 0.0
+        primary = tag.strip().lower().split("-")[0]
+        if primary in LANGS and quality > 0:
+            # Earlier entries win ties, as browsers list them in preference order.
+            candidate = (quality - position * 1e-6, primary)
+            if best is None or candidate[0] > best[0]:
+                best = candidate
+    return best[1] if best else DEFAULT_LANG
+
+
+def authors_line(authors: tuple[str, ...] | list[str], lang: Lang) -> str:
+    """`A, B, …, J 等` / `A, B, …, J et al.`: the first AUTHORS_SHOWN names, as on the target page."""
+    shown = ", ".join(authors[:AUTHORS_SHOWN])
+    if len(authors) > AUTHORS_SHOWN:
+        return f"{shown} {translate('et_al', lang)}"
+    return shown

@@ -1,0 +1,134 @@
+"""The page (论文检索 / Paper Search): server-rendered, works without JavaScript.
+
+Paper text is always escaped by Jinja's autoescape; the only markup taken as is are the
+service's highlight snippets, and only after checking they hold no tag but <mark>.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated
+from urllib.parse import urlsplit
+
+import jinja2
+from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
+from markupsafe import Markup, escape
+
+from papersift.api.backend import PaperNotFound, request_lang, service_of, similar_response, topic_tree
+from papersift.api.errors import ApiError
+from papersift.api.params import FacetParams, PaperParams, SearchParams, SimilarParams
+from papersift.api.schemas import page_count
+from papersift.config import AUTHORS_SHOWN, MAX_PAGE
+from papersift.export import to_bibtex
+from papersift.web.i18n import LANGS, Lang, negotiate_language, translate
+from papersift.web.urls import SearchState, export_path, paper_path
+
+WEB_DIR = Path(__file__).parent
+FACET_LIMIT = 12
+_MARK_TAG = re.compile(r"</?mark>")
+
+router = APIRouter(include_in_schema=False)
+templates = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(WEB_DIR / "templates"),
+    autoescape=True,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    undefined=jinja2.StrictUndefined,
+)
+
+
+def highlighted(snippet: str | None, plain: str | None) -> Markup:
+    """The service's snippet if it is what it promises (escaped text + <mark>), else the
+    escaped plain text."""
+    if snippet and not re.search(r"[<>]", _MARK_TAG.sub("", snippet)):
+        return Markup(snippet)
+    return escape(plain or "")
+
+
+def safe_href(url: str | None) -> str | None:
+    """Only http(s) links from paper data: a `javascript:` URL must never become a link."""
+    if url and urlsplit(url).scheme.lower() in ("http", "https"):
+        return url
+    return None
+
+
+templates.filters["safe_href"] = safe_href
+templates.globals.update(highlighted=highlighted, AUTHORS_SHOWN=AUTHORS_SHOWN, paper_path=paper_path,
+                         export_path=export_path)
+
+
+def render(request: Request, template: str, lang: Lang, status: int = 200, **context) -> HTMLResponse:
+    def t(key: str, **values) -> str:
+        return translate(key, lang, **values)
+
+    lang_urls = {code: _with_lang(request, code) for code in LANGS}
+    html = templates.get_template(template).render(
+        request_path=request.url.path, lang=lang, t=t, lang_urls=lang_urls, **context,
+    )
+    return HTMLResponse(html, status_code=status)
+
+
+def _with_lang(request: Request, lang: str) -> str:
+    """This page in another language (the language is part of every URL)."""
+    url = request.url.include_query_params(lang=lang)
+    return f"{url.path}?{url.query}"
+
+
+def render_error(request: Request, status: int, message: str) -> HTMLResponse:
+    lang = request.query_params.get("lang")
+    lang = lang if lang in LANGS else negotiate_language(request.headers.get("accept-language"))
+    return render(request, "error.html", lang, status=status, message=message, status_code=status)
+
+
+@router.get("/", response_class=HTMLResponse)
+def search_page(request: Request, params: Annotated[SearchParams, Query()]) -> HTMLResponse:
+    lang = request_lang(request, params.lang)
+    state = SearchState(params, lang)
+    response = service_of(request).search(params.to_request())
+    return render(
+        request, "search.html", lang, state=state, response=response, params=params,
+        pages=page_count(response.total, params.size, MAX_PAGE), facet_limit=FACET_LIMIT,
+        export_urls={fmt: state.url(path="/api/export", format=fmt, page=None, size=None, facets=None, lang=None)
+                     for fmt in ("bibtex", "csv", "json")},
+    )
+
+
+@router.get("/paper/{paper_id}", response_class=HTMLResponse)
+def paper_page(request: Request, paper_id: str, params: Annotated[PaperParams, Query()]) -> HTMLResponse:
+    lang = request_lang(request, params.lang)
+    service = service_of(request)
+    paper = service.get(paper_id)
+    if paper is None:
+        raise ApiError(404, "not_found", translate("not_found", lang))
+    state = SearchState(SearchParams(), lang)
+    return render(request, "paper.html", lang, state=state, paper=paper, bibtex=to_bibtex([paper]))
+
+
+@router.get("/paper/{paper_id}/similar", response_class=HTMLResponse)
+def similar_page(request: Request, paper_id: str, params: Annotated[SimilarParams, Query()]) -> HTMLResponse:
+    lang = request_lang(request, params.lang)
+    try:
+        response = similar_response(service_of(request), paper_id, params.size)
+    except PaperNotFound:
+        raise ApiError(404, "not_found", translate("not_found", lang)) from None
+    paper = service_of(request).get(paper_id)
+    state = SearchState(SearchParams(), lang)
+    return render(request, "similar.html", lang, state=state, paper=paper, response=response)
+
+
+@router.get("/topics", response_class=HTMLResponse)
+def topics_page(request: Request, params: Annotated[PaperParams, Query()]) -> HTMLResponse:
+    lang = request_lang(request, params.lang)
+    service = service_of(request)
+    tree = topic_tree(service, FacetParams().to_request())
+    state = SearchState(SearchParams(), lang)
+    return render(request, "topics.html", lang, state=state, tree=tree)
+
+
+def install_web(app: FastAPI) -> None:
+    app.mount("/static", StaticFiles(directory=WEB_DIR / "static"), name="static")
+    app.include_router(router)
+    app.state.render_html_error = render_error

@@ -1,0 +1,42 @@
+// Progressive enhancement only: every feature below also works as a plain link or form.
+(function () {
+  "use strict";
+  var toast = document.getElementById("toast");
+
+  function say(text) {
+    if (!toast) return;
+    toast.textContent = text;
+    toast.classList.add("show");
+    setTimeout(function () { toast.classList.remove("show"); }, 2000);
+  }
+
+  // Copy BibTeX: fetch the export link and put it on the clipboard (the link itself opens it).
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest("a[data-copy]");
+    if (!link || !navigator.clipboard) return;
+    event.preventDefault();
+    fetch(link.href)
+      .then(function (response) {
+        if (!response.ok) throw new Error(response.statusText);
+        return response.text();
+      })
+      .then(function (text) { return navigator.clipboard.writeText(text); })
+      .then(function () { link.dataset.copied = "true"; say(document.body.dataset.copied); })
+      .catch(function () { say(document.body.dataset.copyFailed); window.location.href = link.href; });
+  });
+
+  // Changing the mode or the sort order searches again at once.
+  document.querySelectorAll(".search-form input[name=mode], .search-form select[name=sort]").forEach(function (control) {
+    control.addEventListener("change", function () { control.form.submit(); });
+  });
+
+  // "/" jumps to the query box, as on most search sites.
+  document.addEventListener("keydown", function (event) {
+    var target = event.target;
+    var typing = target.matches && target.matches("input, textarea, select");
+    if (event.key === "/" && !typing && !event.ctrlKey && !event.metaKey) {
+      var box = document.getElementById("q");
+      if (box) { event.preventDefault(); box.focus(); box.select(); }
+    }
+  });
+})();

@@ -1,0 +1,42 @@
+"""A small served data dir for the API and page tests: real papers plus hostile ones,
+indexed with the keyword engine's own build function."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from papersift.index import lexical
+from papersift.record import paper_from_dict
+from papersift.store import Store
+
+XSS_TITLE = "<img src=x onerror=alert(1)>"
+HOSTILE_ID = "TEST-2024-hostile"
+MANY_AUTHORS_ID = "TEST-2023-many-authors"
+
+
+def hostile_records() -> list[dict]:
+    """Papers whose text must come out as text: HTML, a javascript: link, LaTeX, 15 authors."""
+    return [
+        {
+            "id": HOSTILE_ID, "title": XSS_TITLE, "venue": "ICLR", "year": 2024, "status": "Oral",
+            "authors": ["Mallory <b>Evil</b>", "Eve \"quote\" O'Hare"],
+            "abstract": "Transformers <script>alert('abstract')</script> with $O(n^2)$ & <b>bold</b> attention claims.",
+            "pdf": "javascript:alert('pdf')", "url": "https://openreview.net/forum?id=hostile",
+            "area": "Deep Learning", "subarea": "Attention Mechanisms",
+        },
+        {
+            "id": MANY_AUTHORS_ID, "title": "Scaling transformers with many collaborators", "venue": "NeurIPS",
+            "year": 2023, "status": "Poster", "authors": [f"Author Number{index}" for index in range(1, 16)],
+            "abstract": "We study how transformers scale when fifteen authors train them together on long sequences.",
+            "pdf": "https://example.org/many.pdf",
+        },
+    ]
+
+
+def build_served_data_dir(data_dir: Path, sample_records: list[dict]) -> Path:
+    store = Store(data_dir)
+    papers = [paper_from_dict(record) for record in [*sample_records, *hostile_records()]]
+    store.upsert(papers)
+    store.close()
+    lexical.build(data_dir)
+    return data_dir
