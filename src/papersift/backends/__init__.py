@@ -1,0 +1,1 @@
+"""Search backends beyond the embedded one (Typesense cluster)."""

@@ -1,0 +1,274 @@
+"""Push the store into a Typesense collection: versioned schema, batched resumable import,
+alias swap.
+
+Readers only ever search the alias `papers` (ALIAS). A full build imports into a new
+collection `papers_s<schema>_<stamp>`; only when every paper is in does the alias move
+to it (one atomic call), so no reader ever sees a half-built collection. A killed build
+resumes: the newest unaliased collection of the current schema is reused and the import
+goes on from the highest store seq it holds. An update upserts the papers whose seq is
+past the live collection's highest seq, in place.
+
+Each document holds the paper's fields as stored (for display), the index terms of its
+text fields made by papersift's own analyzers (so both backends match the same stemmed
+words), the exact-value facet fields, per-field term counts for BM25, and optionally the
+paper's embedding as a float[] field for vector search.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import orjson
+import typesense
+
+from papersift.index.analyzers import ENGLISH, NAMES, terms
+from papersift.record import Paper
+from papersift.store import Store
+
+SCHEMA_VERSION = 1
+ALIAS = "papers"
+META_COLLECTION = "papersift_meta"
+COLLECTION_PREFIX = f"papers_s{SCHEMA_VERSION}_"
+IMPORT_BATCH = 500
+# Text field -> (paper attribute, analyzer); the Typesense field holds space-joined terms.
+TERM_FIELDS = {
+    "title_terms": ("title", ENGLISH),
+    "abstract_terms": ("abstract", ENGLISH),
+    "keywords_terms": ("keywords", ENGLISH),
+    "authors_terms": ("authors", NAMES),
+}
+# Every term of every text field: a word matches a paper when it is in any field, as in
+# the embedded index (Typesense itself would need all query words inside one field).
+ALL_TERMS = "all_terms"
+FACET_STRING_FIELDS = ("venue", "area", "subarea", "status")
+
+ProgressCallback = Callable[[int], None]
+
+
+class TypesenseIndexError(RuntimeError):
+    """An import the cluster rejected (the message names the paper and the reason)."""
+
+
+def make_client(nodes: list[str], api_key: str, timeout: float = 5.0, retries: int = 3) -> typesense.Client:
+    """A client that spreads requests over `nodes` ("host:port" or URLs) and fails over between them."""
+    node_configs = []
+    for node in nodes:
+        address = node.split("://", 1)[-1]
+        host, _, port = address.rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"node {node!r} is not host:port")
+        node_configs.append({"host": host, "port": int(port), "protocol": "http"})
+    return typesense.Client({
+        "nodes": node_configs,
+        "api_key": api_key,
+        "connection_timeout_seconds": timeout,
+        "num_retries": retries,
+        "retry_interval_seconds": 0.1,
+        "healthcheck_interval_seconds": 2,
+    })
+
+
+def collection_schema(name: str, vector_dim: int | None) -> dict:
+    fields = [{"name": field, "type": "string", "optional": True} for field in (*TERM_FIELDS, ALL_TERMS)]
+    fields += [{"name": field, "type": "string", "facet": True, "optional": True} for field in FACET_STRING_FIELDS]
+    fields += [
+        {"name": "year", "type": "int32", "facet": True, "optional": True},
+        {"name": "seq", "type": "int64"},
+        {"name": "has_abstract", "type": "bool"},
+        # Per-field term counts: BM25 length normalisation on the papersift side.
+        *({"name": f"{field}_len", "type": "int32", "index": False, "optional": True} for field in TERM_FIELDS),
+    ]
+    if vector_dim:
+        fields.append({"name": "embedding", "type": "float[]", "num_dim": vector_dim, "optional": True})
+    # Display fields (title, abstract, authors, url, ...) are stored, not indexed: no schema entry.
+    return {"name": name, "fields": fields, "default_sorting_field": "seq", "token_separators": []}
+
+
+def paper_terms(paper: Paper) -> dict[str, list[str]]:
+    """The index terms of each text field, made by the analyzers the embedded index uses."""
+    out = {}
+    for field, (attribute, analyzer) in TERM_FIELDS.items():
+        value = getattr(paper, attribute)
+        if not value:
+            out[field] = []
+        elif isinstance(value, tuple):
+            out[field] = [term for item in value for term in terms(item, analyzer)]
+        else:
+            out[field] = terms(value, analyzer)
+    return out
+
+
+def paper_document(seq: int, paper: Paper, vector: np.ndarray | None = None) -> dict:
+    document = paper.to_dict()
+    document.pop("source", None)
+    document["seq"] = seq
+    all_terms = []
+    for field, field_terms in paper_terms(paper).items():
+        document[field] = " ".join(field_terms)
+        document[f"{field}_len"] = len(field_terms)
+        all_terms.extend(field_terms)
+    document[ALL_TERMS] = " ".join(all_terms)
+    document["has_abstract"] = paper.has_abstract
+    for field in FACET_STRING_FIELDS + ("year",):
+        if document.get(field) is None:
+            document.pop(field, None)
+    if vector is not None:
+        document["embedding"] = [float(x) for x in vector]
+    return document
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    collection: str
+    imported: int
+    total: int
+    resumed_from_seq: int
+    swapped: bool
+    seconds: float
+
+
+def list_collections(client: typesense.Client) -> list[dict]:
+    return client.collections.retrieve()
+
+
+def alias_target(client: typesense.Client, alias: str = ALIAS) -> str | None:
+    try:
+        return client.aliases[alias].retrieve()["collection_name"]
+    except typesense.exceptions.ObjectNotFound:
+        return None
+
+
+def highest_seq(client: typesense.Client, collection: str) -> int:
+    result = client.collections[collection].documents.search(
+        {"q": "*", "query_by": "title_terms", "sort_by": "seq:desc", "per_page": 1, "include_fields": "seq"}
+    )
+    hits = result.get("hits") or []
+    return int(hits[0]["document"]["seq"]) if hits else 0
+
+
+def _unfinished_build(client: typesense.Client, live: str | None) -> str | None:
+    """The newest collection of this schema that the alias does not point at: a killed build."""
+    names = sorted(
+        (c["name"] for c in list_collections(client) if c["name"].startswith(COLLECTION_PREFIX) and c["name"] != live),
+        reverse=True,
+    )
+    return names[0] if names else None
+
+
+def import_documents(client: typesense.Client, collection: str, documents: list[dict]) -> None:
+    results = client.collections[collection].documents.import_(documents, {"action": "upsert"})
+    failures = [(doc["id"], r.get("error")) for doc, r in zip(documents, results) if not r.get("success")]
+    if failures:
+        paper_id, error = failures[0]
+        raise TypesenseIndexError(f"{len(failures)} papers rejected by typesense; first: {paper_id}: {error}")
+
+
+def _batches(items: Iterable, size: int) -> Iterator[list]:
+    batch = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+VectorLookup = Callable[[list[Paper]], list[np.ndarray | None]]
+
+
+def push_papers(client: typesense.Client, store: Store, collection: str, since_seq: int,
+                vectors: VectorLookup | None = None, progress: ProgressCallback | None = None,
+                batch_size: int = IMPORT_BATCH) -> int:
+    """Upsert every paper with seq > since_seq, in seq order and batches; returns the count."""
+    imported = 0
+    for batch in _batches(store.iter_papers(since_seq), batch_size):
+        papers = [paper for _, paper in batch]
+        batch_vectors = vectors(papers) if vectors else [None] * len(papers)
+        documents = [paper_document(seq, paper, vector) for (seq, paper), vector in zip(batch, batch_vectors)]
+        import_documents(client, collection, documents)
+        imported += len(documents)
+        if progress:
+            progress(len(documents))
+    return imported
+
+
+def write_meta(client: typesense.Client, collection: str, store_count: int) -> None:
+    """Collection-wide figures the searcher needs for BM25: document count, mean field lengths."""
+    stats = client.collections[collection].retrieve()
+    document = {"id": collection, "collection": collection, "documents": stats["num_documents"],
+                "schema_version": SCHEMA_VERSION, "store_papers": store_count, "built_at": time.time()}
+    for field in TERM_FIELDS:
+        document[f"avg_{field}_len"] = mean_field_length(client, collection, field, stats["num_documents"])
+    _ensure_meta_collection(client)
+    client.collections[META_COLLECTION].documents.upsert(document)
+
+
+def mean_field_length(client: typesense.Client, collection: str, field: str, documents: int) -> float:
+    """Mean term count of one field over every document (exported, so it is exact)."""
+    if documents == 0:
+        return 0.0
+    total = 0
+    exported = client.collections[collection].documents.export({"include_fields": f"{field}_len"})
+    for line in exported.splitlines():
+        if line.strip():
+            total += int(orjson.loads(line).get(f"{field}_len", 0))
+    return total / documents
+
+
+def _ensure_meta_collection(client: typesense.Client) -> None:
+    try:
+        client.collections[META_COLLECTION].retrieve()
+    except typesense.exceptions.ObjectNotFound:
+        client.collections.create({
+            "name": META_COLLECTION,
+            "fields": [{"name": "collection", "type": "string"}],
+        })
+
+
+def read_meta(client: typesense.Client, collection: str) -> dict:
+    return client.collections[META_COLLECTION].documents[collection].retrieve()
+
+
+def build_collection(client: typesense.Client, store: Store, vectors: VectorLookup | None = None,
+                     vector_dim: int | None = None, progress: ProgressCallback | None = None,
+                     batch_size: int = IMPORT_BATCH) -> ImportResult:
+    """Full build into a new (or the unfinished) collection, then swap the alias to it."""
+    started = time.monotonic()
+    live = alias_target(client)
+    collection = _unfinished_build(client, live)
+    resumed_from = 0
+    if collection is None:
+        collection = f"{COLLECTION_PREFIX}{time.strftime('%Y%m%d%H%M%S')}_{time.time_ns() % 1_000_000:06d}"
+        client.collections.create(collection_schema(collection, vector_dim))
+    else:
+        resumed_from = highest_seq(client, collection)
+        if progress and resumed_from:
+            progress(client.collections[collection].retrieve()["num_documents"])
+    imported = push_papers(client, store, collection, resumed_from, vectors, progress, batch_size)
+    total = store.count()
+    held = client.collections[collection].retrieve()["num_documents"]
+    if held != total:
+        raise TypesenseIndexError(f"collection {collection} holds {held} papers, the store {total}; alias not moved")
+    write_meta(client, collection, total)
+    client.aliases.upsert(ALIAS, {"collection_name": collection})
+    if live and live != collection:
+        client.collections[live].delete()
+    return ImportResult(collection, imported, total, resumed_from, True, time.monotonic() - started)
+
+
+def update_collection(client: typesense.Client, store: Store, vectors: VectorLookup | None = None,
+                      progress: ProgressCallback | None = None) -> ImportResult:
+    """Upsert papers changed since the live collection's highest seq (readers see each paper whole)."""
+    started = time.monotonic()
+    live = alias_target(client)
+    if live is None:
+        raise TypesenseIndexError(f"no alias {ALIAS!r} on the cluster yet: run a full build first")
+    since = highest_seq(client, live)
+    imported = push_papers(client, store, live, since, vectors, progress)
+    if imported:
+        write_meta(client, live, store.count())
+    return ImportResult(live, imported, store.count(), since, False, time.monotonic() - started)
