@@ -1,0 +1,137 @@
+"""papersift index / search: thin wrappers over the lexical index and SearchService."""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
+
+from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_of, err_console, fail, print_json
+from papersift.config import DEFAULT_PAGE_SIZE
+from papersift.index import lexical
+from papersift.search.display import format_authors, language_of, response_to_dict
+from papersift.search.types import Filters, QuerySyntaxError, SearchRequest, SearchResponse
+from papersift.store import Store
+
+MARKED = re.compile(r"<mark>(.*?)</mark>", re.DOTALL)
+
+
+@app.command()
+def index(
+    data_dir: DataDirOption = None,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Build from scratch instead of adding changes.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Build or update the keyword index from the store (readers never see a half-built one)."""
+    directory = data_dir_of(data_dir)
+    try:
+        store = Store(directory, readonly=True)
+    except FileNotFoundError as exc:
+        fail(str(exc))
+    total = store.count() if rebuild or lexical.current_generation(directory) is None else None
+    store.close()
+    progress = Progress(TextColumn("[bold]index"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=err_console, disable=as_json)
+    with progress:
+        task = progress.add_task("index", total=total)
+        advance = lambda count: progress.advance(task, count)  # noqa: E731
+        result = lexical.build(directory, advance) if rebuild else lexical.update(directory, advance)
+    summary = {
+        "documents": result.documents, "indexed": result.added, "full_build": result.full,
+        "seconds": round(result.seconds, 3), "bytes": lexical.index_size_bytes(result.folder),
+        "path": str(result.folder),
+    }
+    if as_json:
+        print_json(summary)
+    else:
+        kind = "built" if result.full else "updated"
+        console.print(f"index {kind}: {result.documents:,} papers ({result.added:,} indexed) in "
+                      f"{result.seconds:.2f} s, {summary['bytes'] / 1e6:.1f} MB", highlight=False)
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help='Query: words, "phrases", -not, OR, author: title: venue: year:2020..2024 area: subarea: status:')] = "",
+    venue: Annotated[list[str] | None, typer.Option("--venue", help="Venue (repeat for any of several).")] = None,
+    year: Annotated[str | None, typer.Option("--year", help="Year or range: 2020, 2020..2024, 2020.., ..2019.")] = None,
+    area: Annotated[list[str] | None, typer.Option("--area", help="Area (repeatable).")] = None,
+    subarea: Annotated[list[str] | None, typer.Option("--subarea", help="Subarea (repeatable).")] = None,
+    author: Annotated[list[str] | None, typer.Option("--author", help="Author (repeat: all must match).")] = None,
+    status: Annotated[list[str] | None, typer.Option("--status", help="Status such as Oral, Poster (repeatable).")] = None,
+    sort: Annotated[str, typer.Option("--sort", help="relevance, newest or oldest.")] = "relevance",
+    page: Annotated[int, typer.Option("--page", min=1, help="Result page, from 1.")] = 1,
+    size: Annotated[int, typer.Option("--size", min=1, help="Hits per page.")] = DEFAULT_PAGE_SIZE,
+    mode: Annotated[str, typer.Option("--mode", help="keyword, semantic or hybrid.")] = "keyword",
+    data_dir: DataDirOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Search the papers; prints hits like the results page (Area · Subarea, title, authors, abstract)."""
+    from papersift.search.query import parse_query
+    from papersift.search.service import SearchService
+
+    if sort not in ("relevance", "newest", "oldest"):
+        fail(f"--sort must be relevance, newest or oldest, not '{sort}'")
+    if mode not in ("keyword", "semantic", "hybrid"):
+        fail(f"--mode must be keyword, semantic or hybrid, not '{mode}'")
+    try:
+        year_filter = parse_query(f"year:{year}").filters if year else Filters()
+    except QuerySyntaxError as exc:
+        fail(f"--year: {exc.problem}")
+    filters = Filters(
+        venues=tuple(venue or ()), year_from=year_filter.year_from, year_to=year_filter.year_to,
+        areas=tuple(area or ()), subareas=tuple(subarea or ()), authors=tuple(author or ()),
+        statuses=tuple(status or ()),
+    )
+    request = SearchRequest(query=query, mode=mode, filters=filters, sort=sort, page=page, size=size)
+    try:
+        response = SearchService(data_dir_of(data_dir)).search(request)
+    except QuerySyntaxError as exc:
+        fail(f"query: {exc}\n  {escape(query)}\n  {' ' * exc.position}^")
+    except (FileNotFoundError, ValueError) as exc:
+        fail(str(exc))
+    if as_json:
+        print_json(response_to_dict(response))
+    else:
+        print_response(response)
+
+
+def print_response(response: SearchResponse) -> None:
+    request = response.request
+    lang = language_of(request.query)
+    for notice in response.notices:
+        err_console.print(f"[yellow]note:[/] {escape(notice)}", highlight=False)
+    first = (request.page - 1) * request.size + 1
+    last = first + len(response.hits) - 1
+    shown = f"{first}–{last} of " if response.hits else ""
+    console.print(f"[bold]论文检索[/]  {shown}{response.total:,} papers  ({response.took_ms:.1f} ms)\n", highlight=False)
+    for hit in response.hits:
+        paper = hit.paper
+        if paper.topic:
+            console.print(f"[dim]{escape(paper.topic)}[/]", highlight=False)
+        title = marked_text(hit.highlights.get("title") or html.escape(paper.title), "bold")
+        title.append(f"  {paper.venue or ''} {paper.year or ''}".rstrip(), style="dim")
+        console.print(title)
+        if paper.authors:
+            console.print(escape(format_authors(paper.authors, lang)), style="italic", highlight=False)
+        if paper.abstract:
+            console.print(marked_text(hit.highlights.get("abstract") or html.escape(paper.abstract)))
+        console.print()
+    if response.total > last:
+        console.print(f"[dim]more: --page {request.page + 1}[/]")
+
+
+def marked_text(marked_html: str, style: str = "") -> Text:
+    """Highlight HTML (escaped text with <mark>) as terminal text with the marks in colour."""
+    text = Text(style=style)
+    cursor = 0
+    for match in MARKED.finditer(marked_html):
+        text.append(html.unescape(marked_html[cursor:match.start()]))
+        text.append(html.unescape(match.group(1)), style="bold yellow")
+        cursor = match.end()
+    text.append(html.unescape(marked_html[cursor:]))
+    return text

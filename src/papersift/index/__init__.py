@@ -1,0 +1,1 @@
+"""Derived indexes over the store: the lexical (tantivy) index and its analyzers."""

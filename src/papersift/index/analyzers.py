@@ -1,0 +1,104 @@
+"""Text analysis shared by indexing and querying, so both sides produce the same terms.
+
+English text: tantivy's simple tokenizer (runs of letters/digits), lowercase, ASCII
+folding ("Döring" = "doring"), English stop words, Snowball English stemmer.
+CJK text: tantivy has no Chinese segmenter, so CJK runs are segmented with jieba in
+Python and the words are joined with spaces before tantivy sees the text; the same
+segmentation is applied to queries. Text without CJK characters skips jieba entirely
+(and jieba's dictionary is loaded only the first time CJK text shows up).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from functools import lru_cache
+
+import tantivy
+
+ENGLISH = "papersift_en"  # words: stemmed, stop words removed
+NAMES = "papersift_names"  # author names: folded, not stemmed
+EXACT = "papersift_exact"  # whole value, lowercased: venue, area, status filters
+MAX_TOKEN_CHARS = 40
+
+CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
+
+
+def english_analyzer() -> tantivy.TextAnalyzer:
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(MAX_TOKEN_CHARS))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.ascii_fold())
+        .filter(tantivy.Filter.stopword("english"))
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
+    )
+
+
+def names_analyzer() -> tantivy.TextAnalyzer:
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.ascii_fold())
+        .build()
+    )
+
+
+def exact_analyzer() -> tantivy.TextAnalyzer:
+    return tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.raw()).filter(tantivy.Filter.lowercase()).build()
+
+
+@lru_cache(maxsize=1)
+def analyzers() -> dict[str, tantivy.TextAnalyzer]:
+    return {ENGLISH: english_analyzer(), NAMES: names_analyzer(), EXACT: exact_analyzer()}
+
+
+def register(index: tantivy.Index) -> None:
+    """Every Index object (new or opened) must know the analyzers its schema names."""
+    for name, analyzer in analyzers().items():
+        index.register_tokenizer(name, analyzer)
+    index.register_fast_field_tokenizer(EXACT, analyzers()[EXACT])
+
+
+def has_cjk(text: str) -> bool:
+    return CJK_RUN.search(text) is not None
+
+
+@lru_cache(maxsize=1)
+def _jieba():
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    jieba.initialize()
+    return jieba
+
+
+def segment_cjk(text: str) -> str:
+    """Put spaces between the Chinese words of `text`; other text comes back unchanged."""
+    if not has_cjk(text):
+        return text
+    jieba = _jieba()
+    return CJK_RUN.sub(lambda run: f" {' '.join(jieba.lcut(run.group(0)))} ", text)
+
+
+def cjk_word_spans(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, word) character spans of jieba's words in the CJK runs of `text`."""
+    jieba = _jieba()
+    spans = []
+    for run in CJK_RUN.finditer(text):
+        for word, start, end in jieba.tokenize(run.group(0)):
+            spans.append((run.start() + start, run.start() + end, word))
+    return spans
+
+
+def terms(text: str, analyzer_name: str = ENGLISH) -> list[str]:
+    """The index terms of `text` (CJK segmented first), in order, duplicates kept."""
+    return analyzers()[analyzer_name].analyze(segment_cjk(text))
+
+
+def positioned_terms(text: str, analyzer_name: str = ENGLISH) -> list[tuple[int, str]]:
+    """(position, term) pairs; stop-word gaps are kept so phrases match what was indexed."""
+    tokens = analyzers()[analyzer_name].pre_tokenize(segment_cjk(text)).tokens
+    return [(token.position, token.text) for token in tokens]

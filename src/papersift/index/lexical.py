@@ -1,0 +1,244 @@
+"""The lexical index: a tantivy index derived from the store, swapped in atomically.
+
+Layout inside the data dir:
+
+    lexical/CURRENT          name of the live generation (replaced atomically)
+    lexical/gen-<n>/         a tantivy index + papersift.json (schema version, last seq)
+    lexical/.lock            held while building or updating
+
+A full build writes a new generation folder, then renames it into place and points
+CURRENT at it, so a reader opens either the old index or the new one, never a half
+built one. An update adds the papers whose store seq is past the index's last seq
+(delete by id, re-add) in one tantivy commit, which readers also see all at once.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import orjson
+import tantivy
+
+from papersift.index.analyzers import ENGLISH, EXACT, NAMES, register, segment_cjk
+from papersift.record import Paper
+from papersift.store import Store
+
+INDEX_DIR = "lexical"
+POINTER_FILE = "CURRENT"
+META_FILE = "papersift.json"
+SCHEMA_VERSION = 1
+WRITER_HEAP_BYTES = 256_000_000
+# Exact-value fields, indexed lowercased for filters.
+EXACT_FIELDS = ("venue", "area", "subarea", "status")
+# One fast column holds every facet value of a paper joined by FACET_SEPARATOR: a single
+# terms aggregation then counts all five facets (and the total) in one pass.
+FACET_KEY_FIELDS = ("venue", "year", "area", "subarea", "status")
+FACET_SEPARATOR = "\x1f"
+
+ProgressCallback = Callable[[int], None]
+
+
+class IndexMissingError(FileNotFoundError):
+    """No lexical index in this data dir yet."""
+
+
+def build_schema() -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("id", stored=True, tokenizer_name="raw", index_option="basic")
+    builder.add_bytes_field("paper", stored=True)  # the record as JSON: hits need no store lookup
+    builder.add_text_field("title", tokenizer_name=ENGLISH)
+    builder.add_text_field("abstract", tokenizer_name=ENGLISH)
+    builder.add_text_field("keywords", tokenizer_name=ENGLISH)
+    builder.add_text_field("authors", tokenizer_name=NAMES)
+    for name in EXACT_FIELDS:
+        builder.add_text_field(name, tokenizer_name=EXACT, index_option="basic")
+    builder.add_text_field("facet_key", fast=True, tokenizer_name="raw", index_option="basic")
+    builder.add_integer_field("year", indexed=True, fast=True)
+    builder.add_integer_field("has_abstract", indexed=True, fast=True)
+    return builder.build()
+
+
+def paper_document(paper: Paper) -> tantivy.Document:
+    document = tantivy.Document()
+    document.add_text("id", paper.id)
+    document.add_bytes("paper", orjson.dumps(paper.to_dict()))
+    document.add_text("title", segment_cjk(paper.title))
+    if paper.abstract:
+        document.add_text("abstract", segment_cjk(paper.abstract))
+    for keyword in paper.keywords:
+        document.add_text("keywords", segment_cjk(keyword))
+    for author in paper.authors:
+        document.add_text("authors", author)
+    for name in EXACT_FIELDS:
+        value = getattr(paper, name)
+        if value:
+            document.add_text(name, value)
+    document.add_text("facet_key", facet_key(paper))
+    if paper.year is not None:
+        document.add_integer("year", paper.year)
+    document.add_integer("has_abstract", int(paper.has_abstract))
+    return document
+
+
+def facet_key(paper: Paper) -> str:
+    return FACET_SEPARATOR.join("" if getattr(paper, name) is None else str(getattr(paper, name))
+                                for name in FACET_KEY_FIELDS)
+
+
+def paper_from_payload(payload: bytes) -> Paper:
+    record = orjson.loads(payload)
+    record["authors"] = tuple(record["authors"])
+    record["keywords"] = tuple(record["keywords"])
+    return Paper(**record)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexMeta:
+    schema_version: int
+    last_seq: int
+    documents: int
+    built_at: float
+    updated_at: float
+
+    @classmethod
+    def read(cls, folder: Path) -> "IndexMeta":
+        return cls(**orjson.loads((folder / META_FILE).read_bytes()))
+
+    def write(self, folder: Path) -> None:
+        _write_atomically(folder / META_FILE, orjson.dumps(asdict(self)))
+
+
+def _write_atomically(path: Path, payload: bytes) -> None:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_bytes(payload)
+    os.replace(temporary, path)
+
+
+def index_root(data_dir: str | Path) -> Path:
+    return Path(data_dir) / INDEX_DIR
+
+
+def current_generation(data_dir: str | Path) -> Path | None:
+    pointer = index_root(data_dir) / POINTER_FILE
+    try:
+        name = pointer.read_text().strip()
+    except FileNotFoundError:
+        return None
+    folder = index_root(data_dir) / name
+    return folder if folder.is_dir() else None
+
+
+@contextmanager
+def _writer_lock(data_dir: str | Path) -> Iterator[None]:
+    root = index_root(data_dir)
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / ".lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@dataclass(frozen=True, slots=True)
+class BuildResult:
+    folder: Path
+    documents: int
+    added: int
+    seconds: float
+    full: bool
+
+
+def _add_papers(writer: tantivy.IndexWriter, papers: Iterable[tuple[int, Paper]], replace: bool,
+                progress: ProgressCallback | None) -> tuple[int, int]:
+    """Add papers (deleting their old version first when replacing); (count, last seq)."""
+    count, last_seq = 0, 0
+    for seq, paper in papers:
+        if replace:
+            writer.delete_documents_by_term("id", paper.id)
+        writer.add_document(paper_document(paper))
+        count, last_seq = count + 1, seq
+        if progress and count % 1000 == 0:
+            progress(1000)
+    if progress:
+        progress(count % 1000)
+    return count, last_seq
+
+
+def build(data_dir: str | Path, progress: ProgressCallback | None = None) -> BuildResult:
+    """Build a fresh index of every paper in the store and swap it in."""
+    started = time.perf_counter()
+    store = Store(data_dir, readonly=True)
+    root = index_root(data_dir)
+    with _writer_lock(data_dir):
+        previous = current_generation(data_dir)
+        name = f"gen-{time.time_ns()}"
+        staging = root / f".{name}.building"
+        staging.mkdir(parents=True)
+        try:
+            index = tantivy.Index(build_schema(), path=str(staging))
+            register(index)
+            writer = index.writer(heap_size=WRITER_HEAP_BYTES)
+            seen_seq = store.max_seq()
+            count, _ = _add_papers(writer, store.iter_papers(0), replace=False, progress=progress)
+            writer.commit()
+            writer.wait_merging_threads()
+            now = time.time()
+            IndexMeta(SCHEMA_VERSION, seen_seq, count, now, now).write(staging)
+            folder = root / name
+            os.rename(staging, folder)
+            _write_atomically(root / POINTER_FILE, name.encode())
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        finally:
+            store.close()
+        if previous is not None:
+            # Open readers keep their mmaps of the removed files (POSIX), so this is safe.
+            shutil.rmtree(previous, ignore_errors=True)
+    return BuildResult(folder, count, count, time.perf_counter() - started, full=True)
+
+
+def update(data_dir: str | Path, progress: ProgressCallback | None = None) -> BuildResult:
+    """Bring the index up to the store: full build if missing or outdated, else add changes."""
+    folder = current_generation(data_dir)
+    if folder is None or IndexMeta.read(folder).schema_version != SCHEMA_VERSION:
+        return build(data_dir, progress)
+    started = time.perf_counter()
+    store = Store(data_dir, readonly=True)
+    with _writer_lock(data_dir):
+        meta = IndexMeta.read(folder)
+        index = tantivy.Index.open(str(folder))
+        register(index)
+        writer = index.writer(heap_size=WRITER_HEAP_BYTES)
+        added, last_seq = _add_papers(writer, store.iter_papers(meta.last_seq), replace=True, progress=progress)
+        if added:
+            writer.commit()
+            writer.wait_merging_threads()
+            index.reload()
+            documents = index.searcher().num_docs
+            IndexMeta(SCHEMA_VERSION, last_seq, documents, meta.built_at, time.time()).write(folder)
+        else:
+            documents = meta.documents
+        store.close()
+    return BuildResult(folder, documents, added, time.perf_counter() - started, full=False)
+
+
+def open_index(data_dir: str | Path) -> tuple[tantivy.Index, Path]:
+    folder = current_generation(data_dir)
+    if folder is None:
+        raise IndexMissingError(f"no lexical index in {data_dir}; run 'papersift index --data-dir {data_dir}'")
+    index = tantivy.Index.open(str(folder))
+    register(index)
+    return index, folder
+
+
+def index_size_bytes(folder: Path) -> int:
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())

@@ -1,0 +1,152 @@
+"""SearchService: the one place that knows how to search. CLI, HTTP API and page call it.
+
+    service = SearchService(data_dir)
+    response = service.search(SearchRequest(query='"graph neural" venue:ICLR', mode="keyword"))
+
+Modes. "keyword" is the lexical backend. "semantic" and "hybrid" come from retriever
+plug-ins: a module named in RETRIEVER_MODULES that defines
+`make_retriever(data_dir, service) -> Retriever | None` (None: its index is missing).
+A retriever only ranks paper ids; this service applies the filters, counts facets,
+pages, loads papers from the store and highlights, so every mode answers alike.
+When no retriever is available for a mode, the service answers in keyword mode and
+says so in SearchResponse.notices (the request's default mode is hybrid, so refusing
+would break every default request).
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Protocol
+
+from papersift.config import MAX_PAGE, MAX_PAGE_SIZE
+from papersift.record import Paper
+from papersift.search.backend import SearchBackend, TantivyBackend
+from papersift.search.query import ParsedQuery, natural_text_query, parse_query
+from papersift.search.types import FacetValue, Hit, SearchRequest, SearchResponse
+from papersift.store import Store
+
+RETRIEVER_MODULES = {"semantic": "papersift.search.semantic", "hybrid": "papersift.search.hybrid"}
+RETRIEVER_DEPTH = 1000  # candidates a retriever returns; filters and paging apply to these
+
+
+class Retriever(Protocol):
+    """Ranks papers for a request (semantic, hybrid...); filters are applied afterwards."""
+
+    def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int) -> list[tuple[str, float]]: ...
+
+
+class SearchService:
+    def __init__(self, data_dir: str | Path, backend: SearchBackend | None = None):
+        self.data_dir = Path(data_dir)
+        self.store = Store(self.data_dir, readonly=True)
+        self.backend: SearchBackend = backend or TantivyBackend(self.data_dir)
+        self._retrievers: dict[str, Retriever | None] = {}
+        self._retriever_lock = threading.Lock()
+
+    # -- the core API ----------------------------------------------------------------
+    def search(self, request: SearchRequest) -> SearchResponse:
+        """Raises QuerySyntaxError for a query the language rejects."""
+        started = time.perf_counter()
+        notices: list[str] = []
+        request = self._within_limits(request, notices)
+        query = parse_query(request.query).with_filters(request.filters)
+        retriever = self._retriever_for(request, notices)
+        if retriever is None:
+            hits, total, facets = self._keyword(request, query, notices)
+        else:
+            hits, total, facets = self._retrieved(request, query, retriever)
+        took_ms = (time.perf_counter() - started) * 1000
+        return SearchResponse(request, total, hits, facets, took_ms, notices)
+
+    def get(self, paper_id: str) -> Paper | None:
+        return self.store.get(paper_id)
+
+    def facet_values(self) -> dict[str, list[FacetValue]]:
+        """All values of venue, year, area, subarea and status with their paper counts."""
+        return self.backend.facet_values()
+
+    def rank(self, text: str, k: int = 100, candidate_ids: Sequence[str] | None = None,
+             require_abstract: bool = False) -> list[tuple[str, float]]:
+        """Natural-text lexical ranking (any word may match): for evaluation and fusion."""
+        result = self.backend.search(natural_text_query(text), "relevance", 0, k, with_facets=False,
+                                     candidate_ids=candidate_ids, require_abstract=require_abstract)
+        return list(zip(result.paper_ids, result.scores))
+
+    def register_retriever(self, mode: str, retriever: Retriever | None) -> None:
+        self._retrievers[mode] = retriever
+
+    # -- internals -------------------------------------------------------------------
+    @staticmethod
+    def _within_limits(request: SearchRequest, notices: list[str]) -> SearchRequest:
+        if request.page < 1 or request.size < 1:
+            raise ValueError(f"page and size must be at least 1 (got page {request.page}, size {request.size})")
+        if request.size > MAX_PAGE_SIZE:
+            notices.append(f"page size capped at {MAX_PAGE_SIZE}")
+            request = replace(request, size=MAX_PAGE_SIZE)
+        if request.page > MAX_PAGE:
+            notices.append(f"only the first {MAX_PAGE} pages can be shown")
+            request = replace(request, page=MAX_PAGE)
+        return request
+
+    def _keyword(self, request: SearchRequest, query: ParsedQuery, notices: list[str]):
+        sort = request.sort if query.has_text or request.sort != "relevance" else "newest"
+        offset = (request.page - 1) * request.size
+        result = self.backend.search(query, sort, offset, request.size, with_facets=request.with_facets)
+        if result.ignored_query:
+            notices.append("the query has only common words, which are not searched")
+        elif result.total == 0 and query.has_text and query.match_all:
+            relaxed = self.backend.search(query.relaxed(), sort, offset, request.size, with_facets=request.with_facets)
+            if relaxed.total:
+                notices.append("no paper contains all the words; showing papers that contain some of them")
+                result = relaxed
+        return self._hits(query, list(zip(result.papers, result.scores))), result.total, result.facets
+
+    def _retrieved(self, request: SearchRequest, query: ParsedQuery, retriever: Retriever):
+        ranked = retriever.retrieve(request, query, RETRIEVER_DEPTH)
+        scores = dict(ranked)
+        allowed = ParsedQuery(excluded=query.excluded, filters=query.filters)
+        passing = self.backend.search(allowed, "relevance", 0, max(len(scores), 1),
+                                      with_facets=request.with_facets, candidate_ids=list(scores))
+        kept = set(passing.paper_ids)
+        ordered = [paper_id for paper_id, _ in ranked if paper_id in kept]
+        if request.sort != "relevance":
+            papers_all = self.store.get_many(ordered)
+            ordered.sort(key=lambda pid: papers_all[pid].year or 0, reverse=request.sort == "newest")
+        offset = (request.page - 1) * request.size
+        page_ids = ordered[offset:offset + request.size]
+        papers = self.store.get_many(page_ids)
+        page = [(papers[paper_id], scores[paper_id]) for paper_id in page_ids if paper_id in papers]
+        return self._hits(query, page), len(ordered), passing.facets
+
+    def _hits(self, query: ParsedQuery, ranked: list[tuple[Paper, float]]) -> list[Hit]:
+        highlights = self.backend.highlight(query, [paper for paper, _ in ranked])
+        return [Hit(paper, score, marked) for (paper, score), marked in zip(ranked, highlights)]
+
+    def _retriever_for(self, request: SearchRequest, notices: list[str]) -> Retriever | None:
+        mode = request.mode
+        if mode == "keyword":
+            return None
+        with self._retriever_lock:
+            if mode not in self._retrievers:
+                self._retrievers[mode] = self._load_retriever(mode)
+        retriever = self._retrievers[mode]
+        if retriever is None:
+            notices.append(f"{mode} search is not available in this data dir; showing keyword results")
+        return retriever
+
+    def _load_retriever(self, mode: str) -> Retriever | None:
+        module_name = RETRIEVER_MODULES.get(mode)
+        if module_name is None:
+            raise ValueError(f"unknown search mode {mode!r}; use keyword, semantic or hybrid")
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as error:
+            if error.name != module_name:
+                raise
+            return None
+        return module.make_retriever(self.data_dir, self)

@@ -1,0 +1,167 @@
+"""SearchService over an index of 2,000 real papers: filters, facets, paging, sorting, modes."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from papersift.config import MAX_PAGE, MAX_PAGE_SIZE
+from papersift.search.types import Filters, QuerySyntaxError, SearchRequest
+from papersift.store import Store
+
+
+def keyword(query: str = "", **options) -> SearchRequest:
+    return SearchRequest(query=query, mode="keyword", **options)
+
+
+@pytest.fixture(scope="module")
+def papers(indexed_dir):
+    return [paper for _, paper in Store(indexed_dir, readonly=True).iter_papers(0)]
+
+
+def test_every_word_must_match(service, papers):
+    response = service.search(keyword("reinforcement learning", size=100))
+    assert response.total > 20
+    for hit in response.hits:
+        text = f"{hit.paper.title} {hit.paper.abstract} {' '.join(hit.paper.keywords)}".lower()
+        assert "reinforc" in text and "learn" in text
+
+
+def test_total_matches_a_scan_of_the_store(service, papers):
+    expected = sum(1 for paper in papers if "bandit" in f"{paper.title} {paper.abstract or ''}".lower())
+    response = service.search(keyword("bandit"))
+    # "bandit" stems to "bandit": plural and singular both count; nothing else does.
+    assert response.total == expected
+
+
+def test_phrase_and_exclusion(service):
+    phrase = service.search(keyword('"neural network"', size=100))
+    assert phrase.total and all("neural network" in f"{h.paper.title} {h.paper.abstract}".lower() for h in phrase.hits)
+    excluded = service.search(keyword('"neural network" -deep', size=100))
+    assert excluded.total < phrase.total
+    assert all("deep" not in f"{h.paper.title} {h.paper.abstract}".lower() for h in excluded.hits)
+
+
+def test_or_is_the_union(service):
+    either = service.search(keyword("bandit OR kernel")).total
+    assert either >= max(service.search(keyword("bandit")).total, service.search(keyword("kernel")).total)
+    assert either <= service.search(keyword("bandit")).total + service.search(keyword("kernel")).total
+
+
+def test_filters_from_query_and_request_agree(service, papers):
+    by_query = service.search(keyword("venue:icml year:2015..2018", size=100))
+    by_request = service.search(keyword("", filters=Filters(venues=("ICML",), year_from=2015, year_to=2018), size=100))
+    expected = sum(1 for p in papers if p.venue == "ICML" and p.year and 2015 <= p.year <= 2018)
+    assert by_query.total == by_request.total == expected > 0
+    assert {hit.paper.id for hit in by_query.hits} == {hit.paper.id for hit in by_request.hits}
+
+
+def test_area_status_and_author_filters(service, papers):
+    with_area = [p for p in papers if p.area]
+    area = Counter(p.area for p in with_area).most_common(1)[0][0]
+    assert service.search(keyword(f'area:"{area}"')).total == sum(p.area == area for p in papers)
+    status = Counter(p.status for p in papers if p.status).most_common(1)[0][0]
+    assert service.search(keyword(f"status:{status.lower()}")).total == sum(p.status == status for p in papers)
+    author = next(p.authors[0] for p in papers if p.authors and len(p.authors[0].split()) == 2)
+    response = service.search(keyword(f'author:"{author}"', size=100))
+    assert response.total >= 1
+    assert all(any(author.lower() == name.lower() for name in hit.paper.authors) for hit in response.hits)
+
+
+def test_facets_count_the_current_query(service, papers):
+    response = service.search(keyword("learning"))
+    for name in ("venue", "year", "area", "subarea", "status"):
+        assert name in response.facets
+    assert sum(value.count for value in response.facets["venue"]) == response.total
+    learning = [p for p in papers if "learn" in f"{p.title} {p.abstract or ''} {' '.join(p.keywords)}".lower()]
+    top_venue = response.facets["venue"][0]
+    # Every counted paper really matches "learning" (the stemmed term is in its text).
+    assert top_venue.count <= sum(p.venue == top_venue.value for p in learning)
+    years = [int(value.value) for value in response.facets["year"]]
+    assert years == sorted(years, reverse=True)
+
+
+def test_facet_values_cover_the_index(service, papers):
+    venues = {value.value: value.count for value in service.facet_values()["venue"]}
+    assert venues == Counter(p.venue for p in papers if p.venue)
+
+
+def test_paging_edges(service):
+    first = service.search(keyword("learning", size=5))
+    second = service.search(keyword("learning", size=5, page=2))
+    assert len(first.hits) == 5 and first.total == second.total
+    assert not {h.paper.id for h in first.hits} & {h.paper.id for h in second.hits}
+    last_page = (first.total + 4) // 5
+    tail = service.search(keyword("learning", size=5, page=last_page))
+    assert 1 <= len(tail.hits) <= 5
+    assert service.search(keyword("learning", size=5, page=last_page + 1)).hits == []
+    capped = service.search(keyword("learning", size=MAX_PAGE_SIZE + 50))
+    assert len(capped.hits) == MAX_PAGE_SIZE and capped.notices
+    beyond = service.search(keyword("learning", page=MAX_PAGE + 1))
+    assert beyond.request.page == MAX_PAGE and beyond.notices
+    with pytest.raises(ValueError):
+        service.search(keyword("learning", page=0))
+
+
+def test_default_page_size_is_20(service):
+    assert len(service.search(keyword("learning")).hits) == 20
+
+
+def test_sort_by_year(service):
+    newest = [h.paper.year for h in service.search(keyword("learning", sort="newest", size=50)).hits]
+    oldest = [h.paper.year for h in service.search(keyword("learning", sort="oldest", size=50)).hits]
+    assert newest == sorted(newest, reverse=True) and oldest == sorted(oldest)
+    assert newest[0] >= oldest[-1]
+
+
+def test_relevance_scores_descend_and_title_counts_more(service):
+    response = service.search(keyword("bandit", size=50))
+    scores = [hit.score for hit in response.hits]
+    assert scores == sorted(scores, reverse=True)
+    in_title = [i for i, hit in enumerate(response.hits) if "bandit" in hit.paper.title.lower()]
+    assert in_title and in_title[0] == 0
+
+
+def test_no_match_for_all_words_relaxes_with_a_notice(service):
+    response = service.search(keyword("bandit zzzunmatchedword"))
+    assert response.total > 0 and any("some of them" in notice for notice in response.notices)
+
+
+def test_only_stop_words_gives_a_notice_not_everything(service):
+    response = service.search(keyword("the of and"))
+    assert response.total == 0 and response.notices
+
+
+def test_hostile_queries_never_crash(service):
+    for query in ['"', "-", "OR", "((((", "\x00\x01", "venue:", "a" * 5000, "*:*", "\\", "title:", "-" * 50]:
+        try:
+            response = service.search(keyword(query))
+        except QuerySyntaxError as error:
+            assert error.problem
+        else:
+            assert response.total >= 0
+
+
+def test_highlights_escape_html_and_mark_matches(service):
+    response = service.search(keyword("bandit", size=5))
+    for hit in response.hits:
+        marked = hit.highlights["title"] + hit.highlights["abstract"]
+        assert "<mark>" in marked
+        assert "<" not in marked.replace("<mark>", "").replace("</mark>", "")
+
+
+def test_unavailable_modes_fall_back_to_keyword_with_a_notice(service):
+    response = service.search(SearchRequest(query="bandit", mode="semantic"))
+    if response.notices:  # no semantic index in this data dir
+        assert "keyword" in response.notices[0]
+        assert response.total == service.search(keyword("bandit")).total
+
+
+def test_get_and_rank(service, papers):
+    paper = papers[10]
+    assert service.get(paper.id) == paper
+    ranked = service.rank(paper.title, k=5)
+    assert ranked[0][0] == paper.id
+    pool = [p.id for p in papers[:50]]
+    assert {paper_id for paper_id, _ in service.rank(paper.title, k=50, candidate_ids=pool)} <= set(pool)
