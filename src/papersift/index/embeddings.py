@@ -199,3 +199,90 @@ def embed_with_cache(encoder: Encoder, cache: EmbeddingCache, texts: Sequence[st
         if on_progress:
             on_progress(EmbedProgress(len(texts), cached, done))
     return vectors
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedSummary:
+    papers: int
+    cached: int
+    embedded: int
+    seconds: float
+    index_folder: Path | None
+
+
+def embed_store(data_dir: str | os.PathLike, encoder: Encoder, publish_every: int = 4096,
+                chunk_size: int = 256, limit: int | None = None,
+                on_progress: Callable[[EmbedProgress], None] | None = None) -> EmbedSummary:
+    """Embed every paper of the store that the cache lacks, publishing the vector index as it grows.
+
+    Shortest texts go first (title-only papers take milliseconds), so coverage climbs fast;
+    the index is rewritten every `publish_every` new vectors, which is what lets search use
+    semantic results while the run continues. Killing the run loses at most one chunk.
+    """
+    import time
+
+    from papersift.index import vectors as vector_index
+    from papersift.store import Store
+
+    started = time.perf_counter()
+    store = Store(data_dir, readonly=True)
+    try:
+        seq_papers = list(store.iter_papers(0))
+    finally:
+        store.close()
+    last_seq = max((seq for seq, _ in seq_papers), default=0)
+    paper_ids = [paper.id for _, paper in seq_papers]
+    inputs = [encoder.passage_input(paper_text(paper)) for _, paper in seq_papers]
+    del seq_papers
+    keys = [text_key(encoder.cache_key_prefix, text) for text in inputs]
+    vectors = np.zeros((len(inputs), encoder.dim), dtype=np.float32)
+    have = np.zeros(len(inputs), dtype=bool)
+    with EmbeddingCache(data_dir) as cache:
+        found = cache.get_many(keys)
+        for row, key in enumerate(keys):
+            vector = found.get(key)
+            if vector is not None:
+                vectors[row], have[row] = vector, True
+        del found
+        cached = int(have.sum())
+        missing = sorted(np.flatnonzero(~have).tolist(), key=lambda r: len(inputs[r]))
+        if limit is not None:
+            missing = missing[:limit]
+
+        def publish() -> Path:
+            rows = np.flatnonzero(have)
+            return vector_index.write_index(data_dir, encoder.name, [paper_ids[r] for r in rows], vectors[rows],
+                                            papers_total=len(paper_ids), last_seq=last_seq)
+
+        current = vector_index.current_generation(data_dir, encoder.name)
+        folder = current
+        stale = current is None or _meta_differs(current, int(have.sum()), len(paper_ids), last_seq)
+        if on_progress:
+            on_progress(EmbedProgress(len(inputs), cached, 0))
+        if missing and stale:
+            folder = publish()  # what the cache already holds is searchable at once
+        embedded, since_publish = 0, 0
+        for start in range(0, len(missing), chunk_size):
+            rows = missing[start:start + chunk_size]
+            chunk_vectors = encoder.encode_inputs([inputs[r] for r in rows])
+            vectors[rows], have[rows] = chunk_vectors, True
+            cache.put_many((keys[r], v) for r, v in zip(rows, chunk_vectors))
+            embedded += len(rows)
+            since_publish += len(rows)
+            if on_progress:
+                on_progress(EmbedProgress(len(inputs), cached, embedded))
+            if since_publish >= publish_every:
+                folder, since_publish = publish(), 0
+        if embedded or stale:
+            folder = publish()
+    return EmbedSummary(len(inputs), cached, embedded, time.perf_counter() - started, folder)
+
+
+def _meta_differs(folder: Path, rows: int, papers_total: int, last_seq: int) -> bool:
+    import orjson
+
+    try:
+        meta = orjson.loads((folder / "meta.json").read_bytes())
+    except (OSError, ValueError):
+        return True
+    return (meta.get("rows"), meta.get("papers_total"), meta.get("last_seq")) != (rows, papers_total, last_seq)

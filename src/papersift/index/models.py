@@ -51,7 +51,7 @@ class ModelSpec:
     dim: int
     query_prefix: str = ""
     passage_prefix: str = ""
-    max_tokens: int = 256
+    max_tokens: int = 512
     languages: str = "en"
     license: str = ""
     default_variant: str = "int8"
@@ -93,6 +93,7 @@ MODELS: dict[str, ModelSpec] = {
                 "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
             ),
             dim=384,
+            max_tokens=256,  # its sentence-transformers config
             languages="en",
             license="Apache-2.0 (model), MIT (package)",
         ),

