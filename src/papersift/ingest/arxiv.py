@@ -74,8 +74,7 @@ def _atom_record(file: str, number: int, entry) -> SourceRecord:
 
 def read_oai_pmh(path: Path) -> Iterator[SourceRecord]:
     root = parse_oai_page(read_bytes(path))
-    records = root.findall(f"{OAI}ListRecords/{OAI}record") + root.findall(f"{OAI}GetRecord/{OAI}record")
-    for number, record in enumerate(records, start=1):
+    for number, record in enumerate(oai_records(root), start=1):
         yield _oai_record(str(path), number, record)
 
 
@@ -93,6 +92,10 @@ def parse_oai_page(raw: bytes) -> ElementTree.Element:
         if error.get("code") != "noRecordsMatch":
             raise SourceError(f"OAI-PMH error {error.get('code')}: {(error.text or '').strip()}")
     return root
+
+
+def oai_records(root: ElementTree.Element) -> list[ElementTree.Element]:
+    return root.findall(f"{OAI}ListRecords/{OAI}record") + root.findall(f"{OAI}GetRecord/{OAI}record")
 
 
 def resumption_token(root: ElementTree.Element) -> str | None:
