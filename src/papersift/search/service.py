@@ -55,7 +55,10 @@ class SearchService:
         notices: list[str] = []
         request = self._within_limits(request, notices)
         query = parse_query(request.query).with_filters(request.filters)
-        retriever = self._retriever_for(request, notices)
+        needs_retriever = query.has_text or request.like_text or request.like_id  # filters alone: keyword browse
+        retriever = self._retriever_for(request, notices) if needs_retriever else None
+        if retriever is not None:
+            notices.extend(getattr(retriever, "notices", list)())  # e.g. semantic coverage while embedding
         if retriever is None:
             hits, total, facets = self._keyword(request, query, notices)
         else:

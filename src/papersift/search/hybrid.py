@@ -1,0 +1,51 @@
+"""The hybrid retriever (the default mode): lexical and dense rankings fused (SearchService plug-in).
+
+The lexical side is the keyword backend with the query's words relaxed to "any of them,
+ranked", so a long description or a mixed Chinese/English query still gets its English
+terms matched; phrases, field words, exclusions and filters keep their meaning. The dense
+side is the semantic retriever. `search.fusion` decides how much each side counts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from papersift.search.fusion import fuse_hybrid
+from papersift.search.query import ParsedQuery
+from papersift.search.semantic import DenseRetriever, query_text
+from papersift.search.semantic import make_retriever as make_dense_retriever
+from papersift.search.similar import clip_like_text, fuse_like
+from papersift.search.types import SearchRequest
+
+LEXICAL_DEPTH = 100  # fusion rarely lifts a paper from below lexical rank 100 into the top pages
+DENSE_DEPTH = 200
+
+
+class HybridRetriever:
+    def __init__(self, dense: DenseRetriever, service):
+        self.dense = dense
+        self.service = service
+
+    def notices(self) -> list[str]:
+        return self.dense.notices()
+
+    def lexical_ids(self, query: ParsedQuery, k: int) -> list[str]:
+        result = self.service.backend.search(query.relaxed(), "relevance", 0, k, with_facets=False)
+        return result.paper_ids
+
+    def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int) -> list[tuple[str, float]]:
+        dense = self.dense.retrieve(request, query, min(k, DENSE_DEPTH))
+        dense_ids = [paper_id for paper_id, _ in dense]
+        if request.like_id:
+            return dense
+        if request.like_text:
+            lexical = [paper_id for paper_id, _ in self.service.rank(clip_like_text(request.like_text), LEXICAL_DEPTH)]
+            return fuse_like(dense_ids, lexical)
+        if self.dense.index is None:
+            return dense  # the dense side fell back to a lexical ranking already
+        return fuse_hybrid(query_text(query), self.lexical_ids(query, min(k, LEXICAL_DEPTH)), dense_ids)
+
+
+def make_retriever(data_dir: str | Path, service) -> HybridRetriever | None:
+    dense = make_dense_retriever(data_dir, service)
+    return HybridRetriever(dense, service) if dense is not None else None

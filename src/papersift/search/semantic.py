@@ -1,0 +1,149 @@
+"""The semantic retriever: ranks papers by embedding similarity (SearchService plug-in).
+
+It embeds the query's words (or takes a stored paper's vector, or embeds pasted text) and
+searches the vector index. Filters keep full recall: the lexical backend tells how many
+papers pass them; a small passing set is searched exactly, a large one is searched with
+enough depth that the service's own filtering still leaves `k` results.
+
+The vector index is reopened when `papersift embed` publishes a new generation, so
+semantic coverage grows while embeddings are computed; `notices()` says how far it is.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from papersift.index import vectors as vector_store
+from papersift.index.embeddings import Encoder
+from papersift.index.models import DEFAULT_MODEL, ModelError, get_spec, is_built
+from papersift.search.query import AnyOf, ParsedQuery, Words
+from papersift.search.similar import UnknownPaperError, embed_like_text, similar_to_paper, similar_to_vector
+from papersift.search.types import SearchRequest
+
+FILTER_EXACT_MAX = 5000  # filtered sets up to this size are fetched and searched exactly
+REOPEN_CHECK_S = 1.0
+
+
+@lru_cache(maxsize=4)
+def shared_encoder(model: str) -> Encoder:
+    """One encoder per model per process (loading the ONNX session takes about a second)."""
+    return Encoder(model)
+
+
+def query_text(query: ParsedQuery) -> str:
+    """The words and phrases a user typed, without operators and filters: what gets embedded."""
+    parts: list[str] = []
+
+    def visit(node) -> None:
+        if isinstance(node, Words):
+            parts.append(node.text)
+        elif isinstance(node, AnyOf):
+            for option in node.options:
+                visit(option)
+
+    for node in query.required:
+        visit(node)
+    return " ".join(parts).strip()
+
+
+class DenseRetriever:
+    def __init__(self, data_dir: str | Path, service, model: str = DEFAULT_MODEL, encoder: Encoder | None = None):
+        self.data_dir = Path(data_dir)
+        self.service = service
+        self.model = model
+        self._encoder = encoder
+        self._index: vector_store.VectorIndex | None = None
+        self._generation: Path | None = None
+        self._checked_at = 0.0
+        self._lock = threading.Lock()
+
+    @property
+    def encoder(self) -> Encoder:
+        if self._encoder is None:
+            self._encoder = shared_encoder(self.model)
+        return self._encoder
+
+    @property
+    def index(self) -> vector_store.VectorIndex | None:
+        """The live vector index generation (rechecked at most once a second)."""
+        now = time.monotonic()
+        if now - self._checked_at >= REOPEN_CHECK_S:
+            with self._lock:
+                self._checked_at = now
+                generation = vector_store.current_generation(self.data_dir, self.model)
+                if generation != self._generation:
+                    self._index = vector_store.VectorIndex(generation) if generation else None
+                    self._generation = generation
+        return self._index
+
+    def coverage(self) -> float:
+        index = self.index
+        return index.meta.coverage if index is not None else 0.0
+
+    def notices(self) -> list[str]:
+        index = self.index
+        if index is None:
+            return ["semantic index not built yet (run 'papersift embed'); results are keyword matches only"]
+        if index.meta.coverage < 0.999:
+            return [f"semantic index covers {index.meta.coverage:.0%} of papers "
+                    f"({index.meta.rows:,} of {index.meta.papers_total:,}); embedding is in progress"]
+        return []
+
+    # -- filters ---------------------------------------------------------------------
+    def _filter_plan(self, index: vector_store.VectorIndex, query: ParsedQuery, k: int) -> tuple[np.ndarray | None, int]:
+        """(allowed row mask or None, search depth) so that filtering keeps k results."""
+        if query.filters.is_empty() and not query.excluded:
+            return None, k
+        probe = ParsedQuery(excluded=query.excluded, filters=query.filters)
+        passing = self.service.backend.search(probe, "relevance", 0, 1, with_facets=False).total
+        if passing == 0:
+            return np.zeros(len(index), dtype=bool), k
+        if passing <= FILTER_EXACT_MAX:
+            ids = self.service.backend.search(probe, "relevance", 0, passing, with_facets=False).paper_ids
+            return index.mask_for_ids(ids), k
+        share = passing / max(self.service.backend.document_count(), 1)
+        return None, min(len(index), int(k / share * 1.5) + k)
+
+    # -- ranking ---------------------------------------------------------------------
+    def rank_text(self, text: str, query: ParsedQuery, k: int) -> list[tuple[str, float]]:
+        index = self.index
+        if index is None or not text:
+            return []
+        allowed, depth = self._filter_plan(index, query, k)
+        return index.search_ids(self.encoder.encode_query(text), depth, allowed)
+
+    def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int) -> list[tuple[str, float]]:
+        index = self.index
+        if index is None:
+            return self.service.rank(query_text(query), k) if query.has_text else []
+        if request.like_id:
+            allowed, depth = self._filter_plan(index, query, k)
+            try:
+                return similar_to_paper(index, request.like_id, depth, allowed)
+            except UnknownPaperError:
+                paper = self.service.get(request.like_id)
+                if paper is None:
+                    raise
+                from papersift.index.embeddings import paper_text
+
+                return similar_to_vector(index, embed_like_text(self.encoder, paper_text(paper)), depth, allowed,
+                                         exclude=[paper.id])
+        if request.like_text:
+            allowed, depth = self._filter_plan(index, query, k)
+            return index.search_ids(embed_like_text(self.encoder, request.like_text), depth, allowed)
+        return self.rank_text(query_text(query), query, k)
+
+
+def make_retriever(data_dir: str | Path, service) -> DenseRetriever | None:
+    """None when the default model is not built (the service then answers by keyword)."""
+    try:
+        if not is_built(get_spec(DEFAULT_MODEL)):
+            return None
+    except ModelError:
+        return None
+    return DenseRetriever(data_dir, service)
