@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 import bibtexparser
 import orjson
+from bibtexparser.middlewares.parsestack import default_unparse_stack
 from bibtexparser.model import Entry, Field
 
 from papersift.record import Paper
@@ -48,6 +49,8 @@ def _bibtex_value(text: str) -> str:
     """Escape LaTeX specials outside of commands and keep braces balanced (a broken
     brace would swallow the rest of the .bib file)."""
     text = _LATEX_SPECIALS.sub(r"\\\1", text)
+    if "{" not in text and "}" not in text:
+        return text
     depth = 0
     for char in text:
         depth += {"{": 1, "}": -1}.get(char, 0)
@@ -86,7 +89,8 @@ def to_bibtex(papers: Iterable[Paper]) -> str:
         if seen:
             key = f"{key}{_suffix(seen)}"
         library.add(_bibtex_entry(paper, key))
-    return bibtexparser.write_string(library)
+    # The library is ours alone, so the writer may enclose values in place (no deep copy).
+    return bibtexparser.write_string(library, unparse_stack=default_unparse_stack(allow_inplace_modification=True))
 
 
 def _suffix(index: int) -> str:

@@ -10,7 +10,7 @@ from fastapi import Request
 
 from papersift.config import MAX_PAGE_SIZE
 from papersift.record import Paper
-from papersift.search.types import SearchRequest, SearchResponse
+from papersift.search.types import Hit, SearchRequest, SearchResponse
 from papersift.web.i18n import Lang, negotiate_language
 
 EXPORT_MAX_RESULTS = 5000
@@ -23,6 +23,8 @@ class SearchBackend(Protocol):
     def search(self, request: SearchRequest) -> SearchResponse: ...
 
     def get(self, paper_id: str) -> Paper | None: ...
+
+    def rank(self, text: str, k: int = 100) -> list[tuple[str, float]]: ...
 
 
 class PaperNotFound(LookupError):
@@ -41,12 +43,24 @@ def request_lang(request: Request, explicit: Lang | None) -> Lang:
 
 
 def similar_response(service: SearchBackend, paper_id: str, size: int) -> SearchResponse:
+    """Papers like this one: the service's own `similar` when it has one (semantic), else
+    lexical "more like this" ranking on the paper's title and abstract."""
     paper = service.get(paper_id)
     if paper is None:
         raise PaperNotFound(paper_id)
-    response = service.search(SearchRequest(like_id=paper.id, size=size + 1, with_facets=False))
-    hits = [hit for hit in response.hits if hit.paper.id != paper.id][:size]
-    return replace(response, hits=hits)
+    similar = getattr(service, "similar", None)
+    if callable(similar):
+        response = similar(paper.id, size + 1)
+        notices = list(response.notices)
+        hits = response.hits
+    else:
+        ranked = service.rank(f"{paper.title}\n{paper.abstract or ''}", k=size + 1)
+        papers = {pid: service.get(pid) for pid, _ in ranked}
+        hits = [Hit(papers[pid], score) for pid, score in ranked if papers[pid] is not None]
+        notices = ["similar papers by shared words (semantic similarity is not available)"]
+    hits = [hit for hit in hits if hit.paper.id != paper.id][:size]
+    request = SearchRequest(like_id=paper.id, size=size, with_facets=False)
+    return SearchResponse(request, len(hits), hits, notices=notices)
 
 
 def facet_response(service: SearchBackend, request: SearchRequest) -> SearchResponse:

@@ -8,12 +8,18 @@ import hmac
 from fastapi import APIRouter, Body, Request
 
 from papersift.api.errors import ApiError
+from papersift.api.schemas import ErrorOut
+from papersift.index import lexical
 from papersift.record import RecordError, paper_from_dict
 from papersift.store import Store
 
 MAX_WRITE_RECORDS = 1000
 
-router = APIRouter(prefix="/api", tags=["write"])
+router = APIRouter(prefix="/api", tags=["write"], responses={
+    401: {"model": ErrorOut, "description": "Missing or wrong token"},
+    403: {"model": ErrorOut, "description": "Writes are disabled"},
+    422: {"model": ErrorOut, "description": "Invalid record"},
+})
 
 
 def require_write_access(request: Request) -> None:
@@ -24,6 +30,14 @@ def require_write_access(request: Request) -> None:
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not hmac.compare_digest(token.encode(), settings.write_token.encode()):
         raise ApiError(401, "unauthorized", "writes need 'Authorization: Bearer <token>' with the server's write token")
+
+
+def refresh_indexes(data_dir, service) -> None:
+    """Index what changed in the store, then make the running service see it at once."""
+    lexical.update(data_dir)
+    backend = getattr(service, "backend", None)
+    if backend is not None and hasattr(backend, "refresh"):
+        backend.refresh(force=True)
 
 
 @router.post("/papers", summary="Add or update papers (disabled unless enabled, token required)")
@@ -38,8 +52,7 @@ def add_papers(request: Request, records: list[dict] = Body(..., max_length=MAX_
         except RecordError as problem:
             raise ApiError(422, "invalid_record", f"record {position}: {problem}",
                            [{"record": position, "problem": str(problem)}]) from None
-    counts = Store(request.app.state.settings.data_dir).upsert(papers)
-    refresh = getattr(request.app.state.service, "refresh", None)
-    if callable(refresh):
-        refresh()
+    data_dir = request.app.state.settings.data_dir
+    counts = Store(data_dir).upsert(papers)
+    refresh_indexes(data_dir, request.app.state.service)
     return {"added": counts.added, "updated": counts.updated, "merged": counts.merged, "unchanged": counts.unchanged}
