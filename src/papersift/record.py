@@ -102,6 +102,8 @@ def _text(raw: dict, key: str, limit: int = MAX_FIELD_CHARS, required: bool = Fa
         return None
     if not isinstance(value, str):
         raise RecordError(f"field '{key}' must be a string, got {type(value).__name__}")
+    if len(value) > 2 * limit:  # refuse before cleaning: cleaning a 10 MB field takes seconds
+        raise RecordError(f"field '{key}' is {len(value):,} characters long (limit {limit:,})")
     value = _clean_text(value)
     if len(value) > limit:
         raise RecordError(f"field '{key}' is {len(value):,} characters long (limit {limit:,})")

@@ -1,11 +1,12 @@
 """BibTeX (.bib) via bibtexparser v2: LaTeX decoded outside math, 'Last, First' names turned around.
 
 Entries carry no paper id: an OpenReview forum URL gives `<VENUE>-<year>-<forum id>` (the id
-the conference listings use), otherwise the record gets `make_paper_id` at validation.
+the conference listings use), otherwise `make_paper_id` (stable for the same title).
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +16,8 @@ from bibtexparser import middlewares
 from pylatexenc.latex2text import LatexNodes2Text
 
 from papersift.ingest.base import SourceRecord, decode_document, read_bytes
-from papersift.ingest.fields import OPENREVIEW_FORUM, canonical_venue, clean_url, pdf_from_landing
+from papersift.ingest.fields import KNOWN_VENUES, OPENREVIEW_FORUM, canonical_venue, clean_url, pdf_from_landing
+from papersift.record import make_paper_id
 
 # Phrases in booktitle/journal that name the venues the corpus knows.
 VENUE_PHRASES = (
@@ -28,6 +30,9 @@ VENUE_PHRASES = (
     ("conference on language modeling", "COLM"),
 )
 MAX_VENUE_CHARS = 100
+
+# Failed blocks are reported per record by this reader; bibtexparser's own warnings would repeat them.
+logging.getLogger("bibtexparser").setLevel(logging.ERROR)
 
 
 def _parse_stack() -> list:
@@ -53,7 +58,9 @@ def read_bibtex(path: Path) -> Iterator[SourceRecord]:
 
 
 def _first_line(error: object) -> str:
-    return str(error).strip().splitlines()[0] if str(error).strip() else "syntax error"
+    # bibtexparser's BlockAbortedException keeps its message in `abort_reason`, not in str().
+    message = str(getattr(error, "abort_reason", "") or error or "").strip()
+    return message.splitlines()[0] if message else "syntax error"
 
 
 def _to_record(entry, source: str) -> dict:
@@ -65,9 +72,15 @@ def _to_record(entry, source: str) -> dict:
     if url and url.lower().endswith(".pdf"):  # NeurIPS proceedings put the PDF link in `url`
         url, pdf = None, pdf or url
     forum = OPENREVIEW_FORUM.match(url or "")
+    known_venue = venue if venue in KNOWN_VENUES else None
+    title = fields.get("title")
+    if forum and venue and year:
+        paper_id = f"{venue}-{year}-{forum.group(1)}"
+    else:  # ids keep to known venue names (a journal's full name makes a poor id prefix)
+        paper_id = make_paper_id(known_venue, year, title) if isinstance(title, str) and title.strip() else None
     return {
-        "id": f"{venue}-{year}-{forum.group(1)}" if forum and venue and year else None,
-        "title": fields.get("title"),
+        "id": paper_id,
+        "title": title,
         "authors": fields.get("author") or [],
         "abstract": fields.get("abstract"),
         "venue": venue,

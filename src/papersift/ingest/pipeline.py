@@ -70,7 +70,8 @@ def validate(record: SourceRecord) -> Paper | IngestError:
     if record.error:
         return IngestError(record.path, record.location, None, record.error)
     try:
-        return paper_from_dict(record.data, source=(record.data or {}).get("source") or record.path)
+        source = record.data.get("source") if isinstance(record.data, dict) else None
+        return paper_from_dict(record.data, source=source or record.path)
     except RecordError as exc:
         record_id = record.data.get("id") if isinstance(record.data, dict) else None
         return IngestError(record.path, record.location, str(record_id)[:200] if record_id else None, str(exc))
