@@ -43,24 +43,29 @@ def request_lang(request: Request, explicit: Lang | None) -> Lang:
 
 
 def similar_response(service: SearchBackend, paper_id: str, size: int) -> SearchResponse:
-    """Papers like this one: the service's own `similar` when it has one (semantic), else
-    lexical "more like this" ranking on the paper's title and abstract."""
+    """Papers like this one: the service's semantic neighbours when its vector index can
+    answer, else lexical "more like this" (the paper's title and abstract as the query)."""
     paper = service.get(paper_id)
     if paper is None:
         raise PaperNotFound(paper_id)
-    similar = getattr(service, "similar", None)
-    if callable(similar):
-        response = similar(paper.id, size + 1)
-        notices = list(response.notices)
-        hits = response.hits
+    request = SearchRequest(like_id=paper.id, mode="semantic", size=size + 1, with_facets=False)
+    response = service.search(request)
+    if _semantic_answered(response):
+        hits, notices = response.hits, list(response.notices)
     else:
         ranked = service.rank(f"{paper.title}\n{paper.abstract or ''}", k=size + 1)
-        papers = {pid: service.get(pid) for pid, _ in ranked}
-        hits = [Hit(papers[pid], score) for pid, score in ranked if papers[pid] is not None]
-        notices = ["similar papers by shared words (semantic similarity is not available)"]
+        papers = {found_id: service.get(found_id) for found_id, _ in ranked}
+        hits = [Hit(papers[found_id], score) for found_id, score in ranked if papers[found_id] is not None]
+        notices = ["similar papers by shared words: the semantic index cannot answer yet"]
     hits = [hit for hit in hits if hit.paper.id != paper.id][:size]
-    request = SearchRequest(like_id=paper.id, size=size, with_facets=False)
-    return SearchResponse(request, len(hits), hits, notices=notices)
+    return SearchResponse(replace(request, size=size), len(hits), hits, notices=notices)
+
+
+def _semantic_answered(response: SearchResponse) -> bool:
+    # Without a retriever the service answers like_id with a keyword browse and says so in
+    # a notice; with a retriever but no vector index yet it finds nothing.
+    unavailable = any("not available" in notice for notice in response.notices)
+    return bool(response.hits) and not unavailable
 
 
 def facet_response(service: SearchBackend, request: SearchRequest) -> SearchResponse:

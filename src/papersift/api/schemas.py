@@ -9,7 +9,8 @@ from pydantic import BaseModel, Field
 
 from papersift.record import Paper
 from papersift.search.types import FacetValue, Hit, SearchResponse
-from papersift.web.i18n import Lang, authors_line
+from papersift.search.display import format_authors
+from papersift.web.i18n import Lang
 
 
 class PaperOut(BaseModel):
@@ -89,7 +90,7 @@ def hit_json(hit: Hit, lang: Lang) -> dict:
         "score": hit.score if math.isfinite(hit.score) else 0.0,
         "highlights": dict(hit.highlights),
         "topic_predicted": hit.topic_predicted,
-        "authors_line": authors_line(hit.paper.authors, lang),
+        "authors_line": format_authors(hit.paper.authors, lang),
     }
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-from papersift.config import AUTHORS_SHOWN
-
 Lang = Literal["zh", "en"]
 LANGS: tuple[Lang, ...] = ("zh", "en")
 DEFAULT_LANG: Lang = "zh"
@@ -100,11 +98,3 @@ def negotiate_language(accept_language: str | None) -> Lang:
             if best is None or candidate[0] > best[0]:
                 best = candidate
     return best[1] if best else DEFAULT_LANG
-
-
-def authors_line(authors: tuple[str, ...] | list[str], lang: Lang) -> str:
-    """`A, B, …, J 等` / `A, B, …, J et al.`: the first AUTHORS_SHOWN names, as on the target page."""
-    shown = ", ".join(authors[:AUTHORS_SHOWN])
-    if len(authors) > AUTHORS_SHOWN:
-        return f"{shown} {translate('et_al', lang)}"
-    return shown

@@ -1,0 +1,151 @@
+"""The page as HTML, without a browser: language, escaping, paging, facets, no-JS forms."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from papersift.search.service import SearchService
+from papersift.search.types import SearchRequest
+from papersift.web.routes import highlighted, safe_href
+from served_papers import HOSTILE_ID, MANY_AUTHORS_ID, XSS_TITLE
+
+HTML = {"Accept": "text/html"}
+
+
+class Elements(HTMLParser):
+    """Start tags with their attributes, and the text, of a page."""
+
+    def __init__(self, html: str):
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+        self.text: list[str] = []
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+    def links(self, css_class: str | None = None) -> list[str]:
+        return [attrs["href"] for tag, attrs in self.tags if tag == "a" and "href" in attrs
+                and (css_class is None or css_class in attrs.get("class", "").split())]
+
+    def with_class(self, css_class: str) -> list[dict]:
+        return [attrs for _, attrs in self.tags if css_class in (attrs.get("class") or "").split()]
+
+
+def page(client, url, **headers) -> tuple[int, str, Elements]:
+    response = client.get(url, headers={**HTML, **headers})
+    return response.status_code, response.text, Elements(response.text)
+
+
+@pytest.mark.parametrize(("accept_language", "title"), [
+    ("zh-CN,zh;q=0.9", "论文检索"), ("en-US,en;q=0.9", "Paper Search"), (None, "论文检索"),
+])
+def test_language_comes_from_the_browser(client, accept_language, title):
+    headers = {"Accept-Language": accept_language} if accept_language else {}
+    status, html, _ = page(client, "/", **headers)
+    assert status == 200 and f"<title>{title}</title>" in html
+
+
+def test_lang_in_the_url_wins_and_every_link_keeps_it(client):
+    status, html, elements = page(client, "/?q=learning&mode=keyword&lang=en", **{"Accept-Language": "zh-CN"})
+    assert status == 200 and "<title>learning – Paper Search</title>" in html and '<html lang="en">' in html
+    internal = [href for href in elements.links() if href.startswith("/") and not href.startswith(("/docs", "/api"))]
+    assert internal and all("lang=" in href for href in internal)
+    switch = elements.links("lang-switch")[0]
+    assert parse_qs(urlsplit(switch).query) == {"q": ["learning"], "mode": ["keyword"], "lang": ["zh"]}
+
+
+def test_results_page_shows_20_hits_like_the_service(client, served_data_dir):
+    status, _, elements = page(client, "/?q=learning&mode=keyword&lang=zh")
+    expected = SearchService(served_data_dir).search(SearchRequest(query="learning", mode="keyword"))
+    assert status == 200 and len(elements.with_class("hit")) == 20
+    paper_links = [href for href in elements.links() if href.startswith("/paper/") and not href.split("?")[0].endswith("/similar")]
+    assert [href.split("?")[0].removeprefix("/paper/") for href in paper_links] == [hit.paper.id for hit in expected.hits]
+    assert f"共 {expected.total:,} 篇论文" in "".join(elements.text)
+
+
+def test_pagination_links_to_the_next_page(client):
+    _, _, elements = page(client, "/?q=learning&mode=keyword&lang=zh")
+    next_link = [attrs["href"] for tag, attrs in elements.tags if tag == "a" and attrs.get("rel") == "next"][0]
+    assert parse_qs(urlsplit(next_link).query)["page"] == ["2"]
+    status, _, second = page(client, next_link)
+    assert status == 200 and [a for t, a in second.tags if t == "span" and a.get("aria-current") == "page"]
+
+
+def test_facet_links_narrow_the_search(client):
+    _, _, elements = page(client, "/?q=learning&mode=keyword&lang=en")
+    venue_links = [href for href in elements.links("facet-link") if "venue=" in href]
+    assert venue_links
+    narrowed = parse_qs(urlsplit(venue_links[0]).query)
+    assert narrowed["q"] == ["learning"] and len(narrowed["venue"]) == 1 and "page" not in narrowed
+
+
+def test_hostile_paper_text_is_escaped_everywhere(client):
+    for url in ("/?q=bold+attention+claims&mode=keyword", f"/paper/{HOSTILE_ID}", f"/paper/{HOSTILE_ID}/similar"):
+        status, html, elements = page(client, url)
+        assert status == 200
+        assert "<img src=x" not in html and "<script>alert" not in html and "<b>Evil" not in html
+        assert "javascript:" not in " ".join(elements.links())
+        if "similar" not in url:
+            assert "&lt;img src=x onerror=alert(1)&gt;" in html or "&lt;img src=<mark>x</mark>" in html
+
+
+def test_search_form_works_without_javascript(client):
+    _, html, elements = page(client, "/?q=learning&mode=keyword&venue=ICLR&lang=zh")
+    forms = [attrs for tag, attrs in elements.tags if tag == "form" and attrs.get("role") == "search"]
+    assert forms == [{"class": "search-form", "role": "search", "action": "/", "method": "get"}]
+    hidden = [(attrs["name"], attrs["value"]) for tag, attrs in elements.tags if tag == "input" and attrs.get("type") == "hidden"]
+    assert ("venue", "ICLR") in hidden and ("lang", "zh") in hidden
+    assert re.search(r'<input type="radio" name="mode" value="keyword" checked>', html)
+
+
+def test_first_ten_authors_then_deng_expandable(client):
+    _, html, elements = page(client, "/?q=fifteen+collaborators&mode=keyword&lang=zh")
+    shown = re.search(r'<span class="shown">([^<]*)</span>', html).group(1)
+    assert shown == ", ".join(f"Author Number{n}" for n in range(1, 11))
+    assert "<summary" in html and ">等</summary>" in html and "Author Number15" in html
+
+
+def test_topics_page_lists_areas_and_subareas_with_links(client):
+    status, html, elements = page(client, "/topics?lang=zh")
+    links = [parse_qs(urlsplit(href).query) for href in elements.links() if href.startswith("/?")]
+    assert status == 200 and "主题浏览" in html
+    assert any(link.get("area") == ["Deep Learning"] and link.get("subarea") == ["Attention Mechanisms"] for link in links)
+
+
+def test_bad_input_renders_an_html_error_page(client):
+    status, html, _ = page(client, "/?page=abc&lang=en")
+    assert status == 422 and "Bad request" in html and "page" in html and "abc" in html
+    status, html, _ = page(client, "/?q=%22open&lang=zh")
+    assert status == 400 and "quote" in html
+    status, html, _ = page(client, "/paper/NOPE?lang=en")
+    assert status == 404 and "No such paper." in html
+
+
+def test_paper_page_has_bibtex_and_links(client):
+    status, html, elements = page(client, f"/paper/{MANY_AUTHORS_ID}?lang=en")
+    assert status == 200 and "@inproceedings{number12023scaling," in html
+    assert "https://example.org/many.pdf" in elements.links()
+    assert f"/paper/{MANY_AUTHORS_ID}/similar?lang=en" in elements.links()
+
+
+def test_highlight_snippets_pass_only_when_they_hold_nothing_but_marks():
+    assert str(highlighted("a <mark>b</mark> &amp; c", "a b & c")) == "a <mark>b</mark> &amp; c"
+    assert str(highlighted("a <b>b</b>", "a <b>b</b>")) == "a &lt;b&gt;b&lt;/b&gt;"
+    assert str(highlighted(None, "<i>x</i>")) == "&lt;i&gt;x&lt;/i&gt;"
+    assert str(highlighted("<mark onclick=x>b</mark>", "b")) == "b"
+
+
+@pytest.mark.parametrize(("url", "kept"), [
+    ("https://openreview.net/pdf?id=1", True), ("http://x.org/a.pdf", True),
+    ("javascript:alert(1)", False), ("JaVaScRiPt:alert(1)", False), ("data:text/html,x", False), ("", False), (None, False),
+])
+def test_only_http_links_come_from_paper_data(url, kept):
+    assert (safe_href(url) is not None and safe_href(url) == url) is kept
