@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import typesense
 
 from papersift.backends import bm25
-from papersift.backends.typesense_index import ALIAS, ALL_TERMS, TERM_FIELDS, alias_target, read_meta
+from papersift.backends.typesense_index import ALIAS, TERM_FIELDS, alias_target, read_meta
 from papersift.index.analyzers import ENGLISH, NAMES, terms
 from papersift.record import PAPER_FIELDS, Paper
 from papersift.search.backend import (
@@ -41,16 +41,18 @@ FACET_SIZE = 250  # values per facet field (the shared corpus has 215 facet comb
 CANDIDATE_DEPTH = 250  # candidates rescored per query (one Typesense page)
 TYPESENSE_PAGE = 250
 REFRESH_EVERY_S = 1.0
+MULTI_SEARCH_ATTEMPTS = 4
+LAG_RETRIES = 20
 PAPER_INCLUDE = ",".join(PAPER_FIELDS)
-FIELD_TERMS = {"title": "title_terms", "abstract": "abstract_terms", "keywords": "keywords_terms",
-               "authors": "authors_terms"}
+FIELD_TERMS = {name: field for field, name in TERM_FIELDS.items()}  # papersift field -> Typesense field
+MATCH_FIELD = FIELD_TERMS["text"]  # a plain word matches when it is in title, abstract or keywords
 
 
 @dataclass(frozen=True, slots=True)
 class Clause:
     """One scored part of the query: a term or phrase in one field, with its boost."""
 
-    field: str  # papersift field name: title, abstract, keywords, authors
+    field: str  # papersift field name: text, title, abstract, keywords, authors
     terms: tuple[str, ...]
     boost: float
 
@@ -103,12 +105,23 @@ class TypesenseBackend:
             return
         with self._lock:
             self._checked_at = now
-            collection = alias_target(self.client, self.alias)
-            if collection is None:
-                raise LookupError(f"no Typesense alias {self.alias!r}: run 'papersift index --backend typesense' first")
+            collection, meta = self._live_collection()
             if collection != self._collection:
-                self._meta = read_meta(self.client, collection)
+                self._meta = meta
                 self._collection, self._doc_freqs, self._all_facets = collection, {}, None
+
+    def _live_collection(self) -> tuple[str, dict]:
+        """The alias's collection and its meta; a node that has not applied a fresh build yet
+        answers 404, so ask again (the client moves on to the next node)."""
+        for _ in range(LAG_RETRIES):
+            try:
+                collection = alias_target(self.client, self.alias)
+                if collection is not None:
+                    return collection, read_meta(self.client, collection)
+            except typesense.exceptions.ObjectNotFound:
+                pass
+            time.sleep(0.1)
+        raise LookupError(f"no Typesense alias {self.alias!r}: run 'papersift index --backend typesense' first")
 
     def document_count(self) -> int:
         self.refresh()
@@ -119,7 +132,7 @@ class TypesenseBackend:
         english = terms(words.text, ENGLISH)
         field_names = (words.field,) if words.field else DEFAULT_FIELDS
         alternatives = [Clause(name, tuple(english), FIELD_BOOSTS[name]) for name in field_names] if english else []
-        target = FIELD_TERMS[words.field] if words.field else ALL_TERMS
+        target = FIELD_TERMS[words.field] if words.field else MATCH_FIELD
         parts = [_term_filter(target, english, negate)] if english else []
         if english and words.field is None and not words.phrase:
             names = terms(words.text, NAMES)
@@ -175,7 +188,7 @@ class TypesenseBackend:
             if isinstance(node, Words):
                 english = terms(node.text, ENGLISH)
                 if english:
-                    compiled.filter_parts.append(_term_filter(ALL_TERMS, english, negate=True))
+                    compiled.filter_parts.append(_term_filter(MATCH_FIELD, english, negate=True))
             elif isinstance(node, FieldValue):
                 compiled.filter_parts.append(self._field_value(node, negate=True))
         compiled.filter_parts.extend(self._filters(query))
@@ -209,7 +222,7 @@ class TypesenseBackend:
         params = {
             "collection": self.alias,
             "q": " ".join(dict.fromkeys(compiled.q_terms)) or "*",
-            "query_by": f"title_terms,{ALL_TERMS}",
+            "query_by": f"{MATCH_FIELD},title_terms",
             "query_by_weights": "2,1",
             "num_typos": 0,
             "prefix": "false",
@@ -231,11 +244,15 @@ class TypesenseBackend:
         return params
 
     def _multi_search(self, searches: list[dict]) -> list[dict]:
-        results = self.client.multi_search.perform({"searches": searches}, {})["results"]
-        for result in results:
-            if "error" in result:
-                raise RuntimeError(f"typesense search failed: {result['error']}")
-        return results
+        """One POST for many searches. An error inside the answer (a node that is not ready,
+        or has not yet applied the alias) is retried, and the client then asks the next node."""
+        for attempt in range(MULTI_SEARCH_ATTEMPTS):
+            results = self.client.multi_search.perform({"searches": searches}, {})["results"]
+            errors = [result["error"] for result in results if "error" in result]
+            if not errors:
+                return results
+            time.sleep(0.05 * (attempt + 1))
+        raise RuntimeError(f"typesense search failed: {errors[0]}")
 
     def search(self, query: ParsedQuery, sort: Sort = "relevance", offset: int = 0, limit: int = 20, *,
                with_facets: bool = True, candidate_ids: Sequence[str] | None = None,

@@ -28,21 +28,20 @@ from papersift.index.analyzers import ENGLISH, NAMES, terms
 from papersift.record import Paper
 from papersift.store import Store
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 ALIAS = "papers"
 META_COLLECTION = "papersift_meta"
 COLLECTION_PREFIX = f"papers_s{SCHEMA_VERSION}_"
 IMPORT_BATCH = 500
-# Text field -> (paper attribute, analyzer); the Typesense field holds space-joined terms.
+# Typesense field -> papersift field; each holds that field's index terms, space-joined.
+# `text` is title + abstract + keywords as one field, as the embedded index scores it.
 TERM_FIELDS = {
-    "title_terms": ("title", ENGLISH),
-    "abstract_terms": ("abstract", ENGLISH),
-    "keywords_terms": ("keywords", ENGLISH),
-    "authors_terms": ("authors", NAMES),
+    "title_terms": "title",
+    "abstract_terms": "abstract",
+    "keywords_terms": "keywords",
+    "text_terms": "text",
+    "authors_terms": "authors",
 }
-# Every term of every text field: a word matches a paper when it is in any field, as in
-# the embedded index (Typesense itself would need all query words inside one field).
-ALL_TERMS = "all_terms"
 FACET_STRING_FIELDS = ("venue", "area", "subarea", "status")
 
 ProgressCallback = Callable[[int], None]
@@ -72,7 +71,7 @@ def make_client(nodes: list[str], api_key: str, timeout: float = 5.0, retries: i
 
 
 def collection_schema(name: str, vector_dim: int | None) -> dict:
-    fields = [{"name": field, "type": "string", "optional": True} for field in (*TERM_FIELDS, ALL_TERMS)]
+    fields = [{"name": field, "type": "string", "optional": True} for field in TERM_FIELDS]
     fields += [{"name": field, "type": "string", "facet": True, "optional": True} for field in FACET_STRING_FIELDS]
     fields += [
         {"name": "year", "type": "int32", "facet": True, "optional": True},
@@ -89,28 +88,23 @@ def collection_schema(name: str, vector_dim: int | None) -> dict:
 
 def paper_terms(paper: Paper) -> dict[str, list[str]]:
     """The index terms of each text field, made by the analyzers the embedded index uses."""
-    out = {}
-    for field, (attribute, analyzer) in TERM_FIELDS.items():
-        value = getattr(paper, attribute)
-        if not value:
-            out[field] = []
-        elif isinstance(value, tuple):
-            out[field] = [term for item in value for term in terms(item, analyzer)]
-        else:
-            out[field] = terms(value, analyzer)
-    return out
+    title = terms(paper.title, ENGLISH)
+    abstract = terms(paper.abstract, ENGLISH) if paper.abstract else []
+    keywords = [term for keyword in paper.keywords for term in terms(keyword, ENGLISH)]
+    by_field = {
+        "title": title, "abstract": abstract, "keywords": keywords, "text": title + abstract + keywords,
+        "authors": [term for author in paper.authors for term in terms(author, NAMES)],
+    }
+    return {field: by_field[name] for field, name in TERM_FIELDS.items()}
 
 
 def paper_document(seq: int, paper: Paper, vector: np.ndarray | None = None) -> dict:
     document = paper.to_dict()
     document.pop("source", None)
     document["seq"] = seq
-    all_terms = []
     for field, field_terms in paper_terms(paper).items():
         document[field] = " ".join(field_terms)
         document[f"{field}_len"] = len(field_terms)
-        all_terms.extend(field_terms)
-    document[ALL_TERMS] = " ".join(all_terms)
     document["has_abstract"] = paper.has_abstract
     for field in FACET_STRING_FIELDS + ("year",):
         if document.get(field) is None:
@@ -196,6 +190,17 @@ def push_papers(client: typesense.Client, store: Store, collection: str, since_s
     return imported
 
 
+def wait_for_count(client: typesense.Client, collection: str, expected: int, timeout: float = 60.0) -> int:
+    """The collection's document count once it reaches `expected` (followers apply writes a
+    moment after the leader, and the client may ask any node), or the last count seen."""
+    deadline = time.monotonic() + timeout
+    while True:
+        held = int(client.collections[collection].retrieve()["num_documents"])
+        if held >= expected or time.monotonic() > deadline:
+            return held
+        time.sleep(0.2)
+
+
 def write_meta(client: typesense.Client, collection: str, store_count: int) -> None:
     """Collection-wide figures the searcher needs for BM25: document count, mean field lengths."""
     stats = client.collections[collection].retrieve()
@@ -250,7 +255,7 @@ def build_collection(client: typesense.Client, store: Store, vectors: VectorLook
             progress(client.collections[collection].retrieve()["num_documents"])
     imported = push_papers(client, store, collection, resumed_from, vectors, progress, batch_size)
     total = store.count()
-    held = client.collections[collection].retrieve()["num_documents"]
+    held = wait_for_count(client, collection, total)
     if held != total:
         raise TypesenseIndexError(f"collection {collection} holds {held} papers, the store {total}; alias not moved")
     write_meta(client, collection, total)

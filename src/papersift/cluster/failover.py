@@ -1,0 +1,139 @@
+"""Failover drill: steady queries and writes against a cluster while its leader is killed.
+
+A query thread searches through TypesenseBackend (the client spreads requests over every
+node and retries elsewhere), a writer thread upserts papers through the client, the
+leader gets SIGKILL, a new leader is elected, the killed node is started again and must
+catch up. Every request is timed; the report says how many failed, when, and whether any
+failed outside the failover window (kill → new leader elected, plus `grace_s`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+
+import httpx
+
+from papersift.backends.typesense_index import ALIAS, paper_document
+from papersift.cluster.typesense_cluster import TypesenseCluster
+from papersift.record import Paper
+
+
+@dataclass
+class RequestLog:
+    started: list[float] = field(default_factory=list)
+    failed_at: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def record(self, started: float, error: Exception | None) -> None:
+        self.started.append(started)
+        if error is not None:
+            self.failed_at.append(started)
+            self.errors.append(f"{type(error).__name__}: {error}"[:200])
+
+
+@dataclass(frozen=True, slots=True)
+class DrillReport:
+    queries: int
+    query_errors: int
+    query_errors_outside_window: int
+    writes: int
+    write_errors: int
+    write_errors_outside_window: int
+    killed_node: str
+    new_leader: str
+    election_s: float
+    failover_window_s: float
+    last_query_error_after_kill_s: float | None
+    rejoin_s: float
+    rejoined_documents: int
+    leader_documents: int
+    sample_errors: list[str]
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _loop(stop: threading.Event, log: RequestLog, action: Callable[[int], None], pause_s: float) -> None:
+    step = 0
+    while not stop.is_set():
+        started = time.monotonic()
+        try:
+            action(step)
+            log.record(started, None)
+        except Exception as error:  # every failure is counted, none stops the load
+            log.record(started, error)
+        step += 1
+        time.sleep(pause_s)
+
+
+def _outside(failed_at: list[float], window_start: float, window_end: float) -> int:
+    return sum(1 for moment in failed_at if not window_start <= moment <= window_end)
+
+
+def node_document_count(cluster: TypesenseCluster, name: str, collection: str) -> int:
+    node = cluster.nodes[name]
+    response = httpx.get(f"{node.url}/collections/{collection}", headers={"X-TYPESENSE-API-KEY": cluster.api_key},
+                         timeout=5)
+    response.raise_for_status()
+    return int(response.json()["num_documents"])
+
+
+def run_failover_drill(cluster: TypesenseCluster, search: Callable[[int], None], client, collection: str,
+                       write_papers: list[Paper], warmup_s: float = 2.0, after_s: float = 3.0,
+                       grace_s: float = 1.0, query_pause_s: float = 0.02, write_pause_s: float = 0.1) -> DrillReport:
+    """`search(step)` runs one query (raising on failure); writes upsert `write_papers` in turn."""
+    stop = threading.Event()
+    queries, writes = RequestLog(), RequestLog()
+
+    def write(step: int) -> None:
+        paper = write_papers[step % len(write_papers)]
+        updated = replace(paper, id=f"drill-{step}", tldr=f"drill write {step}")
+        client.collections[ALIAS].documents.upsert(paper_document(10_000_000 + step, updated))
+
+    threads = [threading.Thread(target=_loop, args=(stop, queries, search, query_pause_s), daemon=True),
+               threading.Thread(target=_loop, args=(stop, writes, write, write_pause_s), daemon=True)]
+    for thread in threads:
+        thread.start()
+    try:
+        time.sleep(warmup_s)
+        old_leader = cluster.wait_ready()
+        killed_at = time.monotonic()
+        cluster.kill(old_leader.name)
+        new_leader, election_s = cluster.wait_leader_change(old_leader.name)
+        window_end = killed_at + election_s + grace_s
+        time.sleep(after_s)
+        rejoin_started = time.monotonic()
+        cluster.start_node(old_leader.name)
+        cluster.wait_ready()
+        rejoined, leader_documents = 0, -1
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # catching up: replay the log / install a snapshot
+            leader_documents = node_document_count(cluster, new_leader.name, collection)
+            try:
+                rejoined = node_document_count(cluster, old_leader.name, collection)
+            except httpx.HTTPError:
+                rejoined = 0
+            if rejoined >= leader_documents:
+                break
+            time.sleep(0.2)
+        rejoin_s = time.monotonic() - rejoin_started
+        time.sleep(after_s)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=30)
+    failed_after_kill = [moment - killed_at for moment in queries.failed_at if moment >= killed_at]
+    return DrillReport(
+        queries=len(queries.started), query_errors=len(queries.failed_at),
+        query_errors_outside_window=_outside(queries.failed_at, killed_at, window_end),
+        writes=len(writes.started), write_errors=len(writes.failed_at),
+        write_errors_outside_window=_outside(writes.failed_at, killed_at, window_end),
+        killed_node=old_leader.name, new_leader=new_leader.name, election_s=round(election_s, 2),
+        failover_window_s=round(window_end - killed_at, 2),
+        last_query_error_after_kill_s=round(max(failed_after_kill), 2) if failed_after_kill else None,
+        rejoin_s=round(rejoin_s, 2), rejoined_documents=rejoined, leader_documents=leader_documents,
+        sample_errors=(queries.errors + writes.errors)[:5],
+    )

@@ -1,0 +1,63 @@
+"""A real 3-node Typesense cluster on 127.0.0.1: loopback only, leader election, failover drill."""
+
+from __future__ import annotations
+
+import pytest
+
+from papersift.backends.typesense_backend import TypesenseBackend
+from papersift.backends.typesense_index import build_collection, make_client
+from papersift.cluster.failover import run_failover_drill
+from papersift.cluster.typesense_cluster import TypesenseCluster, free_ports, listening_addresses, loopback_nodes
+from papersift.ingest.pipeline import ingest_paths
+from papersift.search.query import parse_query
+from papersift.store import Store
+
+API_KEY = "test-key"
+
+
+@pytest.fixture()
+def cluster(tmp_path):
+    nodes = loopback_nodes(3, free_ports(6))
+    with TypesenseCluster(tmp_path / "cluster", nodes, API_KEY) as running:
+        running.start(wait=90)
+        yield running
+
+
+def test_every_node_listens_on_loopback_only(cluster):
+    pids = [cluster.pid(name) for name in cluster.nodes]
+    addresses = listening_addresses(pids)
+    expected = {f"127.0.0.1:{port}" for node in cluster.nodes.values() for port in (node.api_port, node.peering_port)}
+    assert set(addresses) == expected
+
+
+def test_one_leader_and_a_new_one_after_the_leader_dies(cluster):
+    states = cluster.states()
+    assert sorted(states.values()) == [1, 4, 4]
+    old = cluster.leader()
+    cluster.kill(old.name)
+    new, _ = cluster.wait_leader_change(old.name)
+    assert new.name != old.name
+    cluster.restart(old.name)
+    assert sorted(cluster.states().values()) == [1, 4, 4]
+
+
+@pytest.mark.slow
+def test_failover_drill_no_errors_outside_the_window(cluster, sample_jsonl, tmp_path):
+    store = Store(tmp_path / "data")
+    ingest_paths(store, [sample_jsonl])
+    client = make_client(cluster.node_urls(), API_KEY, timeout=2, retries=4)
+    built = build_collection(client, store)
+    backend = TypesenseBackend(client)
+    queries = [parse_query(text) for text in ("graph neural network", "reinforcement learning", "kernel methods")]
+
+    def search(step: int) -> None:
+        result = backend.search(queries[step % len(queries)], limit=10)
+        assert result.total > 0
+
+    papers = [paper for _, paper in store.iter_papers()][:50]
+    report = run_failover_drill(cluster, search, client, built.collection, papers, warmup_s=1.5, after_s=2.0)
+    print(report.as_dict())
+    assert report.queries > 50 and report.writes > 20
+    assert report.query_errors_outside_window == 0, report.sample_errors
+    assert report.write_errors_outside_window == 0, report.sample_errors
+    assert report.rejoined_documents >= report.leader_documents > built.total
