@@ -1,0 +1,86 @@
+"""Vector index: exact search against brute force, usearch recall against exact, filters, atomic swaps."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from papersift.index import vectors
+from papersift.index.vectors import VectorIndex, top_k, write_index
+
+DIM = 32
+
+
+def _unit(rows: int, seed: int) -> np.ndarray:
+    matrix = np.random.default_rng(seed).standard_normal((rows, DIM)).astype(np.float32)
+    return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+
+
+@pytest.fixture(scope="module")
+def ann_index(tmp_path_factory):
+    """6,000 vectors with the ANN index forced on (the default threshold is larger)."""
+    data_dir = tmp_path_factory.mktemp("vec")
+    matrix = _unit(6000, 1)
+    write_index(data_dir, "m", [f"p{i}" for i in range(len(matrix))], matrix, 6000, 1, ann_min_rows=1000)
+    return VectorIndex.open(data_dir, "m"), matrix
+
+
+def test_top_k_orders_best_first_and_breaks_ties_by_row():
+    scores = np.array([0.1, 0.9, 0.5, 0.9, 0.3], np.float32)
+    assert top_k(scores, 3).tolist() == [1, 3, 2]
+    assert top_k(scores, 10).tolist() == [1, 3, 2, 4, 0]
+    assert top_k(scores, 0).tolist() == []
+
+
+def test_exact_search_equals_brute_force(tmp_path):
+    matrix = _unit(500, 2)
+    write_index(tmp_path, "m", [f"p{i}" for i in range(500)], matrix, 500, 7)
+    index = VectorIndex.open(tmp_path, "m")
+    assert index.ann is None and index.meta.last_seq == 7
+    query = _unit(1, 3)[0]
+    rows, scores = index.search(query, 10)
+    expected = np.argsort(-(matrix @ query), kind="stable")[:10]
+    assert rows.tolist() == expected.tolist()
+    np.testing.assert_allclose(scores, (matrix @ query)[expected], rtol=1e-6)
+    assert index.search_ids(query, 1)[0][0] == f"p{expected[0]}"
+
+
+def test_ann_recall_against_exact(ann_index):
+    index, matrix = ann_index
+    assert index.ann is not None
+    recalls = []
+    for query in _unit(50, 4):
+        ann_rows, ann_scores = index.search(query, 10)
+        exact_rows, _ = index.search(query, 10, exact=True)
+        recalls.append(len(set(ann_rows) & set(exact_rows)) / 10)
+        np.testing.assert_allclose(ann_scores, matrix[ann_rows] @ query, atol=1e-4)
+    assert np.mean(recalls) >= 0.95
+
+
+@pytest.mark.parametrize("share", [0.02, 0.5])
+def test_filtered_search_keeps_recall(ann_index, share, monkeypatch):
+    """Small allowed sets are searched exactly; large ones through ANN with oversampling."""
+    index, matrix = ann_index
+    monkeypatch.setattr(vectors, "EXACT_SUBSET_ROWS", 1000)
+    allowed = np.random.default_rng(5).random(len(matrix)) < share
+    recalls = []
+    for query in _unit(30, 6):
+        rows, _ = index.search(query, 10, allowed)
+        assert allowed[rows].all() and len(rows) == 10
+        subset = np.flatnonzero(allowed)
+        exact = subset[np.argsort(-(matrix[subset] @ query))[:10]]
+        recalls.append(len(set(rows) & set(exact)) / 10)
+    assert np.mean(recalls) >= 0.95
+
+
+def test_new_generation_replaces_the_old_one(tmp_path):
+    write_index(tmp_path, "m", ["a", "b"], _unit(2, 7), 10, 1)
+    first = VectorIndex.open(tmp_path, "m")
+    write_index(tmp_path, "m", ["a", "b", "c"], _unit(3, 8), 10, 2)
+    second = VectorIndex.open(tmp_path, "m")
+    assert len(second) == 3 and second.meta.coverage == pytest.approx(0.3)
+    assert first.folder != second.folder and not first.folder.exists()
+    assert len(first.vectors) == 2  # an open reader keeps its memory map
+    assert second.mask_for_ids(["c", "zzz"]).tolist() == [False, False, True]
+    with pytest.raises(ValueError, match="ids but"):
+        write_index(tmp_path, "m", ["a"], _unit(2, 9), 10, 3)
