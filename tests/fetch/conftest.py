@@ -61,7 +61,7 @@ def fake_service():
                 pass
 
         server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
         servers.append(server)
         service.base_url = f"http://127.0.0.1:{server.server_address[1]}"
         return service
