@@ -53,6 +53,7 @@ def build_schema() -> tantivy.Schema:
     builder = tantivy.SchemaBuilder()
     builder.add_text_field("id", stored=True, tokenizer_name="raw", index_option="basic")
     builder.add_bytes_field("paper", stored=True)  # the record as JSON: hits need no store lookup
+    builder.add_text_field("text", tokenizer_name=ENGLISH)  # title + abstract + keywords: one BM25 field
     builder.add_text_field("title", tokenizer_name=ENGLISH)
     builder.add_text_field("abstract", tokenizer_name=ENGLISH)
     builder.add_text_field("keywords", tokenizer_name=ENGLISH)
@@ -69,11 +70,15 @@ def paper_document(paper: Paper) -> tantivy.Document:
     document = tantivy.Document()
     document.add_text("id", paper.id)
     document.add_bytes("paper", orjson.dumps(paper.to_dict()))
-    document.add_text("title", segment_cjk(paper.title))
-    if paper.abstract:
-        document.add_text("abstract", segment_cjk(paper.abstract))
-    for keyword in paper.keywords:
-        document.add_text("keywords", segment_cjk(keyword))
+    title = segment_cjk(paper.title)
+    abstract = segment_cjk(paper.abstract) if paper.abstract else ""
+    keywords = [segment_cjk(keyword) for keyword in paper.keywords]
+    document.add_text("text", " \n ".join([title, abstract, *keywords]))
+    document.add_text("title", title)
+    if abstract:
+        document.add_text("abstract", abstract)
+    for keyword in keywords:
+        document.add_text("keywords", keyword)
     for author in paper.authors:
         document.add_text("authors", author)
     for name in EXACT_FIELDS:
@@ -174,8 +179,21 @@ def _add_papers(writer: tantivy.IndexWriter, papers: Iterable[tuple[int, Paper]]
 
 def build(data_dir: str | Path, progress: ProgressCallback | None = None) -> BuildResult:
     """Build a fresh index of every paper in the store and swap it in."""
-    started = time.perf_counter()
     store = Store(data_dir, readonly=True)
+    try:
+        return build_from_papers(data_dir, store.iter_papers(0), store.max_seq(), progress)
+    finally:
+        store.close()
+
+
+def build_from_papers(data_dir: str | Path, papers: Iterable[tuple[int, Paper]], last_seq: int = 0,
+                      progress: ProgressCallback | None = None) -> BuildResult:
+    """Index `papers` ((seq, paper) pairs) into a new generation and swap it in.
+
+    The store's build passes its papers; evaluation corpora that have no store (and
+    must not be merged by title the way the store merges) pass theirs directly.
+    """
+    started = time.perf_counter()
     root = index_root(data_dir)
     with _writer_lock(data_dir):
         previous = current_generation(data_dir)
@@ -186,20 +204,17 @@ def build(data_dir: str | Path, progress: ProgressCallback | None = None) -> Bui
             index = tantivy.Index(build_schema(), path=str(staging))
             register(index)
             writer = index.writer(heap_size=WRITER_HEAP_BYTES)
-            seen_seq = store.max_seq()
-            count, _ = _add_papers(writer, store.iter_papers(0), replace=False, progress=progress)
+            count, _ = _add_papers(writer, papers, replace=False, progress=progress)
             writer.commit()
             writer.wait_merging_threads()
             now = time.time()
-            IndexMeta(SCHEMA_VERSION, seen_seq, count, now, now).write(staging)
+            IndexMeta(SCHEMA_VERSION, last_seq, count, now, now).write(staging)
             folder = root / name
             os.rename(staging, folder)
             _write_atomically(root / POINTER_FILE, name.encode())
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        finally:
-            store.close()
         if previous is not None:
             # Open readers keep their mmaps of the removed files (POSIX), so this is safe.
             shutil.rmtree(previous, ignore_errors=True)

@@ -37,16 +37,25 @@ RETRIEVER_DEPTH = 1000  # candidates a retriever returns; filters and paging app
 class Retriever(Protocol):
     """Ranks papers for a request (semantic, hybrid...); filters are applied afterwards."""
 
-    def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int) -> list[tuple[str, float]]: ...
+    def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int) -> list[tuple[str, float]]:
+        """Up to k (paper id, score) pairs, best first. Retrievers that can rank a pool
+        (evaluation with --pools) also accept a keyword argument candidate_ids."""
 
 
 class SearchService:
     def __init__(self, data_dir: str | Path, backend: SearchBackend | None = None):
         self.data_dir = Path(data_dir)
-        self.store = Store(self.data_dir, readonly=True)
+        self._store: Store | None = None
         self.backend: SearchBackend = backend or TantivyBackend(self.data_dir)
         self._retrievers: dict[str, Retriever | None] = {}
         self._retriever_lock = threading.Lock()
+
+    @property
+    def store(self) -> Store:
+        """Opened on first use: ranking an evaluation corpus needs only the index."""
+        if self._store is None:
+            self._store = Store(self.data_dir, readonly=True)
+        return self._store
 
     # -- the core API ----------------------------------------------------------------
     def search(self, request: SearchRequest) -> SearchResponse:
@@ -74,11 +83,26 @@ class SearchService:
         return self.backend.facet_values()
 
     def rank(self, text: str, k: int = 100, candidate_ids: Sequence[str] | None = None,
-             require_abstract: bool = False) -> list[tuple[str, float]]:
-        """Natural-text lexical ranking (any word may match): for evaluation and fusion."""
-        result = self.backend.search(natural_text_query(text), "relevance", 0, k, with_facets=False,
-                                     candidate_ids=candidate_ids, require_abstract=require_abstract)
-        return list(zip(result.paper_ids, result.scores))
+             mode: str = "keyword", require_abstract: bool = False) -> list[tuple[str, float]]:
+        """Rank papers for natural text (no operators; any word may match), best first.
+
+        For evaluation and for fusion. `candidate_ids` restricts the ranking to a pool.
+        Unlike search(), a mode without a retriever is an error here: a benchmark
+        must not silently measure another mode.
+        """
+        query = natural_text_query(text)
+        if mode == "keyword":
+            result = self.backend.search(query, "relevance", 0, k, with_facets=False,
+                                         candidate_ids=candidate_ids, require_abstract=require_abstract)
+            return list(zip(result.paper_ids, result.scores))
+        notices: list[str] = []
+        retriever = self._retriever_for(SearchRequest(query=text, mode=mode), notices)
+        if retriever is None:
+            raise RuntimeError(notices[0])
+        request = SearchRequest(query=text, mode=mode)
+        if candidate_ids is None:
+            return retriever.retrieve(request, query, k)
+        return retriever.retrieve(request, query, k, candidate_ids=candidate_ids)
 
     def register_retriever(self, mode: str, retriever: Retriever | None) -> None:
         self._retrievers[mode] = retriever

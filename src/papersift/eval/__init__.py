@@ -1,0 +1,1 @@
+"""Retrieval evaluation on benchmarks in BEIR layout (queries, qrels, optional corpus and pools)."""
