@@ -38,5 +38,5 @@ def print_json(value) -> None:
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True)
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True, soft_wrap=True)
     raise typer.Exit(code)

@@ -110,7 +110,7 @@ def _fetch_and_ingest(client, pager, source, key, format_name, max_pages, restar
                 on_page=lambda pages, records: progress.update(task, completed=records),
             )
     except (FetchError, ValueError) as exc:
-        fail(f"{exc} (pages so far are kept in {directory}; run again to resume)")
+        fail(escape(f"{exc} (pages so far are kept in {directory}; run again to resume)"))
     if not result.pages:
         _report(result, None, as_json)
         return
@@ -120,7 +120,7 @@ def _fetch_and_ingest(client, pager, source, key, format_name, max_pages, restar
             task = progress.add_task("ingest", total=None)
             summary = ingest_paths(store, result.pages, format_name, strict, lambda n: progress.advance(task, n))
     except StrictModeStop as stop:
-        fail(f"rejected (--strict): {stop.error}")
+        fail(f"rejected (--strict): {escape(str(stop.error))}")
     _report(result, summary, as_json)
     if summary.rejected:
         raise typer.Exit(1)

@@ -32,7 +32,7 @@ def ingest(
             task = progress.add_task("ingest", total=None)
             summary = ingest_paths(store, paths, format_name, strict, lambda n: progress.advance(task, n))
     except StrictModeStop as stop:
-        fail(f"rejected (--strict): {stop.error}")
+        fail(f"rejected (--strict): {escape(str(stop.error))}")
     if as_json:
         print_json(summary.to_dict())
     else:
@@ -51,14 +51,14 @@ def _progress(disable: bool) -> Progress:
 
 def _print_summary(summary) -> None:
     for error in summary.errors[:50]:
-        err_console.print(f"[red]rejected[/] {escape(str(error))}", highlight=False)
+        err_console.print(f"[red]rejected[/] {escape(str(error))}", highlight=False, soft_wrap=True)
     if len(summary.errors) > 50:
-        err_console.print(f"... and {len(summary.errors) - 50} more (see 'papersift stats --json')")
+        err_console.print(f"... and {len(summary.errors) - 50} more ('--json' lists up to 1000)")
     counts = summary.counts
     console.print(
         f"{summary.files} file(s), {summary.read} records: {counts.added} added, {counts.updated} updated, "
-        f"{counts.merged} merged, {counts.unchanged} unchanged, {summary.rejected} rejected",
-        highlight=False,
+        f"{counts.merged} merged, {counts.unchanged} unchanged, {summary.skipped} skipped, {summary.rejected} rejected",
+        highlight=False, soft_wrap=True,
     )
 
 

@@ -19,7 +19,7 @@ def read_jsonl(path: Path) -> Iterator[SourceRecord]:
         if not raw_line.strip():
             continue
         try:
-            data = orjson.loads(decode_text(raw_line))
+            data = orjson.loads(decode_text(raw_line.rstrip(b"\r\n")))
         except SourceError as exc:
             yield SourceRecord(str(path), location, error=str(exc))
             continue
