@@ -149,3 +149,32 @@ def test_highlight_snippets_pass_only_when_they_hold_nothing_but_marks():
 ])
 def test_only_http_links_come_from_paper_data(url, kept):
     assert (safe_href(url) is not None and safe_href(url) == url) is kept
+
+
+class PredictedTopics:
+    """The real service, with every hit's topic marked as predicted by the classifier."""
+
+    def __init__(self, service):
+        self.service = service
+
+    def search(self, request):
+        from dataclasses import replace
+
+        response = self.service.search(request)
+        return replace(response, hits=[replace(hit, topic_predicted=True) for hit in response.hits])
+
+    def __getattr__(self, name):
+        return getattr(self.service, name)
+
+
+def test_predicted_topics_get_a_predicted_badge(served_data_dir):
+    from fastapi.testclient import TestClient
+
+    from papersift.api import create_app
+
+    app = create_app(served_data_dir, service=PredictedTopics(SearchService(served_data_dir)))
+    with TestClient(app) as predicted_client:
+        _, html, elements = page(predicted_client, "/?q=attention&mode=keyword&area=Deep+Learning&lang=en")
+    badges = elements.with_class("predicted")
+    assert badges and len(badges) == len(elements.with_class("topic"))
+    assert '<span class="badge predicted" title="Topic predicted by the classifier">predicted</span>' in html

@@ -30,6 +30,12 @@
     control.addEventListener("change", function () { control.form.submit(); });
   });
 
+  // "Show full abstract" only where the abstract is cut.
+  document.querySelectorAll(".abstract-box").forEach(function (box) {
+    var text = box.querySelector(".abstract");
+    if (text && text.scrollHeight <= text.clientHeight + 1) box.classList.add("fits");
+  });
+
   // "/" jumps to the query box, as on most search sites.
   document.addEventListener("keydown", function (event) {
     var target = event.target;
