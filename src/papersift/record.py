@@ -74,6 +74,8 @@ PAPER_FIELDS = tuple(f.name for f in fields(Paper))
 
 def normalize_title(title: str) -> str:
     folded = unicodedata.normalize("NFKD", title).casefold()
+    # Drop the accents NFKD split off, so 'Naïve' and 'Naive' agree (and 'É' does not split a word).
+    folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
     return " ".join(re.findall(r"\w+", folded))
 
 
