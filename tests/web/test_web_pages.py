@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from papersift.search.service import SearchService
-from papersift.search.types import SearchRequest
+from papersift.search.types import Filters, SearchRequest
 from papersift.web.routes import highlighted, safe_href
 from served_papers import HOSTILE_ID, MANY_AUTHORS_ID, XSS_TITLE
 
@@ -178,3 +178,17 @@ def test_predicted_topics_get_a_predicted_badge(served_data_dir):
     badges = elements.with_class("predicted")
     assert badges and len(badges) == len(elements.with_class("topic"))
     assert '<span class="badge predicted" title="Topic predicted by the classifier">predicted</span>' in html
+
+
+def test_a_filtered_facet_still_offers_its_other_values_with_their_own_counts(client, served_data_dir):
+    service = SearchService(served_data_dir)
+    _, html, elements = page(client, "/?q=learning&mode=keyword&venue=ICLR&lang=en")
+    offered = re.findall(r'<section class="facet" data-facet="venue">(.*?)</section>', html, re.S)[0]
+    counts = {name: int(count.replace(",", "")) for name, count in
+              re.findall(r'<span class="facet-name">([^<]+)</span> <span class="count">([\d,]+)</span>', offered)}
+    assert len(counts) > 1 and "ICLR" in counts
+    for venue, count in counts.items():
+        alone = service.search(SearchRequest(query="learning", mode="keyword", filters=Filters(venues=(venue,)), size=1))
+        assert alone.total == count
+    colt_link = [href for href in elements.links("facet-link") if "venue=COLT" in href][0]
+    assert parse_qs(urlsplit(colt_link).query)["venue"] == ["ICLR", "COLT"]

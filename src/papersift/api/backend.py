@@ -72,6 +72,29 @@ def facet_response(service: SearchBackend, request: SearchRequest) -> SearchResp
     return service.search(replace(request, page=1, size=1, with_facets=True))
 
 
+# Facet name -> the Filters fields that filter on it.
+FACET_FILTERS = {
+    "venue": ("venues",), "year": ("year_from", "year_to"), "area": ("areas",),
+    "subarea": ("subareas",), "status": ("statuses",),
+}
+
+
+def facets_beside_filters(service: SearchBackend, response: SearchResponse) -> SearchResponse:
+    """Counts for each filtered facet as if its own filter were off, so the sidebar still
+    offers the other venues, years or statuses (values of one facet combine with OR)."""
+    request = response.request
+    facets = dict(response.facets)
+    for name, fields in FACET_FILTERS.items():
+        cleared = {field: (None if field.startswith("year") else ()) for field in fields}
+        if all(getattr(request.filters, field) == value for field, value in cleared.items()):
+            continue
+        if name == "subarea" and len(request.filters.areas) != 1:
+            continue  # subareas are only listed inside one area
+        without_own = replace(request, filters=replace(request.filters, **cleared))
+        facets[name] = facet_response(service, without_own).facets.get(name, [])
+    return replace(response, facets=facets)
+
+
 def topic_tree(service: SearchBackend, request: SearchRequest) -> list[dict]:
     """[{area, count, subareas: [{value, count}]}], by count: subarea names repeat across
     areas ("Everything Else"), so each area's subareas are counted within that area."""

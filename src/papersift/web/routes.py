@@ -17,7 +17,9 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from markupsafe import Markup, escape
 
-from papersift.api.backend import PaperNotFound, request_lang, service_of, similar_response, topic_tree
+from papersift.api.backend import (
+    PaperNotFound, facets_beside_filters, request_lang, service_of, similar_response, topic_tree,
+)
 from papersift.api.errors import ApiError
 from papersift.api.params import FacetParams, PaperParams, SearchParams, SimilarParams
 from papersift.api.schemas import page_count
@@ -87,7 +89,10 @@ def render_error(request: Request, status: int, message: str) -> HTMLResponse:
 def search_page(request: Request, params: Annotated[SearchParams, Query()]) -> HTMLResponse:
     lang = request_lang(request, params.lang)
     state = SearchState(params, lang)
-    response = service_of(request).search(params.to_request())
+    service = service_of(request)
+    response = service.search(params.to_request())
+    if response.facets:
+        response = facets_beside_filters(service, response)
     return render(
         request, "search.html", lang, state=state, response=response, params=params,
         pages=page_count(response.total, params.size, MAX_PAGE), facet_limit=FACET_LIMIT,
