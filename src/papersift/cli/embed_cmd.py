@@ -63,18 +63,36 @@ def embed(
     models_dir: ModelsDirOption = None,
     threads: Annotated[int | None, typer.Option("--threads", help="CPU threads (default: all cores).")] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="Embed at most this many new papers (then stop).")] = None,
+    corpus: Annotated[Path | None, typer.Option("--corpus", help="Embed an evaluation corpus (as 'papersift eval --corpus' indexes it) instead of the store.")] = None,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="With --corpus: where eval corpora are kept.")] = None,
+    seed: Annotated[list[Path] | None, typer.Option("--seed", help="With --corpus: data dirs whose embedding caches are reused.")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Embed the store's papers for semantic search (cached and resumable: rerun after a kill)."""
-    from papersift.index.embeddings import EmbedProgress, Encoder, embed_store
+    from papersift.index.embeddings import EmbedProgress, Encoder, embed_papers, embed_store
 
     try:
         encoder = Encoder(model, models_root=models_dir, threads=threads)
     except model_registry.ModelError as exc:
         fail(str(exc))
-    directory = data_dir_of(data_dir)
-    if not (directory / "papers.sqlite3").exists():
-        fail(f"no papers in {directory}; run 'papersift ingest' first")
+    if corpus is not None:
+        from papersift.eval.datasets import BenchmarkError, read_corpus
+        from papersift.eval.runner import corpus_data_dir
+
+        if not corpus.is_file():
+            fail(f"--corpus: no such file: {corpus}")
+        try:
+            directory = corpus_data_dir(corpus, cache_dir)
+            papers = list(read_corpus(corpus))
+        except BenchmarkError as exc:
+            fail(str(exc))
+        run = lambda report: embed_papers(directory, papers, encoder, seed_dirs=seed or [],  # noqa: E731
+                                          limit=limit, on_progress=report)
+    else:
+        directory = data_dir_of(data_dir)
+        if not (directory / "papers.sqlite3").exists():
+            fail(f"no papers in {directory}; run 'papersift ingest' first")
+        run = lambda report: embed_store(directory, encoder, limit=limit, on_progress=report)  # noqa: E731
     started = time.perf_counter()
     with _progress(disable=as_json) as progress:
         task = progress.add_task("embed", total=None, rate="")
@@ -85,7 +103,7 @@ def embed(
             progress.update(task, total=todo, completed=state.embedded,
                             rate=f"{state.embedded / elapsed:.1f} papers/s, {state.cached} cached")
 
-        summary = embed_store(directory, encoder, limit=limit, on_progress=report)
+        summary = run(report)
     result = {"model": encoder.name, "papers": summary.papers, "cached": summary.cached, "embedded": summary.embedded,
               "seconds": round(summary.seconds, 1),
               "papers_per_s": round(summary.embedded / summary.seconds, 2) if summary.seconds else None,
@@ -96,3 +114,37 @@ def embed(
     else:
         console.print(f"{result['embedded']} embedded, {result['cached']} cached of {result['papers']} papers "
                       f"({result['coverage']:.1%} covered) in {result['seconds']}s", highlight=False)
+
+
+@app.command()
+def similar(
+    paper_id: Annotated[str, typer.Argument(help="A paper id (see 'papersift show').")],
+    size: Annotated[int, typer.Option("--size", min=1, help="How many similar papers.")] = 10,
+    venue: Annotated[list[str] | None, typer.Option("--venue", help="Only this venue (repeatable).")] = None,
+    data_dir: DataDirOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Papers most similar to a stored paper (its embedding's nearest neighbours)."""
+    from papersift.cli.search_cmd import print_response
+    from papersift.search.display import response_to_dict
+    from papersift.search.service import SearchService
+    from papersift.search.similar import UnknownPaperError
+    from papersift.search.types import Filters, SearchRequest
+
+    try:
+        service = SearchService(data_dir_of(data_dir))
+    except FileNotFoundError as exc:
+        fail(str(exc))
+    if service.get(paper_id) is None:
+        fail(f"no paper with id '{paper_id}'")
+    request = SearchRequest(mode="semantic", like_id=paper_id, size=size, filters=Filters(venues=tuple(venue or ())))
+    try:
+        response = service.search(request)
+    except UnknownPaperError:
+        fail(f"paper '{paper_id}' has no embedding yet; run 'papersift embed'")
+    if any("not available" in notice for notice in response.notices):
+        fail("semantic search is not available here: run 'papersift models build' and 'papersift embed'")
+    if as_json:
+        print_json(response_to_dict(response))
+    else:
+        print_response(response)

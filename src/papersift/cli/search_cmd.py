@@ -67,6 +67,7 @@ def search(
     page: Annotated[int, typer.Option("--page", min=1, help="Result page, from 1.")] = 1,
     size: Annotated[int, typer.Option("--size", min=1, help="Hits per page.")] = DEFAULT_PAGE_SIZE,
     mode: Annotated[str, typer.Option("--mode", help="keyword, semantic or hybrid.")] = "keyword",
+    like: Annotated[typer.FileText | None, typer.Option("--like", help="Find papers like this text (a file, or - for stdin); implies --mode hybrid unless semantic.")] = None,
     data_dir: DataDirOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -87,7 +88,12 @@ def search(
         areas=tuple(area or ()), subareas=tuple(subarea or ()), authors=tuple(author or ()),
         statuses=tuple(status or ()),
     )
-    request = SearchRequest(query=query, mode=mode, filters=filters, sort=sort, page=page, size=size)
+    like_text = like.read() if like is not None else None
+    if like_text is not None and not like_text.strip():
+        fail("--like: the text is empty")
+    if like_text is not None and mode == "keyword":
+        mode = "hybrid"
+    request = SearchRequest(query=query, mode=mode, filters=filters, sort=sort, page=page, size=size, like_text=like_text)
     try:
         response = SearchService(data_dir_of(data_dir)).search(request)
     except QuerySyntaxError as exc:

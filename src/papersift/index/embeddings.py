@@ -59,6 +59,9 @@ class Encoder:
         options.intra_op_num_threads = threads or cpu_threads()
         options.inter_op_num_threads = 1
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # Waiting threads sleep instead of spinning: on a shared, busy machine spinning
+        # burns the very cores the other thread needs.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(str(self.built.onnx_path(self.variant)), options,
                                             providers=["CPUExecutionProvider"])
         self._lock = threading.Lock()
@@ -210,35 +213,48 @@ class EmbedSummary:
     index_folder: Path | None
 
 
-def embed_store(data_dir: str | os.PathLike, encoder: Encoder, publish_every: int = 4096,
-                chunk_size: int = 256, limit: int | None = None,
-                on_progress: Callable[[EmbedProgress], None] | None = None) -> EmbedSummary:
-    """Embed every paper of the store that the cache lacks, publishing the vector index as it grows.
-
-    Shortest texts go first (title-only papers take milliseconds), so coverage climbs fast;
-    the index is rewritten every `publish_every` new vectors, which is what lets search use
-    semantic results while the run continues. Killing the run loses at most one chunk.
-    """
-    import time
-
-    from papersift.index import vectors as vector_index
+def embed_store(data_dir: str | os.PathLike, encoder: Encoder, **options) -> EmbedSummary:
+    """Embed every paper of the data dir's store (see embed_papers for the options)."""
     from papersift.store import Store
 
-    started = time.perf_counter()
     store = Store(data_dir, readonly=True)
     try:
         seq_papers = list(store.iter_papers(0))
     finally:
         store.close()
     last_seq = max((seq for seq, _ in seq_papers), default=0)
-    paper_ids = [paper.id for _, paper in seq_papers]
-    inputs = [encoder.passage_input(paper_text(paper)) for _, paper in seq_papers]
-    del seq_papers
+    return embed_papers(data_dir, [paper for _, paper in seq_papers], encoder, last_seq, **options)
+
+
+def embed_papers(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: Encoder, last_seq: int = 0,
+                 seed_dirs: Sequence[str | os.PathLike] = (), publish_every: int = 4096, chunk_size: int = 256,
+                 limit: int | None = None, on_progress: Callable[[EmbedProgress], None] | None = None) -> EmbedSummary:
+    """Embed the papers the cache lacks into DATA_DIR's vector index, publishing it as it grows.
+
+    Shortest texts go first (title-only papers take milliseconds), so coverage climbs fast;
+    the index is rewritten every `publish_every` new vectors, which is what lets search use
+    semantic results while the run continues. Killing the run loses at most one chunk.
+    `seed_dirs` are other data dirs whose caches are read first (an evaluation corpus reuses
+    the vectors the main data dir already has for the same texts).
+    """
+    import time
+
+    from papersift.index import vectors as vector_index
+
+    started = time.perf_counter()
+    paper_ids = [paper.id for paper in papers]
+    inputs = [encoder.passage_input(paper_text(paper)) for paper in papers]
     keys = [text_key(encoder.cache_key_prefix, text) for text in inputs]
     vectors = np.zeros((len(inputs), encoder.dim), dtype=np.float32)
     have = np.zeros(len(inputs), dtype=bool)
     with EmbeddingCache(data_dir) as cache:
         found = cache.get_many(keys)
+        for seed_dir in seed_dirs:
+            if (Path(seed_dir) / EMBEDDINGS_FOLDER / "cache.sqlite3").exists():
+                with EmbeddingCache(seed_dir, readonly=True) as seed:
+                    seeded = seed.get_many([key for key in keys if key not in found])
+                cache.put_many(seeded.items())
+                found.update(seeded)
         for row, key in enumerate(keys):
             vector = found.get(key)
             if vector is not None:

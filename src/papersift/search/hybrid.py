@@ -8,6 +8,7 @@ side is the semantic retriever. `search.fusion` decides how much each side count
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from papersift.search.fusion import fuse_hybrid
@@ -29,21 +30,24 @@ class HybridRetriever:
     def notices(self) -> list[str]:
         return self.dense.notices()
 
-    def lexical_ids(self, query: ParsedQuery, k: int) -> list[str]:
-        result = self.service.backend.search(query.relaxed(), "relevance", 0, k, with_facets=False)
+    def lexical_ids(self, query: ParsedQuery, k: int, candidate_ids: Sequence[str] | None = None) -> list[str]:
+        result = self.service.backend.search(query.relaxed(), "relevance", 0, k, with_facets=False,
+                                             candidate_ids=candidate_ids)
         return result.paper_ids
 
-    def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int) -> list[tuple[str, float]]:
-        dense = self.dense.retrieve(request, query, min(k, DENSE_DEPTH))
+    def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
+                 candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
+        dense = self.dense.retrieve(request, query, min(k, DENSE_DEPTH), candidate_ids)
         dense_ids = [paper_id for paper_id, _ in dense]
         if request.like_id:
             return dense
         if request.like_text:
-            lexical = [paper_id for paper_id, _ in self.service.rank(clip_like_text(request.like_text), LEXICAL_DEPTH)]
-            return fuse_like(dense_ids, lexical)
+            lexical = self.service.rank(clip_like_text(request.like_text), LEXICAL_DEPTH, candidate_ids=candidate_ids)
+            return fuse_like(dense_ids, [paper_id for paper_id, _ in lexical])
         if self.dense.index is None:
-            return dense  # the dense side fell back to a lexical ranking already
-        return fuse_hybrid(query_text(query), self.lexical_ids(query, min(k, LEXICAL_DEPTH)), dense_ids)
+            return self.service.rank(query_text(query), k, candidate_ids=candidate_ids)
+        lexical_ids = self.lexical_ids(query, min(k, LEXICAL_DEPTH), candidate_ids)
+        return fuse_hybrid(query_text(query), lexical_ids, dense_ids)
 
 
 def make_retriever(data_dir: str | Path, service) -> HybridRetriever | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -110,19 +111,29 @@ class DenseRetriever:
         return None, min(len(index), int(k / share * 1.5) + k)
 
     # -- ranking ---------------------------------------------------------------------
-    def rank_text(self, text: str, query: ParsedQuery, k: int) -> list[tuple[str, float]]:
+    def _plan(self, index: vector_store.VectorIndex, query: ParsedQuery, k: int,
+              candidate_ids: Sequence[str] | None) -> tuple[np.ndarray | None, int]:
+        allowed, depth = self._filter_plan(index, query, k)
+        if candidate_ids is not None:  # rank only a pool (evaluation)
+            pool = index.mask_for_ids(candidate_ids)
+            allowed = pool if allowed is None else (allowed & pool)
+        return allowed, depth
+
+    def rank_text(self, text: str, query: ParsedQuery, k: int,
+                  candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
         index = self.index
         if index is None or not text:
             return []
-        allowed, depth = self._filter_plan(index, query, k)
+        allowed, depth = self._plan(index, query, k, candidate_ids)
         return index.search_ids(self.encoder.encode_query(text), depth, allowed)
 
-    def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int) -> list[tuple[str, float]]:
+    def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
+                 candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
         index = self.index
         if index is None:
-            return self.service.rank(query_text(query), k) if query.has_text else []
+            return []
         if request.like_id:
-            allowed, depth = self._filter_plan(index, query, k)
+            allowed, depth = self._plan(index, query, k, candidate_ids)
             try:
                 return similar_to_paper(index, request.like_id, depth, allowed)
             except UnknownPaperError:
@@ -134,16 +145,19 @@ class DenseRetriever:
                 return similar_to_vector(index, embed_like_text(self.encoder, paper_text(paper)), depth, allowed,
                                          exclude=[paper.id])
         if request.like_text:
-            allowed, depth = self._filter_plan(index, query, k)
+            allowed, depth = self._plan(index, query, k, candidate_ids)
             return index.search_ids(embed_like_text(self.encoder, request.like_text), depth, allowed)
-        return self.rank_text(query_text(query), query, k)
+        return self.rank_text(query_text(query), query, k, candidate_ids)
 
 
 def make_retriever(data_dir: str | Path, service) -> DenseRetriever | None:
-    """None when the default model is not built (the service then answers by keyword)."""
+    """None when the model is not built or nothing was embedded yet (the service then answers
+    by keyword and says so; evaluation refuses instead of measuring another mode)."""
     try:
         if not is_built(get_spec(DEFAULT_MODEL)):
             return None
     except ModelError:
+        return None
+    if vector_store.current_generation(data_dir, DEFAULT_MODEL) is None:
         return None
     return DenseRetriever(data_dir, service)
