@@ -61,6 +61,8 @@ class Clause:
 class Compiled:
     filter_parts: list[str] = field(default_factory=list)
     q_terms: list[str] = field(default_factory=list)
+    phrases: list[str] = field(default_factory=list)  # quoted in q: Typesense keeps only papers with the phrase
+    match_all: bool = True
     scoring: list[list[Clause]] = field(default_factory=list)  # per query node: its alternatives
     ignored: bool = False
 
@@ -165,7 +167,7 @@ class TypesenseBackend:
 
     def compile(self, query: ParsedQuery, candidate_ids: Sequence[str] | None = None,
                 require_abstract: bool = False) -> Compiled:
-        compiled = Compiled()
+        compiled = Compiled(match_all=query.match_all)
         any_words: list[str] = []
         dropped = 0
         for node in query.required:
@@ -174,7 +176,11 @@ class TypesenseBackend:
                 dropped += 1
                 continue
             if isinstance(node, Words):
-                compiled.q_terms.extend(terms(node.text, ENGLISH))
+                english = terms(node.text, ENGLISH)
+                if len(english) > 1 and node.field is None and query.match_all:
+                    compiled.phrases.append('"' + " ".join(english) + '"')
+                else:
+                    compiled.q_terms.extend(english)
             if alternatives:
                 compiled.scoring.append(alternatives)
             if not query.match_all and isinstance(node, Words):
@@ -221,16 +227,17 @@ class TypesenseBackend:
                        fetch_terms: bool) -> dict:
         params = {
             "collection": self.alias,
-            "q": " ".join(dict.fromkeys(compiled.q_terms)) or "*",
+            "q": " ".join([*dict.fromkeys(compiled.q_terms), *compiled.phrases]) or "*",
             "query_by": f"{MATCH_FIELD},title_terms",
             "query_by_weights": "2,1",
             "num_typos": 0,
             "prefix": "false",
-            "drop_tokens_threshold": per_page * page,  # q only orders; filter_by decides the matches
+            # q orders candidates; filter_by decides the matches ("any word" mode lets q drop words).
+            "drop_tokens_threshold": 0 if compiled.match_all else per_page * page,
             "typo_tokens_threshold": 0,
             "page": page,
             "per_page": per_page,
-            "include_fields": ",".join(("id", *TERM_FIELDS)) if fetch_terms else PAPER_INCLUDE,
+            "include_fields": ",".join(("id", "seq", *TERM_FIELDS)) if fetch_terms else PAPER_INCLUDE,
             "highlight_fields": "none",
             "enable_highlight_v1": "false",
         }
@@ -268,7 +275,9 @@ class TypesenseBackend:
             hits, total, facets = self._candidates(compiled, sort, offset, limit, rerank, with_facets)
         if rerank:
             scores = self._bm25(compiled, hits)
-            ranked = sorted(zip(hits, scores), key=lambda pair: -pair[1])[offset:offset + limit]
+            # Equal scores keep store order, as tantivy keeps insertion order.
+            ranked = sorted(zip(hits, scores), key=lambda pair: (-round(pair[1], 4), pair[0]["seq"]))
+            ranked = ranked[offset:offset + limit]
             papers = self._papers([hit["id"] for hit, _ in ranked])
             ranked = [(papers[hit["id"]], score) for hit, score in ranked if hit["id"] in papers]
         else:

@@ -201,27 +201,28 @@ def wait_for_count(client: typesense.Client, collection: str, expected: int, tim
         time.sleep(0.2)
 
 
-def write_meta(client: typesense.Client, collection: str, store_count: int) -> None:
+def write_meta(client: typesense.Client, collection: str, documents: int, store_count: int) -> None:
     """Collection-wide figures the searcher needs for BM25: document count, mean field lengths."""
-    stats = client.collections[collection].retrieve()
-    document = {"id": collection, "collection": collection, "documents": stats["num_documents"],
+    document = {"id": collection, "collection": collection, "documents": documents,
                 "schema_version": SCHEMA_VERSION, "store_papers": store_count, "built_at": time.time()}
-    for field in TERM_FIELDS:
-        document[f"avg_{field}_len"] = mean_field_length(client, collection, field, stats["num_documents"])
+    document |= mean_field_lengths(client, collection, documents)
     _ensure_meta_collection(client)
     client.collections[META_COLLECTION].documents.upsert(document)
 
 
-def mean_field_length(client: typesense.Client, collection: str, field: str, documents: int) -> float:
-    """Mean term count of one field over every document (exported, so it is exact)."""
-    if documents == 0:
-        return 0.0
-    total = 0
-    exported = client.collections[collection].documents.export({"include_fields": f"{field}_len"})
-    for line in exported.splitlines():
-        if line.strip():
-            total += int(orjson.loads(line).get(f"{field}_len", 0))
-    return total / documents
+def mean_field_lengths(client: typesense.Client, collection: str, documents: int, timeout: float = 60.0) -> dict:
+    """Mean term count of each term field over every document, from a full export (asked
+    again until the answering node holds all `documents`: followers may lag a moment)."""
+    fields = [f"{field}_len" for field in TERM_FIELDS]
+    deadline = time.monotonic() + timeout
+    while True:
+        exported = client.collections[collection].documents.export({"include_fields": ",".join(fields)})
+        rows = [orjson.loads(line) for line in exported.splitlines() if line.strip()]
+        if len(rows) >= documents or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    count = max(len(rows), 1)
+    return {f"avg_{field}": sum(int(row.get(field, 0)) for row in rows) / count for field in fields}
 
 
 def _ensure_meta_collection(client: typesense.Client) -> None:
@@ -258,7 +259,7 @@ def build_collection(client: typesense.Client, store: Store, vectors: VectorLook
     held = wait_for_count(client, collection, total)
     if held != total:
         raise TypesenseIndexError(f"collection {collection} holds {held} papers, the store {total}; alias not moved")
-    write_meta(client, collection, total)
+    write_meta(client, collection, held, total)
     client.aliases.upsert(ALIAS, {"collection_name": collection})
     if live and live != collection:
         client.collections[live].delete()
@@ -275,5 +276,6 @@ def update_collection(client: typesense.Client, store: Store, vectors: VectorLoo
     since = highest_seq(client, live)
     imported = push_papers(client, store, live, since, vectors, progress)
     if imported:
-        write_meta(client, live, store.count())
+        held = wait_for_count(client, live, store.count())
+        write_meta(client, live, held, store.count())
     return ImportResult(live, imported, store.count(), since, False, time.monotonic() - started)
