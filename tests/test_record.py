@@ -99,3 +99,21 @@ def test_arbitrary_input_gives_a_paper_or_a_record_error(raw):
     except RecordError:
         return
     assert paper.title and paper_from_dict(paper.to_dict()) == paper
+
+
+def test_control_characters_are_exactly_unicode_category_cc_minus_tab_and_newline():
+    import unicodedata
+
+    from papersift.record import CONTROL_CHARS
+
+    control = {chr(code) for code in range(0x110000) if unicodedata.category(chr(code)) == "Cc"} - {"\t", "\n"}
+    matched = {chr(code) for code in range(0x110000) if CONTROL_CHARS.fullmatch(chr(code))}
+    assert matched == control
+
+
+def test_to_dict_has_every_field_with_lists(sample_records):
+    from dataclasses import asdict
+
+    paper = paper_from_dict(sample_records[3])
+    expected = asdict(paper) | {"authors": list(paper.authors), "keywords": list(paper.keywords)}
+    assert paper.to_dict() == expected and list(paper.to_dict()) == list(expected)
