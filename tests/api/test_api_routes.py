@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 import io
 
 import bibtexparser
@@ -181,3 +182,10 @@ def test_create_app_includes_extra_routers(served_data_dir):
 
     with TestClient(create_app(served_data_dir, routers=[extra])) as extended:
         assert extended.get("/topic-map").json() == {"ok": True}
+
+
+def test_docs_pages_load_their_assets_from_this_server(client):
+    docs = client.get("/docs").text
+    assets = re.findall(r'(?:src|href)="([^"]+\.(?:js|css))"', docs)
+    assert assets and all(asset.startswith("/") for asset in assets), assets
+    assert all(client.get(asset).status_code == 200 for asset in assets)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fastapi import APIRouter, FastAPI
+from fastapi_offline import FastAPIOffline
 
 from papersift import __version__
 from papersift.api import routes, writes
@@ -72,7 +73,8 @@ def create_app(
     if enable_writes and not write_token:
         raise ValueError("enable_writes needs a write_token")
     data_dir = Path(data_dir)
-    app = FastAPI(
+    # /docs and /redoc from assets shipped in the wheel: no CDN, works offline.
+    app = FastAPIOffline(
         title="papersift",
         version=__version__,
         description="论文检索 / Paper search: keyword, semantic and hybrid search over ML papers.",
