@@ -1,0 +1,151 @@
+"""Semantic benchmark: embedding throughput, and dense / hybrid query latency with query embedding.
+
+Everything runs in one process on one data dir (lexical index + vector index):
+- throughput: a fixed sample of the store's abstracts embedded from scratch (no cache);
+- dense latency: query embedding + exact numpy search, and query embedding + usearch HNSW
+  over the same vectors (built here if the index is below its ANN size), with the HNSW
+  results' recall@10 against exact search;
+- hybrid and keyword latency: full SearchService.search pages (20 hits, facets, highlights),
+  as the page and the API ask for them.
+Queries: the 100 real Semantic Scholar CS queries plus the known-item dev queries (zh + en).
+"""
+
+from __future__ import annotations
+
+import platform
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import orjson
+
+from papersift.config import shared_data_dir
+from papersift.index import vectors as vector_store
+from papersift.index.embeddings import Encoder, cpu_threads, paper_text
+from papersift.index.models import DEFAULT_MODEL
+from papersift.search.service import SearchService
+from papersift.search.types import SearchRequest
+from papersift.store import Store
+
+TOP_K = 20
+
+
+def latency_summary(seconds: list[float]) -> dict[str, float]:
+    values = np.asarray(seconds) * 1000
+    return {"p50_ms": round(float(np.percentile(values, 50)), 2), "p95_ms": round(float(np.percentile(values, 95)), 2),
+            "p99_ms": round(float(np.percentile(values, 99)), 2), "mean_ms": round(float(values.mean()), 2),
+            "n": len(values)}
+
+
+def bench_queries(shared: Path | None = None) -> list[str]:
+    shared = shared or shared_data_dir()
+    queries = [orjson.loads(line)["query"] for line in open(shared / "s2cs_queries" / "s2_query.jsonl", "rb")]
+    queries += [orjson.loads(line)["query"] for line in open(shared / "knownitem" / "queries_dev.jsonl", "rb")]
+    return queries
+
+
+@dataclass
+class SemanticReport:
+    data_dir: str
+    model: str
+    variant: str
+    threads: int
+    machine: str
+    vectors: int
+    coverage: float
+    throughput: dict = field(default_factory=dict)
+    latency: dict = field(default_factory=dict)
+    ann: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def markdown(self) -> str:
+        lines = [f"# papersift bench semantic — {self.model} ({self.variant}), {self.threads} threads",
+                 "", f"data dir `{self.data_dir}`: {self.vectors:,} vectors ({self.coverage:.1%} of papers); {self.machine}",
+                 "", "## Embedding throughput", "",
+                 "| texts | seconds | abstracts/s | mean tokens |", "|---:|---:|---:|---:|",
+                 f"| {self.throughput['texts']} | {self.throughput['seconds']} | {self.throughput['per_s']} | {self.throughput['mean_tokens']} |",
+                 "", "## Query latency (ms, query embedding included where it applies)", "",
+                 "| path | p50 | p95 | p99 | mean | n |", "|---|---:|---:|---:|---:|---:|"]
+        for name, row in self.latency.items():
+            lines.append(f"| {name} | {row['p50_ms']} | {row['p95_ms']} | {row['p99_ms']} | {row['mean_ms']} | {row['n']} |")
+        lines += ["", f"HNSW (usearch): built in {self.ann.get('build_s')} s over {self.vectors:,} vectors; "
+                      f"recall@{TOP_K} against exact search {self.ann.get('recall_at_k')}"]
+        return "\n".join(lines) + "\n"
+
+
+def measure_throughput(encoder: Encoder, data_dir: Path, texts_count: int) -> dict:
+    store = Store(data_dir, readonly=True)
+    try:
+        papers = [paper for _, paper in store.iter_papers(0) if paper.has_abstract]
+    finally:
+        store.close()
+    step = max(1, len(papers) // texts_count)
+    texts = [paper_text(paper) for paper in papers[::step][:texts_count]]
+    inputs = [encoder.passage_input(text) for text in texts]
+    tokens = [len(encoding.ids) for encoding in encoder.tokenizer.encode_batch(inputs)]
+    started = time.perf_counter()
+    encoder.encode_inputs(inputs)
+    seconds = time.perf_counter() - started
+    return {"texts": len(texts), "seconds": round(seconds, 2), "per_s": round(len(texts) / seconds, 2),
+            "mean_tokens": round(float(np.mean(tokens)), 1)}
+
+
+def run(data_dir: str | Path, repeats: int = 3, texts_count: int = 256,
+        log: Callable[[str], None] = lambda _: None) -> SemanticReport:
+    data_dir = Path(data_dir)
+    index = vector_store.VectorIndex.open(data_dir, DEFAULT_MODEL)
+    if index is None:
+        raise FileNotFoundError(f"no vector index in {data_dir}; run 'papersift embed --data-dir {data_dir}'")
+    encoder = Encoder(DEFAULT_MODEL)
+    service = SearchService(data_dir)
+    report = SemanticReport(str(data_dir), encoder.name, encoder.variant, cpu_threads(),
+                            f"{platform.machine()} {platform.processor() or ''}".strip(), len(index), index.meta.coverage)
+    log(f"throughput: embedding {texts_count} abstracts")
+    report.throughput = measure_throughput(encoder, data_dir, texts_count)
+    queries = bench_queries()
+    with tempfile.TemporaryDirectory() as scratch:
+        started = time.perf_counter()
+        ann = vector_store.build_ann(np.asarray(index.vectors), Path(scratch) / "ann.usearch")
+        report.ann["build_s"] = round(time.perf_counter() - started, 2)
+        timings: dict[str, list[float]] = {name: [] for name in
+                                           ("query embedding", "dense exact (numpy)", "dense HNSW (usearch)",
+                                            "hybrid page", "keyword page")}
+        recalls = []
+        for request in (SearchRequest(query=q, mode=m) for q in queries[:3] for m in ("hybrid", "keyword")):
+            service.search(request)  # warm up: sessions, caches
+        log(f"latency: {len(queries)} queries x {repeats}")
+        for _ in range(repeats):
+            for query in queries:
+                started = time.perf_counter()
+                vector = encoder.encode_query(query)
+                embedded = time.perf_counter()
+                exact_rows, _ = index.search(vector, TOP_K, exact=True)
+                timings["query embedding"].append(embedded - started)
+                timings["dense exact (numpy)"].append(time.perf_counter() - started)
+                started = time.perf_counter()
+                vector = encoder.encode_query(query)
+                matches = ann.search(vector, TOP_K)
+                timings["dense HNSW (usearch)"].append(time.perf_counter() - started)
+                recalls.append(len(set(matches.keys.tolist()) & set(exact_rows.tolist())) / TOP_K)
+                for mode, name in (("hybrid", "hybrid page"), ("keyword", "keyword page")):
+                    started = time.perf_counter()
+                    service.search(SearchRequest(query=query, mode=mode, size=TOP_K))
+                    timings[name].append(time.perf_counter() - started)
+        report.ann["recall_at_k"] = round(float(np.mean(recalls)), 4)
+    report.latency = {name: latency_summary(values) for name, values in timings.items()}
+    return report
+
+
+def write_report(report: SemanticReport, reports_dir: str | Path) -> tuple[Path, Path]:
+    reports_dir = Path(reports_dir)
+    reports_dir.mkdir(parents=True, exist_ok=True)
+    json_path = reports_dir / "bench_semantic.json"
+    markdown_path = reports_dir / "bench_semantic.md"
+    json_path.write_bytes(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2))
+    markdown_path.write_text(report.markdown())
+    return json_path, markdown_path
