@@ -1,0 +1,1 @@
+"""Distributed work across machines: embedding on a Dask cluster."""

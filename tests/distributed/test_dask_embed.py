@@ -1,0 +1,68 @@
+"""Distributed embedding on a loopback Dask cluster: a worker killed mid-way, nothing lost or doubled."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import numpy as np
+import pytest
+
+from papersift.cluster.typesense_cluster import listening_addresses
+from papersift.distributed.dask_embed import dask_client, encoder_spec, fill_cache, missing_chunks
+from papersift.index.embeddings import EmbeddingCache, Encoder, embed_with_cache, paper_text
+from papersift.ingest.pipeline import ingest_paths
+from papersift.store import Store
+
+MODEL = "all-MiniLM-L6-v2"  # the smallest built model: the drill is about scheduling, not quality
+PAPERS = 240
+CHUNK = 24
+
+
+@pytest.fixture(scope="module")
+def papers(sample_jsonl, tmp_path_factory):
+    store = Store(tmp_path_factory.mktemp("dask_store"))
+    ingest_paths(store, [sample_jsonl])
+    return [paper for _, paper in store.iter_papers()][:PAPERS]
+
+
+@pytest.fixture(scope="module")
+def encoder():
+    return Encoder(MODEL, threads=1)
+
+
+@pytest.mark.slow
+def test_killed_worker_every_paper_embedded_once_same_vectors(papers, encoder, tmp_path):
+    texts = [paper_text(paper) for paper in papers]
+    with EmbeddingCache(tmp_path / "single") as single_cache:
+        expected = embed_with_cache(encoder, single_cache, texts, chunk_size=CHUNK)
+
+    written: list[int] = []
+    with dask_client("local", workers=2) as client:
+        worker_pids = client.run(os.getpid)
+        own = set(worker_pids.values()) | {os.getpid()}
+        assert all(address.startswith("127.0.0.1:") for address in listening_addresses(own))
+
+        def kill_one_worker_after_first_chunk(index: int) -> None:
+            written.append(index)
+            if len(written) == 1:
+                os.kill(next(iter(worker_pids.values())), signal.SIGKILL)
+
+        spec = encoder_spec(encoder, None, threads=1)
+        cached, embedded = fill_cache(client, tmp_path / "dist", papers, encoder, spec, chunk_size=CHUNK,
+                                      on_chunk=kill_one_worker_after_first_chunk)
+
+    assert cached == 0 and embedded == len(papers)
+    assert sorted(written) == list(range(-(-len(papers) // CHUNK)))  # each chunk written exactly once
+    with EmbeddingCache(tmp_path / "dist") as cache:
+        plan = missing_chunks(encoder, cache, papers, CHUNK)
+        assert plan.chunks == [] and cache.count() == len(set(plan.keys))
+        vectors = np.stack([cache.get_many([key])[key] for key in plan.keys])
+    assert np.abs(vectors - expected).max() <= 1e-6
+
+
+def test_a_rerun_embeds_nothing_new(papers, encoder, tmp_path):
+    with EmbeddingCache(tmp_path / "dist") as cache:
+        embed_with_cache(encoder, cache, [paper_text(paper) for paper in papers[:30]], chunk_size=CHUNK)
+        plan = missing_chunks(encoder, cache, papers[:30], CHUNK)
+    assert plan.cached == 30 and plan.chunks == []
