@@ -7,7 +7,10 @@ from html.parser import HTMLParser
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from fastapi import APIRouter, Request
+from fastapi.testclient import TestClient
 
+from papersift.api import create_app
 from papersift.search.service import SearchService
 from papersift.search.types import Filters, SearchRequest
 from papersift.web.routes import highlighted, safe_href
@@ -168,10 +171,6 @@ class PredictedTopics:
 
 
 def test_predicted_topics_get_a_predicted_badge(served_data_dir):
-    from fastapi.testclient import TestClient
-
-    from papersift.api import create_app
-
     app = create_app(served_data_dir, service=PredictedTopics(SearchService(served_data_dir)))
     with TestClient(app) as predicted_client:
         _, html, elements = page(predicted_client, "/?q=attention&mode=keyword&area=Deep+Learning&lang=en")
@@ -192,3 +191,24 @@ def test_a_filtered_facet_still_offers_its_other_values_with_their_own_counts(cl
         assert alone.total == count
     colt_link = [href for href in elements.links("facet-link") if "venue=COLT" in href][0]
     assert parse_qs(urlsplit(colt_link).query)["venue"] == ["ICLR", "COLT"]
+
+
+def test_another_package_can_add_a_page_in_the_same_look(served_data_dir, tmp_path, monkeypatch):
+    from papersift.web import routes as web_routes
+
+    monkeypatch.setattr(web_routes, "NAV_LINKS", list(web_routes.NAV_LINKS))
+    monkeypatch.setattr(web_routes.template_loader, "loaders", list(web_routes.template_loader.loaders))
+    (tmp_path / "topic_map.html").write_text('{% extends "base.html" %}{% block main %}<p id="map">{{ note }}</p>{% endblock %}')
+    web_routes.add_page("/topic-map", {"zh": "主题地图", "en": "Topic map"}, template_dir=tmp_path)
+    extra = APIRouter()
+
+    @extra.get("/topic-map")
+    def topic_map(request: Request):
+        return web_routes.render(request, "topic_map.html", "zh", note="<b>34K points</b>")
+
+    with TestClient(create_app(served_data_dir, routers=[extra])) as extended:
+        html = extended.get("/topic-map").text
+        search_html = extended.get("/?lang=en").text
+    assert '<p id="map">&lt;b&gt;34K points&lt;/b&gt;</p>' in html and "<title>论文检索</title>" in html
+    assert '<a href="/topic-map?lang=zh" aria-current="page">主题地图</a>' in html
+    assert '<a href="/topic-map?lang=en">Topic map</a>' in search_html

@@ -7,6 +7,7 @@ service's highlight snippets, and only after checking they hold no tag but <mark
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 from urllib.parse import urlsplit
@@ -33,13 +34,32 @@ FACET_LIMIT = 12
 _MARK_TAG = re.compile(r"</?mark>")
 
 router = APIRouter(include_in_schema=False)
+template_loader = jinja2.ChoiceLoader([jinja2.FileSystemLoader(WEB_DIR / "templates")])
 templates = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(WEB_DIR / "templates"),
+    loader=template_loader,
     autoescape=True,
     trim_blocks=True,
     lstrip_blocks=True,
     undefined=jinja2.StrictUndefined,
 )
+
+
+@dataclass(frozen=True)
+class NavLink:
+    path: str
+    labels: dict[str, str]  # lang -> label
+
+
+# The header's links; other pages (topic map, trends) add theirs with add_page().
+NAV_LINKS: list[NavLink] = [NavLink("/topics", {lang: translate("topics", lang) for lang in LANGS})]
+
+
+def add_page(path: str, labels: dict[str, str], template_dir: Path | None = None) -> None:
+    """Let another package's page share this look: a header link, and its templates found
+    by name beside these (they can `{% extends "base.html" %}` and call render())."""
+    NAV_LINKS.append(NavLink(path, labels))
+    if template_dir is not None:
+        template_loader.loaders.append(jinja2.FileSystemLoader(template_dir))
 
 
 def highlighted(snippet: str | None, plain: str | None) -> Markup:
@@ -68,7 +88,7 @@ def render(request: Request, template: str, lang: Lang, status: int = 200, **con
 
     lang_urls = {code: _with_lang(request, code) for code in LANGS}
     html = templates.get_template(template).render(
-        request_path=request.url.path, lang=lang, t=t, lang_urls=lang_urls, **context,
+        request_path=request.url.path, lang=lang, t=t, lang_urls=lang_urls, nav_links=NAV_LINKS, **context,
     )
     return HTMLResponse(html, status_code=status)
 
