@@ -1,0 +1,204 @@
+"""papersift cluster run/status/index/serve and bench load: papersift on a Typesense cluster."""
+
+from __future__ import annotations
+
+import signal
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated
+
+import orjson
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_of, err_console, fail, print_json
+from papersift.cli.bench_cmd import ReportsDirOption, bench_app
+from papersift.config import shared_data_dir
+
+cluster_app = typer.Typer(help="Run papersift on a Typesense cluster (replicated, survives a node's death).",
+                          no_args_is_help=True)
+app.add_typer(cluster_app, name="cluster")
+
+NodesOption = Annotated[str, typer.Option(
+    "--nodes", envvar="PAPERSIFT_TYPESENSE_NODES", help="Typesense API addresses: host:port,host:port,...")]
+ApiKeyOption = Annotated[str, typer.Option(
+    "--api-key", envvar="PAPERSIFT_TYPESENSE_API_KEY", help="Typesense API key.")]
+
+
+def node_list(nodes: str) -> list[str]:
+    addresses = [node.strip() for node in nodes.split(",") if node.strip()]
+    if not addresses:
+        fail("--nodes: give at least one host:port")
+    return addresses
+
+
+def typesense_client(nodes: str, api_key: str):
+    from papersift.backends.typesense_index import make_client
+
+    try:
+        return make_client(node_list(nodes), api_key)
+    except ValueError as exc:
+        fail(f"--nodes: {exc}")
+
+
+def typesense_service(data_dir: Path, nodes: str, api_key: str):
+    """SearchService over the cluster's collection (papers for display still come from the store)."""
+    from papersift.backends.typesense_backend import TypesenseBackend
+    from papersift.search.service import SearchService
+
+    try:
+        return SearchService(data_dir, backend=TypesenseBackend(typesense_client(nodes, api_key)))
+    except LookupError as exc:
+        fail(str(exc))
+
+
+@cluster_app.command("run")
+def cluster_run(
+    root: Annotated[Path, typer.Option("--root", help="Folder for the nodes' data dirs and logs.")],
+    api_key: ApiKeyOption,
+    size: Annotated[int, typer.Option("--size", min=1, max=9, help="Number of nodes (3 survives one death).")] = 3,
+    port: Annotated[int, typer.Option("--port", min=1024, max=60000,
+                                      help="First API port; node i uses port+i, peering port+100+i.")] = 8108,
+) -> None:
+    """Start an N-node cluster on 127.0.0.1 in the foreground (Ctrl-C stops every node)."""
+    from papersift.cluster.typesense_cluster import ClusterError, TypesenseCluster, loopback_nodes
+
+    ports = [p for index in range(size) for p in (port + index, port + 100 + index)]
+    nodes = loopback_nodes(size, ports)
+    with TypesenseCluster(root, nodes, api_key) as cluster:
+        try:
+            leader = cluster.start(wait=120)
+        except ClusterError as exc:
+            fail(str(exc))
+        addresses = ",".join(f"127.0.0.1:{node.api_port}" for node in nodes)
+        console.print(f"typesense cluster up: {size} nodes, leader {cluster.leader().name if leader else '?'}\n"
+                      f"  --nodes {addresses}\n  data and logs under {root}", highlight=False)
+        stop = []
+        signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
+        try:
+            while not stop:
+                time.sleep(1)
+                for name in cluster.nodes:
+                    if name not in cluster.running():
+                        err_console.print(f"[yellow]node {name} is down[/]; restarting it")
+                        cluster.restart(name, wait=0)
+        except KeyboardInterrupt:
+            pass
+
+
+@cluster_app.command("status")
+def cluster_status(nodes: NodesOption, api_key: ApiKeyOption, as_json: JsonOption = False) -> None:
+    """Each node's health and Raft role."""
+    from papersift.cluster.typesense_cluster import LEADER_STATE, NodeSpec, node_healthy, node_state
+
+    rows = []
+    for address in node_list(nodes):
+        host, _, port = address.rpartition(":")
+        spec = NodeSpec(address, int(port), 0, host)
+        state = node_state(spec, api_key)
+        role = {None: "down", LEADER_STATE: "leader", 4: "follower"}.get(state, f"state {state}")
+        rows.append({"node": address, "healthy": node_healthy(spec), "role": role})
+    if as_json:
+        print_json(rows)
+    else:
+        for row in rows:
+            console.print(f"{row['node']:<22} {row['role']:<9} {'ok' if row['healthy'] else 'NOT HEALTHY'}",
+                          highlight=False)
+    if not any(row["role"] == "leader" for row in rows):
+        raise typer.Exit(1)
+
+
+def index_on_typesense(directory: Path, nodes: str, api_key: str, rebuild: bool, as_json: bool) -> None:
+    """`papersift index --backend typesense` / `papersift cluster index`."""
+    from papersift.backends.typesense_index import TypesenseIndexError, alias_target, build_collection, update_collection
+    from papersift.store import Store
+
+    try:
+        store = Store(directory, readonly=True)
+    except FileNotFoundError as exc:
+        fail(str(exc))
+    client = typesense_client(nodes, api_key)
+    full = rebuild or alias_target(client) is None
+    progress = Progress(TextColumn("[bold]typesense"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        TextColumn("{task.fields[rate]}"), console=err_console, disable=as_json)
+    started = time.perf_counter()
+    try:
+        with progress:
+            task = progress.add_task("import", total=store.count() if full else None, rate="")
+
+            def advance(count: int) -> None:
+                progress.advance(task, count)
+                done = progress.tasks[0].completed
+                progress.update(task, rate=f"{done / max(time.perf_counter() - started, 1e-9):,.0f} papers/s")
+
+            result = build_collection(client, store, progress=advance) if full else update_collection(client, store, advance)
+    except TypesenseIndexError as exc:
+        fail(str(exc))
+    summary = {"collection": result.collection, "imported": result.imported, "papers": result.total,
+               "resumed_from_seq": result.resumed_from_seq, "alias_swapped": result.swapped,
+               "seconds": round(result.seconds, 2)}
+    if as_json:
+        print_json(summary)
+    else:
+        console.print(f"typesense {'built' if full else 'updated'}: {result.imported:,} papers imported into "
+                      f"{result.collection} ({result.total:,} in the store) in {result.seconds:.1f} s", highlight=False)
+
+
+@cluster_app.command("index")
+def cluster_index(
+    nodes: NodesOption, api_key: ApiKeyOption, data_dir: DataDirOption = None,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Build a new collection and swap the alias.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Push the store into the cluster (batched, resumable, alias swap on a full build)."""
+    index_on_typesense(data_dir_of(data_dir), nodes, api_key, rebuild, as_json)
+
+
+@cluster_app.command("serve")
+def cluster_serve(
+    nodes: NodesOption, api_key: ApiKeyOption, data_dir: DataDirOption = None,
+    host: Annotated[str, typer.Option("--host", help="Address to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8000,
+) -> None:
+    """Serve the page and the API with searches answered by the Typesense cluster."""
+    import uvicorn
+
+    from papersift.api import create_app
+
+    directory = data_dir_of(data_dir)
+    if not (directory / "papers.sqlite3").exists():
+        fail(f"no papersift store in {directory}; run 'papersift ingest' first")
+    server_app = create_app(directory, service=typesense_service(directory, nodes, api_key))
+    console.print(f"papersift (typesense backend): http://{host}:{port}/", highlight=False)
+    uvicorn.run(server_app, host=host, port=port, log_level="warning", access_log=False)
+
+
+@bench_app.command("load")
+def bench_load(
+    url: Annotated[list[str], typer.Option("--url", help="LABEL=URL of a running 'papersift serve' (repeatable).")],
+    clients: Annotated[int, typer.Option("--clients", min=1, max=200, help="Concurrent clients.")] = 50,
+    seconds: Annotated[float, typer.Option("--seconds", min=1, max=600, help="Duration per server.")] = 60,
+    mode: Annotated[str, typer.Option("--mode", help="keyword, semantic or hybrid.")] = "keyword",
+    queries: Annotated[Path | None, typer.Option("--queries", help="JSONL with a 'query' key (default: s2cs).")] = None,
+    reports_dir: ReportsDirOption = Path("reports"),
+    as_json: JsonOption = False,
+) -> None:
+    """N concurrent clients for T seconds against each server (loopback only): errors, QPS, p50/p99."""
+    from papersift.bench.load import run_load, write_report
+
+    path = queries or shared_data_dir() / "s2cs_queries" / "s2_query.jsonl"
+    texts = [orjson.loads(line)["query"] for line in path.read_text().splitlines() if line.strip()]
+    results = []
+    for target in url:
+        label, _, address = target.rpartition("=")
+        try:
+            results.append(run_load(address, texts, clients, seconds, mode, label or address))
+        except ValueError as exc:
+            fail(str(exc))
+    json_path, md_path = write_report(results, reports_dir)
+    if as_json:
+        print_json([asdict(result) for result in results])
+    else:
+        console.print(md_path.read_text(), highlight=False)
+        console.print(f"reports: {json_path}, {md_path}", highlight=False)
