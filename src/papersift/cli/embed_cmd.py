@@ -87,7 +87,10 @@ def embed(
             papers = list(read_corpus(corpus))
         except BenchmarkError as exc:
             fail(str(exc))
-        run = lambda report: embed_papers(directory, papers, encoder, seed_dirs=seed or [],  # noqa: E731
+        # the same corpus indexed under an older index schema holds the same vectors
+        seed = list(seed or []) + [d for d in directory.parent.glob(directory.name.rsplit("-v", 1)[0] + "-v*")
+                                   if d != directory]
+        run = lambda report: embed_papers(directory, papers, encoder, seed_dirs=seed,  # noqa: E731
                                           limit=limit, on_progress=report)
     else:
         directory = data_dir_of(data_dir)
@@ -149,3 +152,29 @@ def similar(
         print_json(response_to_dict(response))
     else:
         print_response(response)
+
+
+from papersift.cli.bench_cmd import ReportsDirOption, bench_app  # noqa: E402  (the shared `bench` group)
+
+
+@bench_app.command("semantic")
+def bench_semantic(
+    data_dir: DataDirOption = None,
+    repeats: Annotated[int, typer.Option("--repeats", min=1, help="Timed passes over the queries.")] = 2,
+    texts: Annotated[int, typer.Option("--texts", min=8, help="Abstracts embedded for the throughput figure.")] = 256,
+    reports_dir: ReportsDirOption = Path("reports"),
+    as_json: JsonOption = False,
+) -> None:
+    """Embedding throughput (abstracts/s); dense exact vs HNSW and hybrid latency p50/p95/p99 incl. query embedding."""
+    from papersift.bench.semantic import run, write_report
+
+    try:
+        report = run(data_dir_of(data_dir), repeats, texts, log=lambda message: err_console.print(f"[dim]{message}[/]"))
+    except (FileNotFoundError, model_registry.ModelError) as exc:
+        fail(str(exc))
+    json_path, markdown_path = write_report(report, reports_dir)
+    err_console.print(f"[dim]reports: {json_path} {markdown_path}[/]")
+    if as_json:
+        print_json(report.to_dict())
+    else:
+        console.print(report.markdown(), highlight=False, markup=False)
