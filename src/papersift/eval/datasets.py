@@ -47,6 +47,8 @@ def load_queries(path: str | Path, text_field: str = "text") -> list[EvalQuery]:
     queries = []
     for number, record in _json_lines(path):
         query_id, text = record.get("_id"), record.get(text_field)
+        if isinstance(text, list) and all(isinstance(part, str) for part in text):
+            text = " ".join(text)  # e.g. CSFCube's facet_sentences: the query is those sentences
         if query_id is None:
             raise BenchmarkError(f"{path}:{number}: query has no '_id'")
         if not isinstance(text, str) or not text.strip():
