@@ -1,0 +1,42 @@
+"""papersift models / embed / similar from the command line: JSON output, errors to stderr with exit 1."""
+
+from __future__ import annotations
+
+import orjson
+from typer.testing import CliRunner
+
+from papersift.cli import app
+from papersift.index.models import DEFAULT_MODEL, build_model
+
+runner = CliRunner()
+
+
+def test_models_list_json_marks_the_default():
+    build_model(DEFAULT_MODEL, log=lambda _: None)
+    result = runner.invoke(app, ["models", "list", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {row["name"]: row for row in orjson.loads(result.stdout)}
+    assert rows[DEFAULT_MODEL]["default"] and rows[DEFAULT_MODEL]["built"]
+
+
+def test_unknown_model_is_an_error():
+    result = runner.invoke(app, ["models", "build", "no-such-model"])
+    assert result.exit_code == 1
+    assert "unknown model" in result.stderr
+
+
+def test_embed_without_papers_is_an_error(tmp_path):
+    result = runner.invoke(app, ["embed", "--data-dir", str(tmp_path)])
+    assert result.exit_code == 1 and "no papers" in result.stderr
+
+
+def test_embed_corpus_is_resumable(tmp_path, sample_records):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_bytes(b"".join(orjson.dumps({"_id": f"d{i}", "title": r["title"], "text": r["abstract"]}) + b"\n"
+                                for i, r in enumerate(sample_records[:6])))
+    args = ["embed", "--corpus", str(corpus), "--cache-dir", str(tmp_path / "cache"), "--json"]
+    first = runner.invoke(app, args + ["--limit", "4"])
+    assert first.exit_code == 0, first.output
+    assert orjson.loads(first.stdout)["embedded"] == 4
+    second = orjson.loads(runner.invoke(app, args).stdout)
+    assert (second["cached"], second["embedded"], second["coverage"]) == (4, 2, 1.0)
