@@ -15,6 +15,7 @@ built one. An update adds the papers whose store seq is past the index's last se
 from __future__ import annotations
 
 import fcntl
+import itertools
 import os
 import shutil
 import time
@@ -27,13 +28,14 @@ import orjson
 import tantivy
 
 from papersift.index.analyzers import ENGLISH, EXACT, NAMES, register, segment_cjk
+from papersift.index.rows import RowWriter
 from papersift.record import Paper
 from papersift.store import Store
 
 INDEX_DIR = "lexical"
 POINTER_FILE = "CURRENT"
 META_FILE = "papersift.json"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 3
 WRITER_HEAP_BYTES = 256_000_000
 # Exact-value fields, indexed lowercased for filters.
 EXACT_FIELDS = ("venue", "area", "subarea", "status")
@@ -51,8 +53,8 @@ class IndexMissingError(FileNotFoundError):
 
 def build_schema() -> tantivy.Schema:
     builder = tantivy.SchemaBuilder()
-    builder.add_text_field("id", stored=True, tokenizer_name="raw", index_option="basic")
-    builder.add_bytes_field("paper", stored=True)  # the record as JSON: hits need no store lookup
+    builder.add_text_field("id", tokenizer_name="raw", index_option="basic")  # deletes, pools
+    builder.add_unsigned_field("row", fast=True)  # where the record, id and facet key are (rows.py)
     builder.add_text_field("text", tokenizer_name=ENGLISH)  # title + abstract + keywords: one BM25 field
     builder.add_text_field("title", tokenizer_name=ENGLISH)
     builder.add_text_field("abstract", tokenizer_name=ENGLISH)
@@ -66,10 +68,10 @@ def build_schema() -> tantivy.Schema:
     return builder.build()
 
 
-def paper_document(paper: Paper) -> tantivy.Document:
+def paper_document(paper: Paper, row: int) -> tantivy.Document:
     document = tantivy.Document()
     document.add_text("id", paper.id)
-    document.add_bytes("paper", orjson.dumps(paper.to_dict()))
+    document.add_unsigned("row", row)
     title = segment_cjk(paper.title)
     abstract = segment_cjk(paper.abstract) if paper.abstract else ""
     keywords = [segment_cjk(keyword) for keyword in paper.keywords]
@@ -95,13 +97,6 @@ def paper_document(paper: Paper) -> tantivy.Document:
 def facet_key(paper: Paper) -> str:
     return FACET_SEPARATOR.join("" if getattr(paper, name) is None else str(getattr(paper, name))
                                 for name in FACET_KEY_FIELDS)
-
-
-def paper_from_payload(payload: bytes) -> Paper:
-    record = orjson.loads(payload)
-    record["authors"] = tuple(record["authors"])
-    record["keywords"] = tuple(record["keywords"])
-    return Paper(**record)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,14 +156,14 @@ class BuildResult:
     full: bool
 
 
-def _add_papers(writer: tantivy.IndexWriter, papers: Iterable[tuple[int, Paper]], replace: bool,
-                progress: ProgressCallback | None) -> tuple[int, int]:
+def _add_papers(writer: tantivy.IndexWriter, rows: RowWriter, papers: Iterable[tuple[int, Paper]],
+                replace: bool, progress: ProgressCallback | None) -> tuple[int, int]:
     """Add papers (deleting their old version first when replacing); (count, last seq)."""
     count, last_seq = 0, 0
     for seq, paper in papers:
         if replace:
             writer.delete_documents_by_term("id", paper.id)
-        writer.add_document(paper_document(paper))
+        writer.add_document(paper_document(paper, rows.add(paper, facet_key(paper))))
         count, last_seq = count + 1, seq
         if progress and count % 1000 == 0:
             progress(1000)
@@ -204,7 +199,9 @@ def build_from_papers(data_dir: str | Path, papers: Iterable[tuple[int, Paper]],
             index = tantivy.Index(build_schema(), path=str(staging))
             register(index)
             writer = index.writer(heap_size=WRITER_HEAP_BYTES)
-            count, _ = _add_papers(writer, papers, replace=False, progress=progress)
+            rows = RowWriter(staging)
+            count, _ = _add_papers(writer, rows, papers, replace=False, progress=progress)
+            rows.close()
             writer.commit()
             writer.wait_merging_threads()
             now = time.time()
@@ -228,20 +225,26 @@ def update(data_dir: str | Path, progress: ProgressCallback | None = None) -> Bu
         return build(data_dir, progress)
     started = time.perf_counter()
     store = Store(data_dir, readonly=True)
-    with _writer_lock(data_dir):
-        meta = IndexMeta.read(folder)
-        index = tantivy.Index.open(str(folder))
-        register(index)
-        writer = index.writer(heap_size=WRITER_HEAP_BYTES)
-        added, last_seq = _add_papers(writer, store.iter_papers(meta.last_seq), replace=True, progress=progress)
-        if added:
+    try:
+        with _writer_lock(data_dir):
+            meta = IndexMeta.read(folder)
+            changed = store.iter_papers(meta.last_seq)
+            first = next(changed, None)
+            if first is None:
+                return BuildResult(folder, meta.documents, 0, time.perf_counter() - started, full=False)
+            index = tantivy.Index.open(str(folder))
+            register(index)
+            writer = index.writer(heap_size=WRITER_HEAP_BYTES)
+            rows = RowWriter(folder)
+            added, last_seq = _add_papers(writer, rows, itertools.chain([first], changed), replace=True,
+                                          progress=progress)
+            rows.close()  # rows first: a reader that sees the commit must find its rows
             writer.commit()
             writer.wait_merging_threads()
             index.reload()
             documents = index.searcher().num_docs
             IndexMeta(SCHEMA_VERSION, last_seq, documents, meta.built_at, time.time()).write(folder)
-        else:
-            documents = meta.documents
+    finally:
         store.close()
     return BuildResult(folder, documents, added, time.perf_counter() - started, full=False)
 

@@ -5,11 +5,14 @@ highlights. The embedded TantivyBackend is the one used today; a clustered engin
 (issue 6) can implement the same Protocol.
 
 Semantics (shared by every backend):
-- required nodes must all match (plain words only "any of" when match_all is False);
+- required nodes must all match, but plain words only as ParsedQuery.match says: all of
+  them, or any (then scored by plain BM25 on `text`, like the reference BM25);
 - excluded nodes must not match;
 - filters: venues/areas/subareas/statuses match any listed value (case-insensitive),
   the year range is inclusive, and every listed author must be on the paper;
-- facet counts are over all papers the query (filters included) matches.
+- facet counts are over all papers the query (filters included) matches; a query whose
+  words are relaxed to "any" (ranked retrieval) matches its `depth` best papers only,
+  so its total and facets describe those, as for semantic retrieval.
 """
 
 from __future__ import annotations
@@ -19,29 +22,33 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
+import numpy as np
 import tantivy
 
 from papersift.index.analyzers import ENGLISH, NAMES, positioned_terms, terms
-from papersift.index.lexical import (
-    FACET_KEY_FIELDS, FACET_SEPARATOR, META_FILE, POINTER_FILE, index_root, open_index, paper_from_payload,
-)
+from papersift.index.lexical import FACET_KEY_FIELDS, FACET_SEPARATOR, META_FILE, POINTER_FILE, index_root, open_index
+from papersift.index.rows import RowReader
 from papersift.record import Paper
 from papersift.search.highlight import Highlighter
 from papersift.search.query import AnyOf, FieldValue, ParsedQuery, Words
 from papersift.search.types import FACET_FIELDS, FacetValue, Filters, Sort
 
-# Words are scored by BM25 on `text` (title + abstract + keywords, like the reference
-# BM25 over the concatenation) plus a boosted BM25 on the title alone, so a title match
-# counts more than the same match in the abstract. Measured on the dev sets (eval README
-# section): title boost 0 / 0.1 / 0.3 / 1 / 2 gives SciFact nDCG@10 0.693 / 0.699 / 0.702
-# / 0.655 / 0.613 and known-item en MRR@10 0.521 / 0.506 / 0.478 / 0.438 / 0.310.
+# Query-language words are scored by BM25 on `text` (title + abstract + keywords) plus a
+# boosted BM25 on the title alone, so a title match counts more than the same match in
+# the abstract. Natural text (any word may match: evaluation, fusion, the fallback) is
+# plain BM25 on `text`, like the reference BM25. On natural text a title boost of 0 / 0.1
+# / 0.3 / 1 / 2 gave SciFact dev nDCG@10 0.693 / 0.699 / 0.702 / 0.655 / 0.613 and
+# known-item en MRR@10 0.521 / 0.506 / 0.478 / 0.438 / 0.310: long descriptions are
+# better served without it, short typed queries want it.
 FIELD_BOOSTS = {"text": 1.0, "title": 0.1, "abstract": 1.0, "keywords": 1.0}
-DEFAULT_FIELDS = ("text", "title")
+DEFAULT_FIELDS = ("text", "title")  # the fields plain words are scored on (the Typesense backend follows)
 AUTHOR_BOOST = 1.0
 HIGHLIGHT_FIELDS = ("title", "abstract")
+MAX_MARKED_TERMS = 8
 FACET_BUCKETS = 65_000  # distinct facet-value combinations (215 in the shared corpus)
 REFRESH_EVERY_S = 1.0
 FILTER_FIELD_NAMES = {"venues": "venue", "areas": "area", "subareas": "subarea", "statuses": "status"}
@@ -49,21 +56,23 @@ FILTER_FIELD_NAMES = {"venues": "venue", "areas": "area", "subareas": "subarea",
 
 @dataclass(frozen=True, slots=True)
 class BackendResult:
-    papers: list[Paper]  # the page of hits, in rank order
+    papers: list[Paper]  # the page of hits in rank order, when asked for (with_papers)
     scores: list[float]
     total: int
     facets: dict[str, list[FacetValue]] = field(default_factory=dict)
     ignored_query: bool = False  # the words had no searchable terms (only stop words)
+    ids: list[str] | None = None  # the hits' ids when their records were not loaded
 
     @property
     def paper_ids(self) -> list[str]:
-        return [paper.id for paper in self.papers]
+        return self.ids if self.ids is not None else [paper.id for paper in self.papers]
 
 
 class SearchBackend(Protocol):
     def search(self, query: ParsedQuery, sort: Sort = "relevance", offset: int = 0, limit: int = 20, *,
-               with_facets: bool = True, candidate_ids: Sequence[str] | None = None,
-               require_abstract: bool = False) -> BackendResult: ...
+               with_facets: bool = True, with_papers: bool = False, candidate_ids: Sequence[str] | None = None,
+               depth: int | None = None) -> BackendResult:
+        """One page of hits. `depth`: for "any" queries, the best `depth` papers form the result set."""
 
     def highlight(self, query: ParsedQuery, papers: Sequence[Paper]) -> list[dict[str, str]]: ...
 
@@ -96,9 +105,10 @@ class TantivyBackend:
             return ()
 
     def _open(self) -> None:
-        index, _ = open_index(self.data_dir)
+        index, folder = open_index(self.data_dir)
         self._index, self._schema = index, index.schema
         self._searcher = index.searcher()
+        self._rows = RowReader(folder)
         self._stamp = self._stamp_now()
         self._all_facets = None
 
@@ -114,6 +124,7 @@ class TantivyBackend:
                 if self._stamp and stamp[0] == self._stamp[0]:
                     self._index.reload()
                     self._searcher = self._index.searcher()
+                    self._rows.load()
                     self._stamp, self._all_facets = stamp, None
                 else:
                     self._open()
@@ -136,23 +147,45 @@ class TantivyBackend:
         first = positioned[0][0]
         return tantivy.Query.phrase_query(self._schema, field_name, [(pos - first, term) for pos, term in positioned])
 
-    def _words(self, words: Words) -> tantivy.Query | None:
+    def _words(self, words: Words, title_boosts: list | None = None) -> tantivy.Query | None:
+        """What must match for a typed word or phrase.
+
+        A plain word matches in `text` (which holds the title) or, if some paper has an
+        author of that name, as an author. Its title boost only scores: it goes to
+        `title_boosts` (optional clauses of the whole query), so the required part stays
+        a plain intersection of terms that tantivy skips through quickly."""
         positioned = positioned_terms(words.text, ENGLISH)
-        field_names = (words.field,) if words.field else DEFAULT_FIELDS
-        clauses = []
-        if positioned:
-            for name in field_names:
-                match = self._field_match(name, positioned)
-                boost = FIELD_BOOSTS[name]
-                clauses.append(match if boost == 1.0 else tantivy.Query.boost_query(match, boost))
-        if positioned and words.field is None and not words.phrase:
+        if words.field is not None:
+            return self._field_match(words.field, positioned) if positioned else None
+        if not positioned:
+            return None
+        match = self._field_match("text", positioned)
+        title = tantivy.Query.boost_query(self._field_match("title", positioned), FIELD_BOOSTS["title"])
+        if not words.phrase:
             names = positioned_terms(words.text, NAMES)
-            if len(names) == 1:  # a single plain word may be an author's name
+            if len(names) == 1 and self._searcher.doc_freq("authors", names[0][1]):
                 author = self._term("authors", names[0][1])
-                clauses.append(author if AUTHOR_BOOST == 1.0 else tantivy.Query.boost_query(author, AUTHOR_BOOST))
+                match = _should([match, author if AUTHOR_BOOST == 1.0 else tantivy.Query.boost_query(author, AUTHOR_BOOST)])
+        if title_boosts is None:
+            return _should([match, title])
+        title_boosts.append(title)
+        return match
+
+    def _disjunction(self, words: list[Words]) -> tantivy.Query | None:
+        """One flat OR over the words' terms in `text` (tantivy can then skip with block-max
+        WAND); a word of several terms ("self-attention") is a phrase."""
+        clauses: dict[tuple, tantivy.Query] = {}
+        for word in words:
+            positioned = positioned_terms(word.text, ENGLISH)
+            if positioned:
+                key = tuple(term for _, term in positioned)
+                if key not in clauses:
+                    clauses[key] = self._field_match("text", positioned)
         if not clauses:
             return None
-        return clauses[0] if len(clauses) == 1 else _should(clauses)
+        if len(clauses) == 1:
+            return next(iter(clauses.values()))
+        return _should(list(clauses.values()))
 
     def _author(self, name: str) -> tantivy.Query | None:
         positioned = positioned_terms(name, NAMES)
@@ -183,30 +216,34 @@ class TantivyBackend:
             clauses.append(query if query is not None else tantivy.Query.empty_query())
         return clauses
 
-    def compile(self, query: ParsedQuery, candidate_ids: Sequence[str] | None = None,
-                require_abstract: bool = False) -> tuple[tantivy.Query, bool]:
+    def compile(self, query: ParsedQuery, candidate_ids: Sequence[str] | None = None) -> tuple[tantivy.Query, bool]:
         """(tantivy query, whether typed words were all dropped as unsearchable)."""
         must: list[tantivy.Query] = []
-        any_words: list[tantivy.Query] = []
+        title_boosts: list[tantivy.Query] = []
+        relaxed_words: list[Words] = []
         dropped = 0
         for node in query.required:
-            compiled = self._node(node)
+            if not query.match_all and isinstance(node, Words) and node.field is None and not node.phrase:
+                relaxed_words.append(node)
+                continue
+            compiled = self._words(node, title_boosts) if isinstance(node, Words) else self._node(node)
             if compiled is None:
                 dropped += 1
-            elif not query.match_all and isinstance(node, Words):
-                any_words.append(compiled)
             else:
                 must.append(compiled)
-        if any_words:
-            must.append(any_words[0] if len(any_words) == 1 else _should(any_words))
+        if relaxed_words:
+            disjunction = self._disjunction(relaxed_words)
+            if disjunction is None:
+                dropped += len(relaxed_words)
+            else:
+                must.append(disjunction)
         ignored = bool(query.required) and dropped == len(query.required)
         filters = self._filter_clauses(query.filters)
         if candidate_ids is not None:
             filters.append(tantivy.Query.term_set_query(self._schema, "id", list(candidate_ids)))
-        if require_abstract:
-            filters.append(self._term("has_abstract", 1))
         clauses = [(tantivy.Occur.Must, clause) for clause in must]
         clauses += [(tantivy.Occur.Must, tantivy.Query.const_score_query(clause, 0.0)) for clause in filters]
+        clauses += [(tantivy.Occur.Should, boost) for boost in title_boosts]
         for node in query.excluded:
             compiled = self._node(node)
             if compiled is not None:
@@ -220,47 +257,63 @@ class TantivyBackend:
         return tantivy.Query.boolean_query(clauses), False
 
     def search(self, query: ParsedQuery, sort: Sort = "relevance", offset: int = 0, limit: int = 20, *,
-               with_facets: bool = True, candidate_ids: Sequence[str] | None = None,
-               require_abstract: bool = False) -> BackendResult:
+               with_facets: bool = True, with_papers: bool = False, candidate_ids: Sequence[str] | None = None,
+               depth: int | None = None) -> BackendResult:
         searcher = self.searcher
-        compiled, ignored = self.compile(query, candidate_ids, require_abstract)
-        # The facet pass counts every match, so the top-k pass need not count them again.
-        count = not with_facets
+        compiled, ignored = self.compile(query, candidate_ids)
+        if depth is not None and query.match == "any" and query.has_text:
+            return self._search_ranked(searcher, compiled, query, sort, offset, limit, depth,
+                                       with_facets, with_papers, ignored)
         if sort == "relevance":
-            result = searcher.search(compiled, limit, count=count, offset=offset)
+            result = searcher.search(compiled, limit, count=not with_facets, offset=offset)
         else:
             order = tantivy.Order.Desc if sort == "newest" else tantivy.Order.Asc
-            result = searcher.search(compiled, limit, count=count, offset=offset, order_by_field="year", order=order)
-        papers = [paper_from_payload(searcher.doc(address)["paper"][0]) for _, address in result.hits]
+            result = searcher.search(compiled, limit, count=not with_facets, offset=offset,
+                                     order_by_field="year", order=order)
+        rows = self._rows_of(searcher, [address for _, address in result.hits])
         scores = [float(score) if sort == "relevance" else 0.0 for score, _ in result.hits]
-        if with_facets:
-            total, facets = self._facets(searcher, compiled)
-        else:
+        if not with_facets:
             total, facets = result.count, {}
-        return BackendResult(papers, scores, total, facets, ignored)
+        elif offset == 0 and len(rows) < limit:
+            total, facets = len(rows), self._facets_of_rows(rows)  # the page holds every match
+        else:
+            total, facets = self._facets(searcher, compiled)  # one pass counts all and every facet
+        return self._result(rows, scores, total, facets, with_papers, ignored)
+
+    def _search_ranked(self, searcher, compiled, query, sort, offset, limit, depth, with_facets, with_papers,
+                       ignored) -> BackendResult:
+        """The best `depth` matches by BM25 are the result set (block-max WAND finds them fast)."""
+        hits = searcher.search(compiled, depth, count=False).hits
+        rows = self._rows_of(searcher, [address for _, address in hits])
+        scores = [float(score) for score, _ in hits]
+        if sort != "relevance":
+            years = self._rows.years(rows)
+            order = sorted(range(len(rows)), key=lambda i: years[i], reverse=sort == "newest")
+            rows, scores = [rows[i] for i in order], [0.0] * len(rows)
+        facets = self._facets_of_rows(rows) if with_facets else {}
+        page = slice(offset, offset + limit)
+        return self._result(rows[page], scores[page], len(rows), facets, with_papers, ignored)
+
+    def _rows_of(self, searcher: tantivy.Searcher, addresses: list) -> list[int]:
+        return searcher.fast_field_values("row", addresses) if addresses else []
+
+    def _result(self, rows, scores, total, facets, with_papers, ignored) -> BackendResult:
+        if with_papers:
+            return BackendResult(self._rows.papers(rows), scores, total, facets, ignored)
+        return BackendResult([], scores, total, facets, ignored, self._rows.paper_ids(rows))
 
     # -- facets ----------------------------------------------------------------------
     def _facets(self, searcher: tantivy.Searcher, compiled: tantivy.Query) -> tuple[int, dict[str, list[FacetValue]]]:
         """(total matches, counts per facet value) from one terms aggregation on facet_key."""
         aggregation = {"keys": {"terms": {"field": "facet_key", "size": FACET_BUCKETS}}}
         buckets = searcher.aggregate(compiled, aggregation)["keys"]["buckets"]
-        counts: dict[str, dict[str, int]] = {name: {} for name in FACET_KEY_FIELDS}
-        total = 0
-        for bucket in buckets:
-            doc_count = bucket["doc_count"]
-            total += doc_count
-            for name, value in zip(FACET_KEY_FIELDS, bucket["key"].split(FACET_SEPARATOR)):
-                if value:
-                    per_value = counts[name]
-                    per_value[value] = per_value.get(value, 0) + doc_count
-        facets = {}
-        for name in FACET_FIELDS:
-            if name == "year":
-                ordered = sorted(counts[name].items(), key=lambda item: item[0], reverse=True)
-            else:
-                ordered = sorted(counts[name].items(), key=lambda item: (-item[1], item[0]))
-            facets[name] = [FacetValue(value, count) for value, count in ordered]
-        return total, facets
+        key_counts = [(bucket["key"], bucket["doc_count"]) for bucket in buckets]
+        return sum(count for _, count in key_counts), _facet_values(key_counts)
+
+    def _facets_of_rows(self, rows: list[int]) -> dict[str, list[FacetValue]]:
+        codes, counts = np.unique(self._rows.facet_codes(rows), return_counts=True)
+        keys = self._rows.keys
+        return _facet_values([(keys[code], count) for code, count in zip(codes.tolist(), counts.tolist())])
 
 
     def facet_values(self) -> dict[str, list[FacetValue]]:
@@ -273,7 +326,13 @@ class TantivyBackend:
     # -- highlights ------------------------------------------------------------------
     def highlight(self, query: ParsedQuery, papers: Sequence[Paper]) -> list[dict[str, str]]:
         """Title and abstract of each paper, HTML-escaped, with the query's words marked."""
-        highlight = Highlighter(query_terms(query))
+        marked = query_terms(query)
+        if len(marked) > MAX_MARKED_TERMS:
+            # A long description would mark half the abstract ("model", "data"...): mark
+            # its most specific terms, the ones fewest papers contain.
+            searcher = self.searcher
+            marked = frozenset(sorted(marked, key=lambda term: (searcher.doc_freq("text", term), term))[:MAX_MARKED_TERMS])
+        highlight = Highlighter(marked)
         return [{name: highlight(getattr(paper, name)) for name in HIGHLIGHT_FIELDS} for paper in papers]
 
 
@@ -291,6 +350,29 @@ def query_terms(query: ParsedQuery) -> frozenset[str]:
     for node in query.required:
         visit(node)
     return frozenset(found)
+
+
+@lru_cache(maxsize=65_536)
+def _split_key(key: str) -> list[str]:
+    return key.split(FACET_SEPARATOR)
+
+
+def _facet_values(key_counts: list[tuple[str, int]]) -> dict[str, list[FacetValue]]:
+    """Counts per facet value from counts per facet key (all five values joined)."""
+    counts: list[dict[str, int]] = [{} for _ in FACET_KEY_FIELDS]
+    for key, count in key_counts:
+        for per_value, value in zip(counts, _split_key(key)):
+            if value:
+                per_value[value] = per_value.get(value, 0) + count
+    counts = dict(zip(FACET_KEY_FIELDS, counts))
+    facets = {}
+    for name in FACET_FIELDS:
+        if name == "year":
+            ordered = sorted(counts[name].items(), key=lambda item: item[0], reverse=True)
+        else:
+            ordered = sorted(counts[name].items(), key=lambda item: (-item[1], item[0]))
+        facets[name] = [FacetValue(value, count) for value, count in ordered]
+    return facets
 
 
 def _should(queries: Sequence[tantivy.Query]) -> tantivy.Query:

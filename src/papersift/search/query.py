@@ -63,15 +63,20 @@ class ParsedQuery:
     required: tuple[Node, ...] = ()
     excluded: tuple[Node, ...] = ()
     filters: Filters = field(default_factory=Filters)
-    # Plain words all required (the query language) or any of them, ranked (natural text).
-    match_all: bool = True
+    # Plain words: "all" must match (the query language), or "any" (natural text, ranked by
+    # BM25; also the fallback when no paper has all the words).
+    match: str = "all"
 
     @property
     def has_text(self) -> bool:
         return bool(self.required)
 
-    def relaxed(self) -> "ParsedQuery":
-        return replace(self, match_all=False)
+    @property
+    def match_all(self) -> bool:
+        return self.match == "all"
+
+    def relaxed(self, match: str = "any") -> "ParsedQuery":
+        return replace(self, match=match)
 
     def with_filters(self, filters: Filters) -> "ParsedQuery":
         return replace(self, filters=merge_filters(self.filters, filters))
@@ -87,7 +92,7 @@ class _Item:
 def natural_text_query(text: str) -> ParsedQuery:
     """Benchmark queries and pasted paragraphs: no operators, any word may match."""
     words = tuple(Words(word) for word in _clean(text).split())
-    return ParsedQuery(required=words, match_all=False)
+    return ParsedQuery(required=words, match="any")
 
 
 def parse_query(text: str) -> ParsedQuery:

@@ -31,6 +31,7 @@ from papersift.search.types import FacetValue, Hit, SearchRequest, SearchRespons
 from papersift.store import Store
 
 RETRIEVER_MODULES = {"semantic": "papersift.search.semantic", "hybrid": "papersift.search.hybrid"}
+RELAXED_DEPTH = 200  # when no paper has all the words: the best this many by BM25 are the results
 RETRIEVER_DEPTH = 1000  # candidates a retriever returns; filters and paging apply to these
 
 
@@ -83,7 +84,7 @@ class SearchService:
         return self.backend.facet_values()
 
     def rank(self, text: str, k: int = 100, candidate_ids: Sequence[str] | None = None,
-             mode: str = "keyword", require_abstract: bool = False) -> list[tuple[str, float]]:
+             mode: str = "keyword") -> list[tuple[str, float]]:
         """Rank papers for natural text (no operators; any word may match), best first.
 
         For evaluation and for fusion. `candidate_ids` restricts the ranking to a pool.
@@ -93,7 +94,7 @@ class SearchService:
         query = natural_text_query(text)
         if mode == "keyword":
             result = self.backend.search(query, "relevance", 0, k, with_facets=False,
-                                         candidate_ids=candidate_ids, require_abstract=require_abstract)
+                                         candidate_ids=candidate_ids, depth=k)
             return list(zip(result.paper_ids, result.scores))
         notices: list[str] = []
         retriever = self._retriever_for(SearchRequest(query=text, mode=mode), notices)
@@ -123,14 +124,17 @@ class SearchService:
     def _keyword(self, request: SearchRequest, query: ParsedQuery, notices: list[str]):
         sort = request.sort if query.has_text or request.sort != "relevance" else "newest"
         offset = (request.page - 1) * request.size
-        result = self.backend.search(query, sort, offset, request.size, with_facets=request.with_facets)
+        result = self.backend.search(query, sort, offset, request.size, with_facets=request.with_facets,
+                                     with_papers=True)
         if result.ignored_query:
             notices.append("the query has only common words, which are not searched")
         elif result.total == 0 and query.has_text and query.match_all:
-            relaxed = self.backend.search(query.relaxed(), sort, offset, request.size, with_facets=request.with_facets)
+            relaxed = self.backend.search(query.relaxed(), sort, offset, request.size,
+                                          with_facets=request.with_facets, with_papers=True, depth=RELAXED_DEPTH)
             if relaxed.total:
-                notices.append("no paper contains all the words; showing papers that contain some of them")
-                result = relaxed
+                notices.append(f"no paper contains all the words; showing the {relaxed.total:,} papers that "
+                               "best match some of them")
+                query, result = query.relaxed(), relaxed
         return self._hits(query, list(zip(result.papers, result.scores))), result.total, result.facets
 
     def _retrieved(self, request: SearchRequest, query: ParsedQuery, retriever: Retriever):

@@ -1,0 +1,219 @@
+"""Lexical benchmark: papersift keyword search against bm25s on the same corpus and queries.
+
+Both engines index the same papers (title + abstract + keywords) in the same process
+and answer the same real query strings one at a time on one thread. papersift answers
+full result pages (20 hits with papers, total, facet counts, highlighted title and
+abstract), as the page and the API ask for them; bm25s returns the top 20 ids.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import resource
+import shutil
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from papersift.config import DEFAULT_PAGE_SIZE, shared_data_dir
+from papersift.index import lexical
+from papersift.ingest.pipeline import ingest_paths
+from papersift.record import Paper
+from papersift.search.service import SearchService
+from papersift.search.types import SearchRequest
+from papersift.store import Store
+
+TOP_K = DEFAULT_PAGE_SIZE
+
+
+@dataclass(frozen=True, slots=True)
+class Latency:
+    p50_ms: float
+    p95_ms: float
+    p99_ms: float
+    mean_ms: float
+    qps: float
+
+    @classmethod
+    def of(cls, seconds: list[float]) -> "Latency":
+        ordered = sorted(seconds)
+
+        def percentile(share: float) -> float:
+            return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))] * 1000
+
+        return cls(percentile(0.50), percentile(0.95), percentile(0.99),
+                   statistics.fmean(ordered) * 1000, len(ordered) / sum(ordered))
+
+
+@dataclass
+class BenchReport:
+    corpus: str
+    papers: int
+    queries: int
+    repeats: int
+    build_s: dict[str, float] = field(default_factory=dict)
+    index_bytes: dict[str, int] = field(default_factory=dict)
+    latency: dict[str, Latency] = field(default_factory=dict)
+    rss_mb: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        search = self.latency["papersift_search"]
+        return {
+            "qps": search.qps,
+            "bm25s_qps": self.latency["bm25s"].qps,
+            "ratio": search.qps / self.latency["bm25s"].qps,
+            "corpus": self.corpus, "papers": self.papers, "queries": self.queries, "repeats": self.repeats,
+            "build_s": self.build_s, "index_bytes": self.index_bytes,
+            "latency": {name: {key: round(value, 4) for key, value in vars_of(latency).items()}
+                        for name, latency in self.latency.items()},
+            "rss_mb": self.rss_mb, "notes": self.notes,
+        }
+
+    def markdown(self) -> str:
+        rows = [
+            "| engine | build s | index MB | p50 ms | p95 ms | p99 ms | mean ms | QPS |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        engines = {"papersift_search": "papersift", "papersift_rank": "papersift", "bm25s": "bm25s"}
+        for name, latency in self.latency.items():
+            engine = engines[name]
+            rows.append(
+                f"| {name} | {self.build_s.get(engine, 0):.2f} | {self.index_bytes.get(engine, 0) / 1e6:.1f} | "
+                f"{latency.p50_ms:.3f} | {latency.p95_ms:.3f} | {latency.p99_ms:.3f} | {latency.mean_ms:.3f} | "
+                f"{latency.qps:,.0f} |")
+        data = self.to_dict()
+        lines = [
+            "# Lexical benchmark: papersift (tantivy) vs bm25s",
+            "",
+            f"{self.papers:,} papers ({self.corpus}), {self.queries} queries × {self.repeats} runs, one thread.",
+            "",
+            *rows,
+            "",
+            f"**QPS ratio papersift_search / bm25s: {data['ratio']:.2f}×** (papersift_search: full pages with "
+            "papers, total, facets and highlights; papersift_rank: ids only, any word may match; bm25s: top-20 ids).",
+            "",
+            "RSS (MB): " + ", ".join(f"{name} {value:.0f}" for name, value in self.rss_mb.items()),
+            *[f"\n{note}" for note in self.notes],
+        ]
+        return "\n".join(lines) + "\n"
+
+
+def vars_of(latency: Latency) -> dict[str, float]:
+    return {name: getattr(latency, name) for name in Latency.__slots__}
+
+
+def rss_mb() -> float:
+    """Current resident set size of this process."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def bench_queries(shared: Path | None = None) -> list[str]:
+    """The 100 Semantic Scholar CS log queries and the English known-item queries."""
+    shared = shared or shared_data_dir()
+    queries = [orjson.loads(line)["query"] for line in open(shared / "s2cs_queries" / "s2_query.jsonl", "rb")]
+    for line in open(shared / "knownitem" / "queries_dev.jsonl", "rb"):
+        record = orjson.loads(line)
+        if record.get("lang") == "en":
+            queries.append(record["text"])
+    return queries
+
+
+def paper_text(paper: Paper) -> str:
+    return " ".join([paper.title, paper.abstract or "", *paper.keywords])
+
+
+def time_each(queries: list[str], answer: Callable[[str], object], repeats: int) -> list[float]:
+    for query in queries:  # warm caches (page cache, jieba-free paths, allocator)
+        answer(query)
+    seconds = []
+    gc.disable()
+    try:
+        for _ in range(repeats):
+            for query in queries:
+                started = time.perf_counter()
+                answer(query)
+                seconds.append(time.perf_counter() - started)
+    finally:
+        gc.enable()
+    return seconds
+
+
+def run(corpus: Path | None = None, repeats: int = 3, work_dir: Path | None = None,
+        log: Callable[[str], None] = lambda message: None) -> BenchReport:
+    import bm25s
+    import Stemmer
+
+    corpus = corpus or shared_data_dir() / "ml_papers" / "papers.jsonl.gz"
+    queries = bench_queries()
+    scratch = Path(tempfile.mkdtemp(prefix="papersift-bench-", dir=work_dir))
+    try:
+        log(f"ingesting {corpus}")
+        summary = ingest_paths(Store(scratch), [corpus])
+        papers = [paper for _, paper in Store(scratch, readonly=True).iter_papers(0)]
+        report = BenchReport(str(corpus), len(papers), len(queries), repeats)
+        if summary.rejected:
+            report.notes.append(f"{summary.rejected} corpus records were rejected by validation")
+        report.rss_mb["start"] = rss_mb()
+
+        log("building the tantivy index")
+        built = lexical.build(scratch)
+        report.build_s["papersift"] = built.seconds
+        report.index_bytes["papersift"] = lexical.index_size_bytes(built.folder)
+        service = SearchService(scratch)
+
+        def search(query: str):
+            return service.search(SearchRequest(query=query, mode="keyword", size=TOP_K))
+
+        log("timing papersift")
+        report.latency["papersift_search"] = Latency.of(time_each(queries, search, repeats))
+        report.latency["papersift_rank"] = Latency.of(time_each(queries, lambda q: service.rank(q, TOP_K), repeats))
+        report.rss_mb["after_papersift"] = rss_mb()
+
+        log("building bm25s")
+        stemmer = Stemmer.Stemmer("english")
+        started = time.perf_counter()
+        tokens = bm25s.tokenize([paper_text(paper) for paper in papers], stopwords="en", stemmer=stemmer,
+                                show_progress=False)
+        retriever = bm25s.BM25()
+        retriever.index(tokens, show_progress=False)
+        report.build_s["bm25s"] = time.perf_counter() - started
+        saved = scratch / "bm25s"
+        retriever.save(str(saved))
+        report.index_bytes["bm25s"] = sum(path.stat().st_size for path in saved.rglob("*") if path.is_file())
+
+        def bm25s_search(query: str):
+            query_tokens = bm25s.tokenize([query], stopwords="en", stemmer=stemmer, show_progress=False)
+            if not query_tokens.vocab:
+                return None
+            return retriever.retrieve(query_tokens, k=min(TOP_K, len(papers)), show_progress=False, n_threads=1)
+
+        log("timing bm25s")
+        report.latency["bm25s"] = Latency.of(time_each(queries, bm25s_search, repeats))
+        report.rss_mb["after_bm25s"] = rss_mb()
+        report.notes.append(
+            f"papersift index build: {built.documents:,} papers in {built.seconds:.2f} s "
+            f"({built.documents / built.seconds:,.0f} papers/s); CPU cores visible: {os.cpu_count()}.")
+        return report
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def write_report(report: BenchReport, reports_dir: Path) -> tuple[Path, Path]:
+    reports_dir.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    json_path = reports_dir / f"bench-lexical-{stamp}.json"
+    markdown_path = reports_dir / f"bench-lexical-{stamp}.md"
+    json_path.write_bytes(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2))
+    markdown_path.write_text(report.markdown())
+    return json_path, markdown_path

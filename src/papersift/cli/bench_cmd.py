@@ -1,0 +1,36 @@
+"""papersift bench ...: benchmarks are commands that write reports (JSON + markdown)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from papersift.cli.app import JsonOption, app, console, err_console, fail, print_json
+
+bench_app = typer.Typer(help="Benchmarks that write reports (JSON + markdown) to a reports dir.", no_args_is_help=True)
+app.add_typer(bench_app, name="bench")
+
+ReportsDirOption = Annotated[Path, typer.Option("--reports-dir", help="Where reports are written.")]
+
+
+@bench_app.command("lexical")
+def bench_lexical(
+    corpus: Annotated[Path | None, typer.Option("--corpus", help="Papers JSONL[.gz] (default: the shared ml_papers corpus).")] = None,
+    repeats: Annotated[int, typer.Option("--repeats", min=1, help="Timed passes over the queries.")] = 3,
+    reports_dir: ReportsDirOption = Path("reports"),
+    as_json: JsonOption = False,
+) -> None:
+    """Keyword search vs bm25s on the same corpus and queries: build time, size, latency, QPS, RSS."""
+    from papersift.bench.lexical import run, write_report
+
+    if corpus is not None and not corpus.is_file():
+        fail(f"--corpus: no such file: {corpus}")
+    report = run(corpus, repeats, log=lambda message: err_console.print(f"[dim]{message}[/]"))
+    json_path, markdown_path = write_report(report, reports_dir)
+    err_console.print(f"[dim]reports: {json_path} {markdown_path}[/]")
+    if as_json:
+        print_json(report.to_dict())
+    else:
+        console.print(report.markdown(), highlight=False, markup=False)

@@ -1,0 +1,148 @@
+"""The row store beside a tantivy generation: each indexed paper's record, id and facet key.
+
+Every tantivy document carries a `row` fast field. A hit's row locates, without
+touching tantivy's compressed document store, the paper record (a JSON array in a
+memory-mapped file), its id (a list kept in memory: 44K ids are ~3 MB) and its facet
+key code (a numpy array, so facets over a few hundred rows are one bincount).
+
+    rows.bin          concatenated JSON arrays, PAPER_FIELDS order (append-only)
+    rows.offsets.npy  uint64 start of each row in rows.bin, plus the end
+    rows.ids          paper id of each row, one per line
+    rows.facets.npy   uint32 facet-key code of each row
+    rows.keys.json    facet keys by code
+
+An update appends rows (a replaced paper gets a new row; its old row is garbage until
+the next full build) and then rewrites the small files atomically. Readers that meet a
+row past what they loaded reload (a tantivy commit can become visible first).
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+from pathlib import Path
+
+import numpy as np
+import orjson
+
+from papersift.record import PAPER_FIELDS, Paper
+
+BIN, OFFSETS, IDS, FACETS, KEYS = "rows.bin", "rows.offsets.npy", "rows.ids", "rows.facets.npy", "rows.keys.json"
+AUTHORS_AT, KEYWORDS_AT = PAPER_FIELDS.index("authors"), PAPER_FIELDS.index("keywords")
+
+
+def encode_paper(paper: Paper) -> bytes:
+    return orjson.dumps([getattr(paper, name) for name in PAPER_FIELDS])
+
+
+def decode_paper(payload: bytes) -> Paper:
+    values = orjson.loads(payload)
+    values[AUTHORS_AT] = tuple(values[AUTHORS_AT])
+    values[KEYWORDS_AT] = tuple(values[KEYWORDS_AT])
+    return Paper(*values)
+
+
+def _save_atomically(path: Path, write) -> None:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(temporary, "wb") as handle:
+        write(handle)
+    os.replace(temporary, path)
+
+
+class RowWriter:
+    """Adds rows to a folder's row store (new, or appending to what is there)."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        if (folder / OFFSETS).exists():
+            self.offsets = np.load(folder / OFFSETS).tolist()
+            self.ids = (folder / IDS).read_text().split("\n") if len(self.offsets) > 1 else []
+            self.facets = np.load(folder / FACETS).tolist()
+            self.keys = orjson.loads((folder / KEYS).read_bytes())
+        else:
+            self.offsets, self.ids, self.facets, self.keys = [0], [], [], []
+        self._codes = {key: code for code, key in enumerate(self.keys)}
+        self._bin = open(folder / BIN, "ab")
+        self._bin.seek(0, os.SEEK_END)
+        if self._bin.tell() != self.offsets[-1]:  # an update that died before saving its offsets
+            self._bin.truncate(self.offsets[-1])
+
+    def add(self, paper: Paper, facet_key: str) -> int:
+        payload = encode_paper(paper)
+        self._bin.write(payload)
+        self.offsets.append(self.offsets[-1] + len(payload))
+        self.ids.append(paper.id)
+        code = self._codes.get(facet_key)
+        if code is None:
+            code = self._codes[facet_key] = len(self.keys)
+            self.keys.append(facet_key)
+        self.facets.append(code)
+        return len(self.ids) - 1
+
+    @property
+    def next_row(self) -> int:
+        return len(self.ids)
+
+    def close(self) -> None:
+        """Flush the records, then publish the small files (each replaced atomically)."""
+        self._bin.flush()
+        os.fsync(self._bin.fileno())
+        self._bin.close()
+        _save_atomically(self.folder / KEYS, lambda handle: handle.write(orjson.dumps(self.keys)))
+        _save_atomically(self.folder / FACETS, lambda handle: np.save(handle, np.asarray(self.facets, np.uint32)))
+        _save_atomically(self.folder / IDS, lambda handle: handle.write("\n".join(self.ids).encode()))
+        _save_atomically(self.folder / OFFSETS, lambda handle: np.save(handle, np.asarray(self.offsets, np.uint64)))
+
+
+class RowReader:
+    """Read side: papers, ids and facet codes by row."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.load()
+
+    def load(self) -> None:
+        offsets = np.load(self.folder / OFFSETS)
+        self.offsets = offsets.tolist()  # python ints: slicing the mmap with them is fastest
+        self.ids = (self.folder / IDS).read_text().split("\n") if len(offsets) > 1 else []
+        self.facets = np.load(self.folder / FACETS)
+        self.keys = orjson.loads((self.folder / KEYS).read_bytes())
+        with open(self.folder / BIN, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            self._bin = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def ensure(self, rows: list[int]) -> None:
+        if rows and max(rows) >= len(self.ids):
+            self.load()
+
+    def paper(self, row: int) -> Paper:
+        return decode_paper(self._bin[self.offsets[row]:self.offsets[row + 1]])
+
+    def papers(self, rows: list[int]) -> list[Paper]:
+        self.ensure(rows)
+        return [self.paper(row) for row in rows]
+
+    def facet_codes(self, rows: list[int]) -> np.ndarray:
+        self.ensure(rows)
+        return self.facets[rows]
+
+    def years(self, rows: list[int]) -> list[int]:
+        """Year of each row (0 when unknown), from its facet key."""
+        self.ensure(rows)
+        years_by_code = self._years_by_code()
+        return [years_by_code[code] for code in self.facets[rows].tolist()]
+
+    def _years_by_code(self) -> list[int]:
+        if len(getattr(self, "_year_codes", ())) != len(self.keys):
+            from papersift.index.lexical import FACET_KEY_FIELDS, FACET_SEPARATOR
+
+            at = FACET_KEY_FIELDS.index("year")
+            self._year_codes = [int(key.split(FACET_SEPARATOR)[at] or 0) for key in self.keys]
+        return self._year_codes
+
+    def paper_ids(self, rows: list[int]) -> list[str]:
+        self.ensure(rows)
+        return [self.ids[row] for row in rows]
