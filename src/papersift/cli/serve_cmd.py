@@ -1,4 +1,4 @@
-"""papersift serve / quickstart: the page and the JSON API over uvicorn."""
+"""papersift serve / quickstart / bench web: the page and the JSON API over uvicorn."""
 
 from __future__ import annotations
 
@@ -6,9 +6,11 @@ import os
 from pathlib import Path
 from typing import Annotated
 
+import orjson
 import typer
 
-from papersift.cli.app import DataDirOption, app, console, data_dir_of, err_console, fail
+from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_of, err_console, fail, print_json
+from papersift.cli.bench_cmd import bench_app
 from papersift.cli.ingest_cmd import _print_summary, _progress
 from papersift.config import shared_data_dir
 from papersift.store import Store
@@ -93,3 +95,33 @@ def quickstart(
     build_indexes(resolved)
     if not no_serve:
         _run_server(resolved, host, port, enable_writes=False, write_token=os.environ.get("PAPERSIFT_WRITE_TOKEN"))
+
+
+@bench_app.command("web")
+def bench_web(
+    data_dir: DataDirOption = None,
+    mode: Annotated[str, typer.Option("--mode", help="keyword, semantic or hybrid.")] = "keyword",
+    rounds: Annotated[int, typer.Option("--rounds", min=1, help="Passes over the query set.")] = 3,
+    reports_dir: Annotated[Path, typer.Option("--reports-dir", help="Where web.json and web.md go.")] = Path("reports"),
+    as_json: JsonOption = False,
+) -> None:
+    """Server-side latency (p50/p95/p99) of the search page and /api/search on real queries."""
+    from papersift.bench.web import default_queries, markdown_report, run_web_bench
+
+    resolved = data_dir_of(data_dir)
+    if mode not in ("keyword", "semantic", "hybrid"):
+        fail(f"--mode must be keyword, semantic or hybrid, not {mode!r}")
+    if not (resolved / "papers.sqlite3").exists():
+        fail(f"no papersift store in {resolved}")
+    queries = default_queries()
+    with _progress(disable=as_json) as progress:
+        task = progress.add_task("bench web", total=len(queries) * rounds)
+        report = run_web_bench(resolved, queries, mode, rounds, progress=lambda count: progress.advance(task, count))
+    reports_dir.mkdir(parents=True, exist_ok=True)
+    (reports_dir / "web.json").write_bytes(orjson.dumps(report, option=orjson.OPT_INDENT_2))
+    (reports_dir / "web.md").write_text(markdown_report(report))
+    if as_json:
+        print_json(report)
+    else:
+        console.print(markdown_report(report), highlight=False, markup=False)
+        err_console.print(f"reports: {reports_dir / 'web.json'} {reports_dir / 'web.md'}")

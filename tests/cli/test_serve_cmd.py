@@ -1,0 +1,81 @@
+"""papersift serve / quickstart / bench web, with uvicorn.run replaced by a recorder."""
+
+from __future__ import annotations
+
+import gzip
+
+import orjson
+import pytest
+import uvicorn
+from typer.testing import CliRunner
+
+from papersift.cli import app
+from papersift.index import lexical
+from papersift.store import Store
+
+runner = CliRunner()
+
+
+@pytest.fixture()
+def served(monkeypatch):
+    """What uvicorn.run was asked to serve (no server is started)."""
+    calls: list[dict] = []
+    monkeypatch.setattr(uvicorn, "run", lambda server_app, **options: calls.append({"app": server_app, **options}))
+    return calls
+
+
+@pytest.fixture()
+def corpus_dir(sample_records, tmp_path):
+    folder = tmp_path / "ml_papers"
+    folder.mkdir()
+    with gzip.open(folder / "papers.jsonl.gz", "wb") as handle:
+        handle.write(b"".join(orjson.dumps(record) + b"\n" for record in sample_records[:200]))
+    return folder
+
+
+def test_quickstart_ingests_indexes_and_serves_on_loopback(corpus_dir, tmp_path, served):
+    data_dir = tmp_path / "data"
+    result = runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--corpus", str(corpus_dir)])
+    assert result.exit_code == 0, result.output
+    assert Store(data_dir, readonly=True).count() == 200
+    assert lexical.current_generation(data_dir) is not None
+    assert served[0]["host"] == "127.0.0.1" and served[0]["port"] == 8000
+    again = runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--corpus", str(corpus_dir), "--no-serve"])
+    assert again.exit_code == 0 and "skipping ingest" in " ".join(again.output.split()) and len(served) == 1
+
+
+def test_serve_takes_host_and_port(corpus_dir, tmp_path, served):
+    data_dir = tmp_path / "data"
+    runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--corpus", str(corpus_dir), "--no-serve"])
+    result = runner.invoke(app, ["serve", "--data-dir", str(data_dir), "--host", "0.0.0.0", "--port", "8123"])
+    assert result.exit_code == 0, result.output
+    assert (served[0]["host"], served[0]["port"]) == ("0.0.0.0", 8123)
+    assert served[0]["app"].state.settings.enable_writes is False
+
+
+def test_serve_without_a_store_fails_with_a_hint(tmp_path, served):
+    result = runner.invoke(app, ["serve", "--data-dir", str(tmp_path / "empty")])
+    assert result.exit_code != 0 and "quickstart" in " ".join(result.output.split()) and not served
+
+
+def test_enable_writes_needs_a_token(corpus_dir, tmp_path, served, monkeypatch):
+    monkeypatch.delenv("PAPERSIFT_WRITE_TOKEN", raising=False)
+    data_dir = tmp_path / "data"
+    runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--corpus", str(corpus_dir), "--no-serve"])
+    refused = runner.invoke(app, ["serve", "--data-dir", str(data_dir), "--enable-writes"])
+    assert refused.exit_code != 0 and "--write-token" in refused.output and not served
+    allowed = runner.invoke(app, ["serve", "--data-dir", str(data_dir), "--enable-writes", "--write-token", "t"])
+    assert allowed.exit_code == 0 and served[0]["app"].state.settings.enable_writes is True
+
+
+def test_bench_web_writes_both_reports(corpus_dir, tmp_path):
+    data_dir = tmp_path / "data"
+    runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--corpus", str(corpus_dir), "--no-serve"])
+    reports = tmp_path / "reports"
+    result = runner.invoke(app, ["bench", "web", "--data-dir", str(data_dir), "--rounds", "1", "--reports-dir", str(reports), "--json"])
+    assert result.exit_code == 0, result.output
+    report = orjson.loads((reports / "web.json").read_bytes())
+    assert report["papers"] == 200 and report["queries"] == 100
+    assert {row["target"] for row in report["results"]} == {"page /", "api /api/search"}
+    assert all(row["requests"] == 100 and 0 < row["p50_ms"] <= row["p95_ms"] <= row["max_ms"] for row in report["results"])
+    assert "| page / | 100 |" in (reports / "web.md").read_text()
