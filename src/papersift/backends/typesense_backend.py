@@ -31,7 +31,7 @@ from papersift.backends.typesense_index import ALIAS, TERM_FIELDS, alias_target,
 from papersift.index.analyzers import ENGLISH, NAMES, terms
 from papersift.record import PAPER_FIELDS, Paper
 from papersift.search.backend import (
-    AUTHOR_BOOST, DEFAULT_FIELDS, FIELD_BOOSTS, FILTER_FIELD_NAMES, HIGHLIGHT_FIELDS, BackendResult, query_terms,
+    AUTHOR_BOOST, FIELD_BOOSTS, FILTER_FIELD_NAMES, HIGHLIGHT_FIELDS, BackendResult, query_terms,
 )
 from papersift.search.highlight import Highlighter
 from papersift.search.query import AnyOf, FieldValue, ParsedQuery, Words
@@ -75,6 +75,29 @@ def _term_filter(field_name: str, field_terms: Sequence[str], negate: bool = Fal
     operator = ":!" if negate else ":"
     joined = " && ".join(f"{field_name}{operator}{_quote(term)}" for term in field_terms)
     return f"({joined})"
+
+
+def _result(papers: list[Paper], scores: list[float], total: int, facets: dict, with_papers: bool,
+            ids: list[str] | None = None, ignored: bool = False) -> BackendResult:
+    return BackendResult(papers, scores, total, facets, ignored, None if with_papers else (ids or []))
+
+
+def facet_counts(documents: list[dict]) -> dict[str, list[FacetValue]]:
+    """Facet values of a fixed result set (the "any" query's best papers), ordered as Typesense's."""
+    counts: dict[str, dict[str, int]] = {name: {} for name in FACET_FIELDS}
+    for document in documents:
+        for name in FACET_FIELDS:
+            value = document.get(name)
+            if value is not None:
+                counts[name][str(value)] = counts[name].get(str(value), 0) + 1
+    return {name: _ordered(name, [FacetValue(value, count) for value, count in values.items()])
+            for name, values in counts.items()}
+
+
+def _ordered(name: str, values: list[FacetValue]) -> list[FacetValue]:
+    if name == "year":
+        return sorted(values, key=lambda value: value.value, reverse=True)
+    return sorted(values, key=lambda value: (-value.count, value.value))
 
 
 def document_paper(document: dict) -> Paper:
@@ -129,22 +152,28 @@ class TypesenseBackend:
         self.refresh()
         return int(self._meta["documents"])
 
-    # -- compiling the parsed query --------------------------------------------------
-    def _words(self, words: Words, negate: bool = False) -> tuple[str | None, list[Clause]]:
+    # -- compiling the parsed query (the embedded backend's semantics) ----------------
+    def _is_author(self, name_term: str) -> bool:
+        return self._doc_freq_table([Clause("authors", (name_term,), 1.0)])[("authors", name_term)] > 0
+
+    def _words(self, words: Words) -> tuple[str | None, list[Clause]]:
+        """A word or phrase must be in `text` (or, a plain word, be an author's name when some
+        paper has that author); it scores BM25 in `text` plus a small boost for the title.
+        A field-scoped word must be in that field and scores there alone."""
         english = terms(words.text, ENGLISH)
-        field_names = (words.field,) if words.field else DEFAULT_FIELDS
-        alternatives = [Clause(name, tuple(english), FIELD_BOOSTS[name]) for name in field_names] if english else []
-        target = FIELD_TERMS[words.field] if words.field else MATCH_FIELD
-        parts = [_term_filter(target, english, negate)] if english else []
-        if english and words.field is None and not words.phrase:
-            names = terms(words.text, NAMES)
-            if len(names) == 1:  # a single plain word may be an author's name
-                alternatives.append(Clause("authors", (names[0],), AUTHOR_BOOST))
-                parts.append(_term_filter(FIELD_TERMS["authors"], names, negate))
-        if not parts:
+        if not english:
             return None, []
-        joiner = " && " if negate else " || "
-        return f"({joiner.join(parts)})", alternatives
+        if words.field is not None:
+            return _term_filter(FIELD_TERMS[words.field], english), [Clause(words.field, tuple(english), 1.0)]
+        alternatives = [Clause("text", tuple(english), FIELD_BOOSTS["text"]),
+                        Clause("title", tuple(english), FIELD_BOOSTS["title"])]
+        part = _term_filter(MATCH_FIELD, english)
+        if not words.phrase:
+            names = terms(words.text, NAMES)
+            if len(names) == 1 and self._is_author(names[0]):
+                alternatives.append(Clause("authors", (names[0],), AUTHOR_BOOST))
+                part = f"({part} || {_term_filter(FIELD_TERMS['authors'], names)})"
+        return part, alternatives
 
     def _field_value(self, node: FieldValue, negate: bool = False) -> str:
         if node.field == "authors":
@@ -152,43 +181,60 @@ class TypesenseBackend:
         name = FILTER_FIELD_NAMES[node.field]
         return f"{name}:{'!=' if negate else '='}{_quote(node.value)}"
 
-    def _node(self, node, compiled: Compiled) -> tuple[str | None, list[Clause]]:
+    def _node(self, node) -> tuple[str | None, list[Clause]]:
         if isinstance(node, Words):
             return self._words(node)
         if isinstance(node, FieldValue):
+            if node.field == "authors":  # scored as a phrase in `authors`, as the embedded backend does
+                names = tuple(terms(node.value, NAMES))
+                return (self._field_value(node), [Clause("authors", names, 1.0)]) if names else (None, [])
             return self._field_value(node), []
         parts, alternatives = [], []
         for option in node.options:
-            part, option_clauses = self._node(option, compiled)
+            part, option_clauses = self._node(option)
             if part:
                 parts.append(part)
                 alternatives.extend(option_clauses)
         return (f"({' || '.join(parts)})" if parts else None), alternatives
 
+    def _any_of(self, words: list[Words], compiled: Compiled) -> str | None:
+        """Relaxed words: any of them in `text`, each scored by BM25 in `text` alone."""
+        keys = list(dict.fromkeys(tuple(terms(word.text, ENGLISH)) for word in words))
+        keys = [key for key in keys if key]
+        if not keys:
+            return None
+        compiled.scoring.append([Clause("text", key, 1.0) for key in keys])
+        compiled.q_terms.extend(term for key in keys for term in key)
+        return f"({' || '.join(_term_filter(MATCH_FIELD, key) for key in keys)})"
+
     def compile(self, query: ParsedQuery, candidate_ids: Sequence[str] | None = None,
                 require_abstract: bool = False) -> Compiled:
         compiled = Compiled(match_all=query.match_all)
-        any_words: list[str] = []
+        relaxed: list[Words] = []
         dropped = 0
         for node in query.required:
-            part, alternatives = self._node(node, compiled)
+            if not query.match_all and isinstance(node, Words) and node.field is None and not node.phrase:
+                relaxed.append(node)
+                continue
+            part, alternatives = self._node(node)
             if part is None:
                 dropped += 1
                 continue
             if isinstance(node, Words):
                 english = terms(node.text, ENGLISH)
-                if len(english) > 1 and node.field is None and query.match_all:
+                if len(english) > 1 and node.field is None:
                     compiled.phrases.append('"' + " ".join(english) + '"')
                 else:
                     compiled.q_terms.extend(english)
             if alternatives:
                 compiled.scoring.append(alternatives)
-            if not query.match_all and isinstance(node, Words):
-                any_words.append(part)
+            compiled.filter_parts.append(part)
+        if relaxed:
+            part = self._any_of(relaxed, compiled)
+            if part is None:
+                dropped += len(relaxed)
             else:
                 compiled.filter_parts.append(part)
-        if any_words:
-            compiled.filter_parts.append(f"({' || '.join(any_words)})")
         compiled.ignored = bool(query.required) and dropped == len(query.required)
         for node in query.excluded:
             if isinstance(node, Words):
@@ -237,7 +283,7 @@ class TypesenseBackend:
             "typo_tokens_threshold": 0,
             "page": page,
             "per_page": per_page,
-            "include_fields": ",".join(("id", "seq", *TERM_FIELDS)) if fetch_terms else PAPER_INCLUDE,
+            "include_fields": ",".join(("id", "seq", *FACET_FIELDS, *TERM_FIELDS)) if fetch_terms else PAPER_INCLUDE,
             "highlight_fields": "none",
             "enable_highlight_v1": "false",
         }
@@ -262,28 +308,56 @@ class TypesenseBackend:
         raise RuntimeError(f"typesense search failed: {errors[0]}")
 
     def search(self, query: ParsedQuery, sort: Sort = "relevance", offset: int = 0, limit: int = 20, *,
-               with_facets: bool = True, candidate_ids: Sequence[str] | None = None,
-               require_abstract: bool = False) -> BackendResult:
+               with_facets: bool = True, with_papers: bool = False, candidate_ids: Sequence[str] | None = None,
+               depth: int | None = None, require_abstract: bool = False) -> BackendResult:
+        """One page of hits. `depth`: for "any" queries, the best `depth` papers form the result set."""
         self.refresh()
         compiled = self.compile(query, candidate_ids, require_abstract)
         if compiled.ignored:
-            return BackendResult([], [], 0, {}, True)
+            return _result([], [], 0, {}, with_papers, ignored=True)
+        if depth is not None and query.match == "any" and query.has_text:
+            return self._search_ranked(compiled, sort, offset, limit, depth, with_facets, with_papers)
         rerank = sort == "relevance" and bool(compiled.scoring)
         if rerank and not query.match_all:
             hits, total, facets = self._any_word_candidates(compiled, with_facets)
         else:
             hits, total, facets = self._candidates(compiled, sort, offset, limit, rerank, with_facets)
         if rerank:
-            scores = self._bm25(compiled, hits)
-            # Equal scores keep store order, as tantivy keeps insertion order.
-            ranked = sorted(zip(hits, scores), key=lambda pair: (-round(pair[1], 4), pair[0]["seq"]))
-            ranked = ranked[offset:offset + limit]
-            papers = self._papers([hit["id"] for hit, _ in ranked])
-            ranked = [(papers[hit["id"]], score) for hit, score in ranked if hit["id"] in papers]
+            ranked = self._ranked(compiled, hits)[offset:offset + limit]
         else:
             start = offset % TYPESENSE_PAGE
-            ranked = [(document_paper(hit), 0.0) for hit in hits[start:start + limit]]
-        return BackendResult([paper for paper, _ in ranked], [score for _, score in ranked], total, facets)
+            ranked = [(hit, 0.0) for hit in hits[start:start + limit]]
+        return self._page(ranked, total, facets, with_papers, fetched=not rerank)
+
+    def _search_ranked(self, compiled: Compiled, sort: Sort, offset: int, limit: int, depth: int,
+                       with_facets: bool, with_papers: bool) -> BackendResult:
+        """The best `depth` matches by BM25 are the result set; facets are counted over them."""
+        hits, _, _ = self._any_word_candidates(compiled, with_facets=False, per_search=max(depth, 1))
+        ranked = self._ranked(compiled, hits)[:depth]
+        if sort != "relevance":
+            ranked = sorted(((hit, 0.0) for hit, _ in ranked), key=lambda pair: pair[0].get("year") or 0,
+                            reverse=sort == "newest")
+        facets = facet_counts([hit for hit, _ in ranked]) if with_facets else {}
+        return self._page(ranked[offset:offset + limit], len(ranked), facets, with_papers, fetched=False)
+
+    def _ranked(self, compiled: Compiled, hits: list[dict]) -> list[tuple[dict, float]]:
+        scores = self._bm25(compiled, hits)
+        # Equal scores keep store order, as tantivy keeps insertion order.
+        return sorted(zip(hits, scores), key=lambda pair: (-round(pair[1], 4), pair[0]["seq"]))
+
+    def _page(self, ranked: list[tuple[dict, float]], total: int, facets: dict, with_papers: bool,
+              fetched: bool) -> BackendResult:
+        ids = [hit["id"] for hit, _ in ranked]
+        scores = [score for _, score in ranked]
+        if not with_papers:
+            return _result([], scores, total, facets, False, ids)
+        if fetched:
+            papers = [document_paper(hit) for hit, _ in ranked]
+        else:
+            by_id = self._papers(ids)
+            kept = [index for index, paper_id in enumerate(ids) if paper_id in by_id]
+            papers, scores = [by_id[ids[index]] for index in kept], [scores[index] for index in kept]
+        return _result(papers, scores, total, facets, True)
 
     def _candidates(self, compiled: Compiled, sort: Sort, offset: int, limit: int, rerank: bool,
                     with_facets: bool) -> tuple[list[dict], int, dict]:
@@ -305,11 +379,13 @@ class TypesenseBackend:
                 return hits, total, facets
             page += 1
 
-    def _any_word_candidates(self, compiled: Compiled, with_facets: bool) -> tuple[list[dict], int, dict]:
+    def _any_word_candidates(self, compiled: Compiled, with_facets: bool,
+                             per_search: int = TYPESENSE_PAGE) -> tuple[list[dict], int, dict]:
         """"Any word may match": Typesense 0.24 drops query words right to left only, so one
         search per suffix of the words covers every run of them; a q-less search counts."""
         words = list(dict.fromkeys(compiled.q_terms))
-        searches = [self._search_params(compiled, "relevance", 1, TYPESENSE_PAGE, False, fetch_terms=True)
+        searches = [self._search_params(compiled, "relevance", 1, min(per_search, TYPESENSE_PAGE), False,
+                                        fetch_terms=True)
                     | {"q": " ".join(words[start:])} for start in range(len(words))]
         searches.append(self._search_params(compiled, "relevance", 1, 0, with_facets, fetch_terms=False) | {"q": "*"})
         results = self._multi_search(searches)
@@ -366,11 +442,7 @@ class TypesenseBackend:
         facets = {name: [] for name in FACET_FIELDS}
         for counted in result.get("facet_counts", []):
             values = [FacetValue(str(item["value"]), int(item["count"])) for item in counted["counts"]]
-            if counted["field_name"] == "year":
-                values.sort(key=lambda value: value.value, reverse=True)
-            else:
-                values.sort(key=lambda value: (-value.count, value.value))
-            facets[counted["field_name"]] = values
+            facets[counted["field_name"]] = _ordered(counted["field_name"], values)
         return facets
 
     def facet_values(self) -> dict[str, list[FacetValue]]:

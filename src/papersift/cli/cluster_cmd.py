@@ -202,3 +202,23 @@ def bench_load(
     else:
         console.print(md_path.read_text(), highlight=False)
         console.print(f"reports: {json_path}, {md_path}", highlight=False)
+
+
+@bench_app.command("typesense")
+def bench_typesense(
+    data_dir: DataDirOption = None,
+    nodes: Annotated[int, typer.Option("--nodes", min=1, max=5, help="Cluster size (on 127.0.0.1).")] = 3,
+    drill: Annotated[bool, typer.Option("--drill/--no-drill", help="Run the failover drill too.")] = True,
+    reports_dir: ReportsDirOption = Path("reports"),
+) -> None:
+    """A scratch loopback cluster: import rate, RAM per paper (text, vectors), parity with the
+    embedded backend over the shared queries, failover drill. Needs the keyword index built."""
+    from papersift.bench.typesense import run_typesense_bench, write_report
+
+    directory = data_dir_of(data_dir)
+    path = shared_data_dir() / "s2cs_queries" / "s2_query.jsonl"
+    texts = [orjson.loads(line)["query"] for line in path.read_text().splitlines() if line.strip()]
+    report = run_typesense_bench(directory, texts, nodes, drill=drill)
+    json_path, md_path = write_report(report, reports_dir)
+    console.print(md_path.read_text(), highlight=False)
+    console.print(f"reports: {json_path}, {md_path}", highlight=False)
