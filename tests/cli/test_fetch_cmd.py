@@ -46,7 +46,7 @@ def test_fetch_arxiv_query_and_oai(fake_service, tmp_path):  # noqa: F811
     assert "fetched 5 records in 3 page(s), 3 request(s): complete" in result.stdout
     oai = fake_service(arxiv_oai_route)
     result = run_cli("fetch", "arxiv", "--set", "cs", "--from", "2023-08-01", "--until", "2023-08-02",
-                     "--base-url", oai.base_url, "--data-dir", tmp_path, "--json", *FAST)
+                     "--base-url", oai.base_url + "/oai", "--data-dir", tmp_path, "--json", *FAST)
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert (report["ingest"]["unchanged"], report["ingest"]["skipped"], report["ingest"]["added"]) == (5, 1, 0)

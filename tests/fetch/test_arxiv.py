@@ -13,8 +13,8 @@ from papersift.store import Store
 from tests.fetch.conftest import FIXTURES, arxiv_api_route, arxiv_oai_route, page
 
 
-def _client(service) -> HttpClient:
-    return HttpClient(service.base_url, min_interval=0, retry=RetryPolicy(retries=3, backoff=0.001))
+def _client(service, path: str = "") -> HttpClient:
+    return HttpClient(service.base_url + path, min_interval=0, retry=RetryPolicy(retries=3, backoff=0.001))
 
 
 def test_api_pages_by_start(fake_service, tmp_path):
@@ -58,7 +58,7 @@ def test_api_error_feed_fails_the_fetch(fake_service, tmp_path):
 def test_oai_follows_the_resumption_token(fake_service, tmp_path):
     service = fake_service(arxiv_oai_route)
     pager = ArxivOaiPager("cs", "2023-08-01", "2023-08-02")
-    with _client(service) as client:
+    with _client(service, "/oai") as client:
         first = run_pages(client, pager, tmp_path / "job", max_pages=1)
         assert load_state(tmp_path / "job").cursor == {"token": "6960524|1001"} and not first.complete
         result = run_pages(client, pager, tmp_path / "job")
@@ -74,12 +74,12 @@ def test_oai_follows_the_resumption_token(fake_service, tmp_path):
 
 def test_oai_no_records_match_ends_without_pages(fake_service, tmp_path):
     service = fake_service(lambda path, query: page(FIXTURES / "arxiv" / "oai-norecords.xml", "text/xml"))
-    with _client(service) as client:
+    with _client(service, "/oai") as client:
         result = run_pages(client, ArxivOaiPager("cs", "2030-01-01"), tmp_path / "job")
     assert (result.pages, result.records, result.complete) == ([], 0, True)
 
 
 def test_oai_error_fails_the_fetch(fake_service, tmp_path):
     service = fake_service(lambda path, query: page(FIXTURES / "arxiv" / "oai-badargument.xml", "text/xml"))
-    with _client(service) as client, pytest.raises(FetchError, match="OAI-PMH error badArgument"):
+    with _client(service, "/oai") as client, pytest.raises(FetchError, match="OAI-PMH error badArgument"):
         run_pages(client, ArxivOaiPager("cs"), tmp_path / "job")

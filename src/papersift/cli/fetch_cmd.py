@@ -24,7 +24,7 @@ fetch_app = typer.Typer(
 )
 app.add_typer(fetch_app, name="fetch")
 
-BaseUrlOption = Annotated[str | None, typer.Option("--base-url", help="Service root URL (for mirrors and tests).")]
+BaseUrlOption = Annotated[str | None, typer.Option("--base-url", help="Service root URL, or the OAI-PMH endpoint for --set (for mirrors and tests).")]
 DelayOption = Annotated[float | None, typer.Option("--delay", min=0, help="Seconds between requests (default: the service's limit, 3 s).")]
 RetriesOption = Annotated[int, typer.Option("--retries", min=0, help="Retries of a failed request (429, 5xx, network).")]
 BackoffOption = Annotated[float, typer.Option("--backoff", min=0, help="First retry wait in seconds; doubles each retry.")]

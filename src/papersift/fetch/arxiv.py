@@ -13,7 +13,8 @@ from papersift.ingest.arxiv import oai_records, parse_oai_page, resumption_token
 from papersift.ingest.base import SourceError
 
 API_BASE_URL = "https://export.arxiv.org"
-OAI_BASE_URL = "https://oaipmh.arxiv.org"
+# OAI-PMH's "base URL" is the endpoint itself (arXiv's since 2025; the older one is http://export.arxiv.org/oai2).
+OAI_BASE_URL = "https://oaipmh.arxiv.org/oai"
 MIN_INTERVAL = 3.0
 MAX_API_PAGE = 2000  # the API's cap per request
 
@@ -62,7 +63,7 @@ class ArxivQueryPager:
 
 @dataclass
 class ArxivOaiPager:
-    """`/oai?verb=ListRecords&metadataPrefix=arXiv&set=&from=&until=`, then `resumptionToken=`."""
+    """`<base URL>?verb=ListRecords&metadataPrefix=arXiv&set=&from=&until=`, then `resumptionToken=`."""
 
     set_spec: str | None = None  # 'cs', 'stat', 'cs:cs:LG' ...
     date_from: str | None = None  # YYYY-MM-DD
@@ -76,12 +77,12 @@ class ArxivOaiPager:
 
     def page_request(self, cursor: dict) -> tuple[str, dict]:
         if cursor.get("token"):
-            return "/oai", {"verb": "ListRecords", "resumptionToken": cursor["token"]}
+            return "", {"verb": "ListRecords", "resumptionToken": cursor["token"]}
         params = {"verb": "ListRecords", "metadataPrefix": "arXiv"}
         for name, value in (("set", self.set_spec), ("from", self.date_from), ("until", self.date_until)):
             if value:
                 params[name] = value
-        return "/oai", params
+        return "", params
 
     def advance(self, cursor: dict, body: bytes) -> tuple[dict | None, int]:
         try:
