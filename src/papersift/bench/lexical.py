@@ -133,17 +133,22 @@ def paper_text(paper: Paper) -> str:
     return " ".join([paper.title, paper.abstract or "", *paper.keywords])
 
 
-def time_each(queries: list[str], answer: Callable[[str], object], repeats: int) -> list[float]:
-    for query in queries:  # warm caches (page cache, jieba-free paths, allocator)
-        answer(query)
-    seconds = []
+def time_interleaved(queries: list[str], engines: dict[str, Callable[[str], object]],
+                     repeats: int) -> dict[str, list[float]]:
+    """Seconds per query and engine. Engines take turns on each query, so a busy moment
+    on the machine slows all of them alike instead of whichever ran then."""
+    for query in queries:  # warm-up pass: page cache, lazy imports, allocator
+        for answer in engines.values():
+            answer(query)
+    seconds: dict[str, list[float]] = {name: [] for name in engines}
     gc.disable()
     try:
         for _ in range(repeats):
             for query in queries:
-                started = time.perf_counter()
-                answer(query)
-                seconds.append(time.perf_counter() - started)
+                for name, answer in engines.items():
+                    started = time.perf_counter()
+                    answer(query)
+                    seconds[name].append(time.perf_counter() - started)
     finally:
         gc.enable()
     return seconds
@@ -175,9 +180,7 @@ def run(corpus: Path | None = None, repeats: int = 3, work_dir: Path | None = No
         def search(query: str):
             return service.search(SearchRequest(query=query, mode="keyword", size=TOP_K))
 
-        log("timing papersift")
-        report.latency["papersift_search"] = Latency.of(time_each(queries, search, repeats))
-        report.latency["papersift_rank"] = Latency.of(time_each(queries, lambda q: service.rank(q, TOP_K), repeats))
+        search(queries[0])
         report.rss_mb["after_papersift"] = rss_mb()
 
         log("building bm25s")
@@ -191,6 +194,8 @@ def run(corpus: Path | None = None, repeats: int = 3, work_dir: Path | None = No
         saved = scratch / "bm25s"
         retriever.save(str(saved))
         report.index_bytes["bm25s"] = sum(path.stat().st_size for path in saved.rglob("*") if path.is_file())
+        del tokens
+        report.rss_mb["after_bm25s"] = rss_mb()
 
         def bm25s_search(query: str):
             query_tokens = bm25s.tokenize([query], stopwords="en", stemmer=stemmer, show_progress=False)
@@ -198,12 +203,15 @@ def run(corpus: Path | None = None, repeats: int = 3, work_dir: Path | None = No
                 return None
             return retriever.retrieve(query_tokens, k=min(TOP_K, len(papers)), show_progress=False, n_threads=1)
 
-        log("timing bm25s")
-        report.latency["bm25s"] = Latency.of(time_each(queries, bm25s_search, repeats))
-        report.rss_mb["after_bm25s"] = rss_mb()
+        log(f"timing {len(queries)} queries × {repeats}, engines interleaved")
+        engines = {"papersift_search": search, "papersift_rank": lambda q: service.rank(q, TOP_K),
+                   "bm25s": bm25s_search}
+        for name, seconds in time_interleaved(queries, engines, repeats).items():
+            report.latency[name] = Latency.of(seconds)
         report.notes.append(
             f"papersift index build: {built.documents:,} papers in {built.seconds:.2f} s "
-            f"({built.documents / built.seconds:,.0f} papers/s); CPU cores visible: {os.cpu_count()}.")
+            f"({built.documents / built.seconds:,.0f} papers/s); CPU cores visible: {os.cpu_count()}; "
+            f"load average at the end: {os.getloadavg()[0]:.1f}.")
         return report
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -35,8 +35,11 @@ from papersift.store import Store
 INDEX_DIR = "lexical"
 POINTER_FILE = "CURRENT"
 META_FILE = "papersift.json"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 WRITER_HEAP_BYTES = 256_000_000
+# One indexing thread (Python feeds it on another): one segment in insertion (store seq)
+# order, so equal scores rank the same way in every build.
+WRITER_THREADS = 1
 # Exact-value fields, indexed lowercased for filters.
 EXACT_FIELDS = ("venue", "area", "subarea", "status")
 # One fast column holds every facet value of a paper joined by FACET_SEPARATOR: a single
@@ -57,14 +60,12 @@ def build_schema() -> tantivy.Schema:
     builder.add_unsigned_field("row", fast=True)  # where the record, id and facet key are (rows.py)
     builder.add_text_field("text", tokenizer_name=ENGLISH)  # title + abstract + keywords: one BM25 field
     builder.add_text_field("title", tokenizer_name=ENGLISH)
-    builder.add_text_field("abstract", tokenizer_name=ENGLISH)
     builder.add_text_field("keywords", tokenizer_name=ENGLISH)
     builder.add_text_field("authors", tokenizer_name=NAMES)
     for name in EXACT_FIELDS:
         builder.add_text_field(name, tokenizer_name=EXACT, index_option="basic")
     builder.add_text_field("facet_key", fast=True, tokenizer_name="raw", index_option="basic")
     builder.add_integer_field("year", indexed=True, fast=True)
-    builder.add_integer_field("has_abstract", indexed=True, fast=True)
     return builder.build()
 
 
@@ -77,8 +78,6 @@ def paper_document(paper: Paper, row: int) -> tantivy.Document:
     keywords = [segment_cjk(keyword) for keyword in paper.keywords]
     document.add_text("text", " \n ".join([title, abstract, *keywords]))
     document.add_text("title", title)
-    if abstract:
-        document.add_text("abstract", abstract)
     for keyword in keywords:
         document.add_text("keywords", keyword)
     for author in paper.authors:
@@ -90,13 +89,13 @@ def paper_document(paper: Paper, row: int) -> tantivy.Document:
     document.add_text("facet_key", facet_key(paper))
     if paper.year is not None:
         document.add_integer("year", paper.year)
-    document.add_integer("has_abstract", int(paper.has_abstract))
     return document
 
 
 def facet_key(paper: Paper) -> str:
-    return FACET_SEPARATOR.join("" if getattr(paper, name) is None else str(getattr(paper, name))
-                                for name in FACET_KEY_FIELDS)
+    """venue, year, area, subarea, status joined by FACET_SEPARATOR (FACET_KEY_FIELDS order)."""
+    values = (paper.venue, paper.year, paper.area, paper.subarea, paper.status)
+    return FACET_SEPARATOR.join("" if value is None else str(value) for value in values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +197,7 @@ def build_from_papers(data_dir: str | Path, papers: Iterable[tuple[int, Paper]],
         try:
             index = tantivy.Index(build_schema(), path=str(staging))
             register(index)
-            writer = index.writer(heap_size=WRITER_HEAP_BYTES)
+            writer = index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=WRITER_THREADS)
             rows = RowWriter(staging)
             count, _ = _add_papers(writer, rows, papers, replace=False, progress=progress)
             rows.close()
@@ -234,7 +233,7 @@ def update(data_dir: str | Path, progress: ProgressCallback | None = None) -> Bu
                 return BuildResult(folder, meta.documents, 0, time.perf_counter() - started, full=False)
             index = tantivy.Index.open(str(folder))
             register(index)
-            writer = index.writer(heap_size=WRITER_HEAP_BYTES)
+            writer = index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=WRITER_THREADS)
             rows = RowWriter(folder)
             added, last_seq = _add_papers(writer, rows, itertools.chain([first], changed), replace=True,
                                           progress=progress)

@@ -1,0 +1,36 @@
+"""papersift bench lexical on a small real corpus: both engines measured, reports written."""
+
+from __future__ import annotations
+
+import orjson
+from typer.testing import CliRunner
+
+from papersift.bench.lexical import Latency, bench_queries
+from papersift.cli import app
+
+
+def test_latency_percentiles_and_qps():
+    latency = Latency.of([0.001] * 98 + [0.010, 0.020])
+    assert latency.p50_ms == 1.0 and latency.p99_ms == 10.0
+    assert abs(latency.qps - 100 / 0.128) < 1e-6
+
+
+def test_queries_are_the_real_query_strings(shared_data):
+    queries = bench_queries(shared_data)
+    assert len(queries) == 100 + 25 and "deep learning" in queries
+
+
+def test_bench_command_writes_reports_and_json(sample_jsonl, tmp_path):
+    reports = tmp_path / "reports"
+    result = CliRunner().invoke(app, ["bench", "lexical", "--corpus", str(sample_jsonl), "--repeats", "1",
+                                      "--reports-dir", str(reports), "--json"])
+    assert result.exit_code == 0, result.output
+    data = orjson.loads(result.stdout)
+    assert data["qps"] > 0 and data["bm25s_qps"] > 0 and data["ratio"] == data["qps"] / data["bm25s_qps"]
+    assert data["papers"] > 1900 and data["queries"] == 125
+    assert set(data["latency"]) == {"papersift_search", "papersift_rank", "bm25s"}
+    assert data["index_bytes"]["papersift"] > 0 and data["build_s"]["bm25s"] > 0
+    written = sorted(path.suffix for path in reports.iterdir())
+    assert written == [".json", ".md"]
+    markdown = next(reports.glob("*.md")).read_text()
+    assert "| bm25s |" in markdown and "QPS ratio" in markdown

@@ -1,0 +1,73 @@
+"""papersift index / search from the command line: page-like output, --json, clear errors."""
+
+from __future__ import annotations
+
+import shutil
+
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from papersift.cli import app
+from papersift.record import paper_from_dict
+from papersift.store import DB_FILE, Store
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def data_dir(sample_data_dir, sample_records, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("cli_search")
+    for path in sample_data_dir.glob(f"{DB_FILE}*"):
+        shutil.copy2(path, folder / path.name)
+    # One paper with many authors and a hostile title, to see truncation and escaping.
+    crowded = dict(sample_records[0], id="TEST-2024-crowded", title="<b>Zebrafish</b> swarms & crowds",
+                   authors=[f"Person {i}" for i in range(14)], area="Deep Learning", subarea="Algorithms")
+    store = Store(folder)
+    store.upsert([paper_from_dict(crowded)])
+    result = runner.invoke(app, ["index", "--data-dir", str(folder), "--json"])
+    assert result.exit_code == 0, result.output
+    assert orjson.loads(result.stdout)["documents"] == store.count()
+    return folder
+
+
+def test_search_prints_topic_title_authors_abstract(data_dir):
+    result = runner.invoke(app, ["search", "zebrafish", "--data-dir", str(data_dir)])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stdout.splitlines() if line.strip()]
+    assert lines[1] == "Deep Learning · Algorithms"
+    assert lines[2].startswith("<b>Zebrafish</b> swarms & crowds")
+    assert lines[3].startswith("Person 0, Person 1") and "Person 9 et al." in result.stdout.replace("\n", " ")
+    assert "Person 10" not in result.stdout
+
+
+def test_chinese_query_uses_deng(data_dir):
+    result = runner.invoke(app, ["search", "zebrafish 斑马鱼", "--data-dir", str(data_dir)])
+    assert result.exit_code == 0, result.output
+    assert "Person 9等" in result.stdout.replace("\n", "")
+
+
+def test_json_output_with_filters_and_paging(data_dir):
+    result = runner.invoke(app, ["search", "learning", "--venue", "ICML", "--year", "2015..2020", "--size", "5",
+                                 "--page", "2", "--sort", "newest", "--data-dir", str(data_dir), "--json"])
+    assert result.exit_code == 0, result.output
+    data = orjson.loads(result.stdout)
+    assert data["page"] == 2 and len(data["hits"]) == 5
+    assert all(hit["venue"] == "ICML" and 2015 <= hit["year"] <= 2020 for hit in data["hits"])
+    assert [value["value"] for value in data["facets"]["venue"]] == ["ICML"]
+    years = [hit["year"] for hit in data["hits"]]
+    assert years == sorted(years, reverse=True)
+
+
+def test_syntax_error_exits_nonzero_with_position(data_dir):
+    result = runner.invoke(app, ["search", 'graph "neural', "--data-dir", str(data_dir)])
+    assert result.exit_code != 0
+    assert "unclosed quote" in result.stderr and "character 7" in result.stderr
+
+
+def test_bad_options_and_missing_index(data_dir, tmp_path):
+    assert runner.invoke(app, ["search", "x", "--sort", "best", "--data-dir", str(data_dir)]).exit_code != 0
+    assert runner.invoke(app, ["search", "x", "--year", "20x0", "--data-dir", str(data_dir)]).exit_code != 0
+    Store(tmp_path)  # a store without an index
+    result = runner.invoke(app, ["search", "x", "--data-dir", str(tmp_path)])
+    assert result.exit_code != 0 and "papersift index" in result.stderr

@@ -1,0 +1,108 @@
+"""The lexical index: built from the store, swapped in atomically, updated by store seq."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+
+import pytest
+
+from papersift.index import lexical
+from papersift.index.rows import RowReader, decode_paper, encode_paper
+from papersift.record import paper_from_dict
+from papersift.search.backend import TantivyBackend
+from papersift.search.query import parse_query
+from papersift.store import Store
+
+
+@pytest.fixture()
+def small_store(tmp_path, sample_records):
+    store = Store(tmp_path / "data")
+    store.upsert(paper_from_dict(record) for record in sample_records[:300])
+    return store
+
+
+def matches(backend: TantivyBackend, query: str) -> list[str]:
+    backend.refresh(force=True)
+    return backend.search(parse_query(query), limit=100, with_facets=False).paper_ids
+
+
+def test_build_indexes_every_paper_and_rows_round_trip(small_store):
+    result = lexical.build(small_store.data_dir)
+    assert result.documents == small_store.count() == 300 and result.full
+    rows = RowReader(result.folder)
+    papers = {paper.id: paper for _, paper in small_store.iter_papers(0)}
+    assert {rows.paper(row).id for row in range(len(rows))} == set(papers)
+    assert all(rows.paper(row) == papers[rows.ids[row]] for row in range(len(rows)))
+    assert lexical.IndexMeta.read(result.folder).last_seq == small_store.max_seq()
+
+
+def test_record_encoding_round_trips(sample_records):
+    paper = paper_from_dict(sample_records[0])
+    assert decode_paper(encode_paper(paper)) == paper
+
+
+def test_update_adds_and_replaces_by_seq(small_store, sample_records):
+    lexical.build(small_store.data_dir)
+    backend = TantivyBackend(small_store.data_dir)
+    assert matches(backend, "zyxwvutsrq") == []
+    changed = replace(next(p for _, p in small_store.iter_papers(0)), title="Zyxwvutsrq: a changed title")
+    small_store.upsert([changed, paper_from_dict(sample_records[300])])
+    result = lexical.update(small_store.data_dir)
+    assert (result.full, result.added, result.documents) == (False, 2, 301)
+    assert matches(backend, "zyxwvutsrq") == [changed.id]
+    assert backend.search(parse_query(f'"{sample_records[300]["title"]}"'), with_facets=False).total >= 1
+    assert lexical.update(small_store.data_dir).added == 0  # nothing new: nothing done
+    page = backend.search(parse_query("zyxwvutsrq"), with_papers=True)
+    assert page.papers[0].title == changed.title  # the record the index returns is the new one
+
+
+def test_rebuild_swaps_generations_and_removes_the_old(small_store):
+    first = lexical.build(small_store.data_dir).folder
+    backend = TantivyBackend(small_store.data_dir)
+    before = matches(backend, "learning")
+    second = lexical.build(small_store.data_dir).folder
+    assert first != second and not first.exists() and lexical.current_generation(small_store.data_dir) == second
+    assert matches(backend, "learning") == before
+
+
+def test_readers_never_see_a_half_built_index(small_store):
+    lexical.build(small_store.data_dir)
+    backend = TantivyBackend(small_store.data_dir)
+    expected = backend.search(parse_query(""), with_facets=False).total
+    seen: list[int] = []
+    stop = threading.Event()
+
+    def read() -> None:
+        while not stop.is_set():
+            backend.refresh(force=True)
+            seen.append(backend.search(parse_query(""), with_facets=False).total)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        for _ in range(3):
+            lexical.build(small_store.data_dir)
+    finally:
+        stop.set()
+        reader.join()
+    assert seen and set(seen) == {expected}
+
+
+def test_a_failed_build_leaves_the_live_index_alone(small_store, monkeypatch):
+    live = lexical.build(small_store.data_dir).folder
+
+    def broken(paper, row):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(lexical, "paper_document", broken)
+    with pytest.raises(RuntimeError):
+        lexical.build(small_store.data_dir)
+    assert lexical.current_generation(small_store.data_dir) == live
+    assert [path.name for path in lexical.index_root(small_store.data_dir).iterdir()
+            if path.name.startswith(".gen")] == []
+
+
+def test_missing_index_is_a_clear_error(tmp_path):
+    with pytest.raises(lexical.IndexMissingError, match="papersift index"):
+        TantivyBackend(tmp_path)

@@ -1,0 +1,66 @@
+"""Ranking parity with a reference BM25 (bm25s) on a real slice, and backend mechanics."""
+
+from __future__ import annotations
+
+import bm25s
+import pytest
+import Stemmer
+
+from papersift.bench.lexical import paper_text
+from papersift.search.query import natural_text_query, parse_query
+from papersift.store import Store
+
+K = 10
+
+
+@pytest.fixture(scope="module")
+def reference(indexed_dir):
+    papers = [paper for _, paper in Store(indexed_dir, readonly=True).iter_papers(0)]
+    stemmer = Stemmer.Stemmer("english")
+    # tantivy's BM25 is Lucene's: k1 = 1.2, b = 0.75.
+    retriever = bm25s.BM25(k1=1.2, b=0.75, method="lucene")
+    retriever.index(bm25s.tokenize([paper_text(p) for p in papers], stopwords="en", stemmer=stemmer,
+                                   show_progress=False), show_progress=False)
+
+    def top(query: str) -> list[str]:
+        tokens = bm25s.tokenize([query], stopwords="en", stemmer=stemmer, show_progress=False)
+        ids, _ = retriever.retrieve(tokens, k=K, show_progress=False, n_threads=1)
+        return [papers[i].id for i in ids[0]]
+
+    return papers, top
+
+
+def test_top_k_overlaps_bm25s(service, reference):
+    papers, top = reference
+    # Real query strings: titles of some papers and sentences from others' abstracts.
+    queries = [p.title for p in papers[::97]] + [p.abstract.split(". ")[0] for p in papers[50::97] if p.abstract]
+    overlaps = []
+    for query in queries:
+        ours = [paper_id for paper_id, _ in service.rank(query, K)]
+        overlaps.append(len(set(ours) & set(top(query))) / K)
+    mean = sum(overlaps) / len(overlaps)
+    # Same BM25 (k1, b, idf), stemmer and stop words. What differs: bm25s drops 1-letter
+    # tokens, tantivy folds accents and stores document lengths in one byte (fieldnorm
+    # buckets), so the lists agree on most but not all papers (0.78 when written).
+    assert mean >= 0.75, f"mean top-{K} overlap {mean:.2f} over {len(queries)} queries"
+
+
+def test_natural_text_ranks_the_paper_whose_title_it_is_first(service, reference):
+    papers, _ = reference
+    for paper in papers[::211]:
+        assert service.rank(paper.title, 3)[0][0] == paper.id
+
+
+def test_pool_restricts_ranking(service, reference):
+    papers, _ = reference
+    pool = [p.id for p in papers[:40]]
+    ranked = service.backend.search(natural_text_query("learning"), limit=100, with_facets=False,
+                                    candidate_ids=pool, depth=100)
+    assert ranked.paper_ids and set(ranked.paper_ids) <= set(pool)
+
+
+def test_with_and_without_records_agree(service):
+    query = parse_query("reinforcement learning")
+    with_papers = service.backend.search(query, with_papers=True, with_facets=False)
+    ids_only = service.backend.search(query, with_facets=False)
+    assert [p.id for p in with_papers.papers] == ids_only.paper_ids and ids_only.papers == []

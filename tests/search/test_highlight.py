@@ -1,0 +1,51 @@
+"""Highlights: everything escaped, only words that match the query marked."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from papersift.index.analyzers import terms
+from papersift.search.highlight import MARK_CLOSE, MARK_OPEN, Highlighter, mark_spans
+
+
+def marker(query: str) -> Highlighter:
+    return Highlighter(frozenset(terms(query)))
+
+
+def test_hostile_markup_is_escaped():
+    title = '<img src=x onerror=alert(1)> Graph <script>alert("x")</script> networks & more'
+    html = marker("graph networks")(title)
+    assert "<img" not in html and "<script" not in html
+    assert html == ('&lt;img src=x onerror=alert(1)&gt; <mark>Graph</mark> &lt;script&gt;alert(&quot;x&quot;)'
+                    '&lt;/script&gt; <mark>networks</mark> &amp; more')
+
+
+def test_stemmed_forms_and_case_are_marked_but_not_partial_words():
+    html = marker("network study")("Networks studied; hypernetwork studying NETWORK studies networking")
+    assert html.count(MARK_OPEN) == 6
+    assert "hyper<mark>" not in html and "hypernetwork" in html
+
+
+def test_stop_words_and_other_words_are_not_marked():
+    assert MARK_OPEN not in marker("the of and")("The state of the art and beyond")
+
+
+def test_chinese_words_are_marked_through_jieba():
+    html = marker("神经网络")("基于图神经网络的方法")
+    assert f"{MARK_OPEN}神经网络{MARK_CLOSE}" in html
+
+
+def test_sentinel_characters_in_text_cannot_forge_marks():
+    assert mark_spans("a\x00b\x01c <", [(0, 1)]) == f"{MARK_OPEN}a{MARK_CLOSE}bc &lt;"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200), st.sampled_from(["graph", "learning", "x", "model <b>"]))
+def test_output_is_always_safe_and_loses_no_text(text, query):
+    html = marker(query)(text)
+    bare = html.replace(MARK_OPEN, "").replace(MARK_CLOSE, "")
+    assert "<" not in bare and ">" not in bare
+    import html as html_module
+
+    assert html_module.unescape(bare) == text.replace("\x00", "").replace("\x01", "")
