@@ -35,15 +35,16 @@ from papersift.store import Store
 INDEX_DIR = "lexical"
 POINTER_FILE = "CURRENT"
 META_FILE = "papersift.json"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 WRITER_HEAP_BYTES = 256_000_000
 # One indexing thread (Python feeds it on another): one segment in insertion (store seq)
 # order, so equal scores rank the same way in every build.
 WRITER_THREADS = 1
 # Exact-value fields, indexed lowercased for filters.
 EXACT_FIELDS = ("venue", "area", "subarea", "status")
-# One fast column holds every facet value of a paper joined by FACET_SEPARATOR: a single
-# terms aggregation then counts all five facets (and the total) in one pass.
+# A paper's five facet values joined by FACET_SEPARATOR form its facet key; the fast
+# column facet_code holds the key's code (rows.py keeps the keys), so one numeric terms
+# aggregation counts all five facets, and the total, in one pass.
 FACET_KEY_FIELDS = ("venue", "year", "area", "subarea", "status")
 FACET_SEPARATOR = "\x1f"
 
@@ -64,12 +65,12 @@ def build_schema() -> tantivy.Schema:
     builder.add_text_field("authors", tokenizer_name=NAMES)
     for name in EXACT_FIELDS:
         builder.add_text_field(name, tokenizer_name=EXACT, index_option="basic")
-    builder.add_text_field("facet_key", fast=True, tokenizer_name="raw", index_option="basic")
+    builder.add_unsigned_field("facet_code", fast=True)  # code of the paper's facet key (rows.py)
     builder.add_integer_field("year", indexed=True, fast=True)
     return builder.build()
 
 
-def paper_document(paper: Paper, row: int) -> tantivy.Document:
+def paper_document(paper: Paper, row: int, facet_code: int) -> tantivy.Document:
     document = tantivy.Document()
     document.add_text("id", paper.id)
     document.add_unsigned("row", row)
@@ -86,7 +87,7 @@ def paper_document(paper: Paper, row: int) -> tantivy.Document:
         value = getattr(paper, name)
         if value:
             document.add_text(name, value)
-    document.add_text("facet_key", facet_key(paper))
+    document.add_unsigned("facet_code", facet_code)
     if paper.year is not None:
         document.add_integer("year", paper.year)
     return document
@@ -162,7 +163,7 @@ def _add_papers(writer: tantivy.IndexWriter, rows: RowWriter, papers: Iterable[t
     for seq, paper in papers:
         if replace:
             writer.delete_documents_by_term("id", paper.id)
-        writer.add_document(paper_document(paper, rows.add(paper, facet_key(paper))))
+        writer.add_document(paper_document(paper, *rows.add(paper, facet_key(paper))))
         count, last_seq = count + 1, seq
         if progress and count % 1000 == 0:
             progress(1000)

@@ -67,7 +67,8 @@ class RowWriter:
         if self._bin.tell() != self.offsets[-1]:  # an update that died before saving its offsets
             self._bin.truncate(self.offsets[-1])
 
-    def add(self, paper: Paper, facet_key: str) -> int:
+    def add(self, paper: Paper, facet_key: str) -> tuple[int, int]:
+        """Append a paper; (its row, its facet-key code)."""
         payload = encode_paper(paper)
         self._bin.write(payload)
         self.offsets.append(self.offsets[-1] + len(payload))
@@ -77,7 +78,7 @@ class RowWriter:
             code = self._codes[facet_key] = len(self.keys)
             self.keys.append(facet_key)
         self.facets.append(code)
-        return len(self.ids) - 1
+        return len(self.ids) - 1, code
 
     @property
     def next_row(self) -> int:
@@ -124,6 +125,11 @@ class RowReader:
     def papers(self, rows: list[int]) -> list[Paper]:
         self.ensure(rows)
         return [self.paper(row) for row in rows]
+
+    def facet_key(self, code: int) -> str:
+        if code >= len(self.keys):  # a commit visible before this reader reloaded
+            self.load()
+        return self.keys[code]
 
     def facet_codes(self, rows: list[int]) -> np.ndarray:
         self.ensure(rows)

@@ -304,16 +304,17 @@ class TantivyBackend:
 
     # -- facets ----------------------------------------------------------------------
     def _facets(self, searcher: tantivy.Searcher, compiled: tantivy.Query) -> tuple[int, dict[str, list[FacetValue]]]:
-        """(total matches, counts per facet value) from one terms aggregation on facet_key."""
-        aggregation = {"keys": {"terms": {"field": "facet_key", "size": FACET_BUCKETS}}}
-        buckets = searcher.aggregate(compiled, aggregation)["keys"]["buckets"]
-        key_counts = [(bucket["key"], bucket["doc_count"]) for bucket in buckets]
+        """(total matches, counts per facet value) from one terms aggregation on facet_code."""
+        aggregation = {"codes": {"terms": {"field": "facet_code", "size": FACET_BUCKETS}}}
+        buckets = searcher.aggregate(compiled, aggregation)["codes"]["buckets"]
+        key_of = self._rows.facet_key
+        key_counts = [(key_of(int(bucket["key"])), bucket["doc_count"]) for bucket in buckets]
         return sum(count for _, count in key_counts), _facet_values(key_counts)
 
     def _facets_of_rows(self, rows: list[int]) -> dict[str, list[FacetValue]]:
         codes, counts = np.unique(self._rows.facet_codes(rows), return_counts=True)
-        keys = self._rows.keys
-        return _facet_values([(keys[code], count) for code, count in zip(codes.tolist(), counts.tolist())])
+        key_of = self._rows.facet_key
+        return _facet_values([(key_of(code), count) for code, count in zip(codes.tolist(), counts.tolist())])
 
 
     def facet_values(self) -> dict[str, list[FacetValue]]:
