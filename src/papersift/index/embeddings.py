@@ -76,8 +76,8 @@ class Encoder:
 
     @property
     def cache_key_prefix(self) -> str:
-        """Names what a vector depends on besides the text: model, precision, truncation."""
-        return f"{self.spec.name}/{self.variant}/{self.max_tokens}"
+        """What a vector depends on besides its token ids (which already carry the truncation)."""
+        return f"{self.spec.name}/{self.variant}"
 
     def query_input(self, text: str) -> str:
         return self.spec.query_prefix + text
@@ -95,21 +95,27 @@ class Encoder:
     def encode_query(self, text: str) -> np.ndarray:
         return self.encode_queries([text])[0]
 
+    def tokenize(self, inputs: Sequence[str]) -> list[list[int]]:
+        """Token ids of already-prefixed model inputs, truncated to max_tokens."""
+        return [encoding.ids for encoding in self.tokenizer.encode_batch(list(inputs))]
+
     def encode_inputs(self, inputs: Sequence[str], batch_size: int = 32,
                       on_batch: Callable[[int], None] | None = None) -> np.ndarray:
         """Embed already-prefixed model inputs; rows come back in input order."""
-        out = np.zeros((len(inputs), self.dim), dtype=np.float32)
-        if not inputs:
-            return out
-        encodings = self.tokenizer.encode_batch(list(inputs))
-        order = np.argsort([len(e.ids) for e in encodings], kind="stable")
+        return self.encode_token_ids(self.tokenize(inputs), batch_size, on_batch)
+
+    def encode_token_ids(self, token_lists: Sequence[Sequence[int]], batch_size: int = 32,
+                         on_batch: Callable[[int], None] | None = None) -> np.ndarray:
+        """Embed token id lists in batches of similar length; rows come back in input order."""
+        out = np.zeros((len(token_lists), self.dim), dtype=np.float32)
+        order = np.argsort([len(ids) for ids in token_lists], kind="stable")
         for start in range(0, len(order), batch_size):
             rows = order[start:start + batch_size]
-            width = max(len(encodings[i].ids) for i in rows)
+            width = max(len(token_lists[i]) for i in rows)
             ids = np.zeros((len(rows), width), dtype=np.int64)
             mask = np.zeros((len(rows), width), dtype=np.int64)
             for slot, i in enumerate(rows):
-                token_ids = encodings[i].ids
+                token_ids = token_lists[i]
                 ids[slot, :len(token_ids)] = token_ids
                 mask[slot, :len(token_ids)] = 1
             with self._lock:
@@ -119,8 +125,10 @@ class Encoder:
         return out
 
 
-def text_key(prefix: str, model_input: str) -> bytes:
-    return hashlib.sha1(f"{prefix}\x00{model_input}".encode()).digest()
+def token_key(prefix: str, token_ids: Sequence[int]) -> bytes:
+    """Cache key of one model input: the model and the exact (truncated) token ids it reads,
+    so changing max_tokens keeps every vector of a text that was not truncated."""
+    return hashlib.sha1(prefix.encode() + b"\x00" + np.asarray(token_ids, dtype=np.uint32).tobytes()).digest()
 
 
 class EmbeddingCache:
@@ -177,8 +185,8 @@ def embed_with_cache(encoder: Encoder, cache: EmbeddingCache, texts: Sequence[st
                      on_progress: Callable[[EmbedProgress], None] | None = None) -> np.ndarray:
     """Passage vectors for `texts`: cached ones are read, the rest embedded and written
     chunk by chunk (so a kill loses at most one chunk)."""
-    inputs = [encoder.passage_input(t) for t in texts]
-    keys = [text_key(encoder.cache_key_prefix, i) for i in inputs]
+    token_lists = encoder.tokenize([encoder.passage_input(t) for t in texts])
+    keys = [token_key(encoder.cache_key_prefix, ids) for ids in token_lists]
     vectors = np.zeros((len(texts), encoder.dim), dtype=np.float32)
     found = cache.get_many(keys)
     missing = []
@@ -192,10 +200,10 @@ def embed_with_cache(encoder: Encoder, cache: EmbeddingCache, texts: Sequence[st
     if on_progress:
         on_progress(EmbedProgress(len(texts), cached, 0))
     # Chunks of similar length: long texts together, so batches inside a chunk pad little.
-    missing.sort(key=lambda r: len(inputs[r]))
+    missing.sort(key=lambda r: len(token_lists[r]))
     for start in range(0, len(missing), chunk_size):
         rows = missing[start:start + chunk_size]
-        chunk_vectors = encoder.encode_inputs([inputs[r] for r in rows], batch_size)
+        chunk_vectors = encoder.encode_token_ids([token_lists[r] for r in rows], batch_size)
         vectors[rows] = chunk_vectors
         cache.put_many((keys[r], v) for r, v in zip(rows, chunk_vectors))
         done += len(rows)
@@ -243,10 +251,10 @@ def embed_papers(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: 
 
     started = time.perf_counter()
     paper_ids = [paper.id for paper in papers]
-    inputs = [encoder.passage_input(paper_text(paper)) for paper in papers]
-    keys = [text_key(encoder.cache_key_prefix, text) for text in inputs]
-    vectors = np.zeros((len(inputs), encoder.dim), dtype=np.float32)
-    have = np.zeros(len(inputs), dtype=bool)
+    token_lists = encoder.tokenize([encoder.passage_input(paper_text(paper)) for paper in papers])
+    keys = [token_key(encoder.cache_key_prefix, ids) for ids in token_lists]
+    vectors = np.zeros((len(papers), encoder.dim), dtype=np.float32)
+    have = np.zeros(len(papers), dtype=bool)
     with EmbeddingCache(data_dir) as cache:
         found = cache.get_many(keys)
         for seed_dir in seed_dirs:
@@ -261,7 +269,7 @@ def embed_papers(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: 
                 vectors[row], have[row] = vector, True
         del found
         cached = int(have.sum())
-        missing = sorted(np.flatnonzero(~have).tolist(), key=lambda r: len(inputs[r]))
+        missing = sorted(np.flatnonzero(~have).tolist(), key=lambda r: len(token_lists[r]))
         if limit is not None:
             missing = missing[:limit]
 
@@ -274,24 +282,24 @@ def embed_papers(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: 
         folder = current
         stale = current is None or _meta_differs(current, int(have.sum()), len(paper_ids), last_seq)
         if on_progress:
-            on_progress(EmbedProgress(len(inputs), cached, 0))
+            on_progress(EmbedProgress(len(papers), cached, 0))
         if missing and stale:
             folder = publish()  # what the cache already holds is searchable at once
         embedded, since_publish = 0, 0
         for start in range(0, len(missing), chunk_size):
             rows = missing[start:start + chunk_size]
-            chunk_vectors = encoder.encode_inputs([inputs[r] for r in rows])
+            chunk_vectors = encoder.encode_token_ids([token_lists[r] for r in rows])
             vectors[rows], have[rows] = chunk_vectors, True
             cache.put_many((keys[r], v) for r, v in zip(rows, chunk_vectors))
             embedded += len(rows)
             since_publish += len(rows)
             if on_progress:
-                on_progress(EmbedProgress(len(inputs), cached, embedded))
+                on_progress(EmbedProgress(len(papers), cached, embedded))
             if since_publish >= publish_every:
                 folder, since_publish = publish(), 0
         if embedded or stale:
             folder = publish()
-    return EmbedSummary(len(inputs), cached, embedded, time.perf_counter() - started, folder)
+    return EmbedSummary(len(papers), cached, embedded, time.perf_counter() - started, folder)
 
 
 def _meta_differs(folder: Path, rows: int, papers_total: int, last_seq: int) -> bool:

@@ -51,7 +51,7 @@ class ModelSpec:
     dim: int
     query_prefix: str = ""
     passage_prefix: str = ""
-    max_tokens: int = 512
+    max_tokens: int = 256
     languages: str = "en"
     license: str = ""
     default_variant: str = "int8"
