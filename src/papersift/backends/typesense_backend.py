@@ -274,8 +274,8 @@ class TypesenseBackend:
         params = {
             "collection": self.alias,
             "q": " ".join([*dict.fromkeys(compiled.q_terms), *compiled.phrases]) or "*",
-            "query_by": f"{MATCH_FIELD},title_terms",
-            "query_by_weights": "2,1",
+            "query_by": f"text_tf4,text_tf2,{MATCH_FIELD}",
+            "query_by_weights": "3,2,1",
             "num_typos": 0,
             "prefix": "false",
             # q orders candidates; filter_by decides the matches ("any word" mode lets q drop words).
@@ -291,6 +291,8 @@ class TypesenseBackend:
             params["filter_by"] = " && ".join(compiled.filter_parts)
         if sort != "relevance":
             params["sort_by"] = f"year:{'desc' if sort == 'newest' else 'asc'},_text_match:desc"
+        elif compiled.scoring:
+            params["sort_by"] = "_text_match:desc,text_terms_len:asc"  # BM25 favours short texts
         if facets:
             params["facet_by"] = ",".join(FACET_FIELDS)
             params["max_facet_values"] = FACET_SIZE

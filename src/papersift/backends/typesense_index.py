@@ -17,6 +17,7 @@ paper's embedding as a float[] field for vector search.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
@@ -28,7 +29,7 @@ from papersift.index.analyzers import ENGLISH, NAMES, terms
 from papersift.record import Paper
 from papersift.store import Store
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 ALIAS = "papers"
 META_COLLECTION = "papersift_meta"
 COLLECTION_PREFIX = f"papers_s{SCHEMA_VERSION}_"
@@ -42,6 +43,7 @@ TERM_FIELDS = {
     "text_terms": "text",
     "authors_terms": "authors",
 }
+REPEATED_TERMS = {"text_tf2": 2, "text_tf4": 4}  # field -> least times a term occurs in `text`
 FACET_STRING_FIELDS = ("venue", "area", "subarea", "status")
 
 ProgressCallback = Callable[[int], None]
@@ -78,7 +80,10 @@ def collection_schema(name: str, vector_dim: int | None) -> dict:
         {"name": "seq", "type": "int64"},
         {"name": "has_abstract", "type": "bool"},
         # Per-field term counts: BM25 length normalisation on the papersift side.
-        *({"name": f"{field}_len", "type": "int32", "index": False, "optional": True} for field in TERM_FIELDS),
+        *({"name": f"{field}_len", "type": "int32", "optional": True} for field in TERM_FIELDS),
+        # Terms a paper repeats: Typesense's text match ignores term frequency, so these let
+        # its candidate order approach BM25's (papers that repeat the query words come first).
+        *({"name": field, "type": "string", "optional": True} for field in REPEATED_TERMS),
     ]
     if vector_dim:
         fields.append({"name": "embedding", "type": "float[]", "num_dim": vector_dim, "optional": True})
@@ -105,6 +110,9 @@ def paper_document(seq: int, paper: Paper, vector: np.ndarray | None = None) -> 
     for field, field_terms in paper_terms(paper).items():
         document[field] = " ".join(field_terms)
         document[f"{field}_len"] = len(field_terms)
+    text_counts = Counter(document["text_terms"].split())
+    for field, least in REPEATED_TERMS.items():
+        document[field] = " ".join(term for term, count in text_counts.items() if count >= least)
     document["has_abstract"] = paper.has_abstract
     for field in FACET_STRING_FIELDS + ("year",):
         if document.get(field) is None:

@@ -83,7 +83,8 @@ def node_document_count(cluster: TypesenseCluster, name: str, collection: str) -
 
 def run_failover_drill(cluster: TypesenseCluster, search: Callable[[int], None], client, collection: str,
                        write_papers: list[Paper], warmup_s: float = 2.0, after_s: float = 3.0,
-                       grace_s: float = 1.0, query_pause_s: float = 0.02, write_pause_s: float = 0.1) -> DrillReport:
+                       grace_s: float = 1.0, query_pause_s: float = 0.02, write_pause_s: float = 0.1,
+                       catch_up_s: float = 180.0) -> DrillReport:
     """`search(step)` runs one query (raising on failure); writes upsert `write_papers` in turn."""
     stop = threading.Event()
     queries, writes = RequestLog(), RequestLog()
@@ -107,9 +108,9 @@ def run_failover_drill(cluster: TypesenseCluster, search: Callable[[int], None],
         time.sleep(after_s)
         rejoin_started = time.monotonic()
         cluster.start_node(old_leader.name)
-        cluster.wait_ready()
+        cluster.wait_ready(timeout=catch_up_s)
         rejoined, leader_documents = 0, -1
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + catch_up_s
         while time.monotonic() < deadline:  # catching up: replay the log / install a snapshot
             leader_documents = node_document_count(cluster, new_leader.name, collection)
             try:
