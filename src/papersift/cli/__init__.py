@@ -7,6 +7,7 @@ from papersift.cli import search_cmd  # noqa: F401
 from papersift.cli import eval_cmd  # noqa: F401
 from papersift.cli import bench_cmd  # noqa: F401
 from papersift.cli import embed_cmd  # noqa: F401
+from papersift.cli import cluster_cmd  # noqa: F401
 from papersift.cli.app import app
 
 
