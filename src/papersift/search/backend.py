@@ -11,7 +11,8 @@ Semantics (shared by every backend):
 - filters: venues/areas/subareas/statuses match any listed value (case-insensitive),
   the year range is inclusive, and every listed author must be on the paper;
 - facet counts are over all papers the query (filters included) matches; a query whose
-  words are relaxed to "any" (ranked retrieval) matches its `depth` best papers only,
+  words are relaxed to "any" (ranked retrieval) matches its `depth` best papers only
+  (default: offset + limit),
   so its total and facets describe those, as for semantic retrieval.
 """
 
@@ -72,7 +73,8 @@ class SearchBackend(Protocol):
     def search(self, query: ParsedQuery, sort: Sort = "relevance", offset: int = 0, limit: int = 20, *,
                with_facets: bool = True, with_papers: bool = False, candidate_ids: Sequence[str] | None = None,
                depth: int | None = None) -> BackendResult:
-        """One page of hits. `depth`: for "any" queries, the best `depth` papers form the result set."""
+        """One page of hits. For "any" queries the best `depth` papers (default offset + limit)
+        are the result set: ranked retrieval never walks every paper that has one word."""
 
     def highlight(self, query: ParsedQuery, papers: Sequence[Paper]) -> list[dict[str, str]]: ...
 
@@ -261,7 +263,8 @@ class TantivyBackend:
                depth: int | None = None) -> BackendResult:
         searcher = self.searcher
         compiled, ignored = self.compile(query, candidate_ids)
-        if depth is not None and query.match == "any" and query.has_text:
+        if query.match == "any" and query.has_text:
+            depth = max(depth or 0, offset + limit)
             return self._search_ranked(searcher, compiled, query, sort, offset, limit, depth,
                                        with_facets, with_papers, ignored)
         if sort == "relevance":

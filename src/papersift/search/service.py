@@ -93,8 +93,7 @@ class SearchService:
         """
         query = natural_text_query(text)
         if mode == "keyword":
-            result = self.backend.search(query, "relevance", 0, k, with_facets=False,
-                                         candidate_ids=candidate_ids, depth=k)
+            result = self.backend.search(query, "relevance", 0, k, with_facets=False, candidate_ids=candidate_ids)
             return list(zip(result.paper_ids, result.scores))
         notices: list[str] = []
         retriever = self._retriever_for(SearchRequest(query=text, mode=mode), notices)
