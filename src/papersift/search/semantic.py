@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from papersift.index import vectors as vector_store
-from papersift.index.embeddings import Encoder
+from papersift.index.embeddings import Encoder, paper_text
 from papersift.index.models import DEFAULT_MODEL, ModelError, get_spec, is_built
 from papersift.search.query import AnyOf, ParsedQuery, Words
 from papersift.search.similar import UnknownPaperError, embed_like_text, similar_to_paper, similar_to_vector
@@ -140,8 +140,6 @@ class DenseRetriever:
                 paper = self.service.get(request.like_id)
                 if paper is None:
                     raise
-                from papersift.index.embeddings import paper_text
-
                 return similar_to_vector(index, embed_like_text(self.encoder, paper_text(paper)), depth, allowed,
                                          exclude=[paper.id])
         if request.like_text:
