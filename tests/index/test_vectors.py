@@ -80,7 +80,7 @@ def test_new_generation_replaces_the_old_one(tmp_path):
     second = VectorIndex.open(tmp_path, "m")
     assert len(second) == 3 and second.meta.coverage == pytest.approx(0.3)
     assert first.folder != second.folder and not first.folder.exists()
-    assert len(first.vectors) == 2  # an open reader keeps its memory map
+    assert len(first.vectors) == 2  # an open reader keeps what it read
     assert second.mask_for_ids(["c", "zzz"]).tolist() == [False, False, True]
     with pytest.raises(ValueError, match="ids but"):
         write_index(tmp_path, "m", ["a"], _unit(2, 9), 10, 3)
