@@ -65,6 +65,9 @@ class Compiled:
     match_all: bool = True
     scoring: list[list[Clause]] = field(default_factory=list)  # per query node: its alternatives
     ignored: bool = False
+    # Words that may match as an author's name instead: (word's terms, name term). Typesense's
+    # q needs every word in one text field, so papers matching by author come from extra searches.
+    author_words: list[tuple[tuple[str, ...], str]] = field(default_factory=list)
 
 
 def _quote(value: str) -> str:
@@ -171,6 +174,7 @@ class TypesenseBackend:
         if not words.phrase:
             names = terms(words.text, NAMES)
             if len(names) == 1 and self._is_author(names[0]):
+                self._author_words.append((tuple(english), names[0]))
                 alternatives.append(Clause("authors", (names[0],), AUTHOR_BOOST))
                 part = f"({part} || {_term_filter(FIELD_TERMS['authors'], names)})"
         return part, alternatives
@@ -210,6 +214,7 @@ class TypesenseBackend:
     def compile(self, query: ParsedQuery, candidate_ids: Sequence[str] | None = None,
                 require_abstract: bool = False) -> Compiled:
         compiled = Compiled(match_all=query.match_all)
+        self._author_words = compiled.author_words  # filled by _words as it meets author names
         relaxed: list[Words] = []
         dropped = 0
         for node in query.required:
@@ -327,8 +332,7 @@ class TypesenseBackend:
         if rerank:
             ranked = self._ranked(compiled, hits)[offset:offset + limit]
         else:
-            start = offset % TYPESENSE_PAGE
-            ranked = [(hit, 0.0) for hit in hits[start:start + limit]]
+            ranked = [(hit, 0.0) for hit in hits]
         return self._page(ranked, total, facets, with_papers, fetched=not rerank)
 
     def _search_ranked(self, compiled: Compiled, sort: Sort, offset: int, limit: int, depth: int,
@@ -363,23 +367,35 @@ class TypesenseBackend:
 
     def _candidates(self, compiled: Compiled, sort: Sort, offset: int, limit: int, rerank: bool,
                     with_facets: bool) -> tuple[list[dict], int, dict]:
-        """Typesense's best matches: the top candidates to rescore, or the page itself."""
-        depth = max(self.candidate_depth, offset + limit) if rerank else offset + limit
-        first_page = 1 if rerank else offset // TYPESENSE_PAGE + 1
-        hits, total, facets = [], 0, {}
-        page = first_page
-        while True:
-            params = self._search_params(compiled, sort, page, TYPESENSE_PAGE, with_facets and page == first_page,
-                                         fetch_terms=rerank)
-            result = self._multi_search([params])[0]
-            total = int(result["found"])
-            if page == first_page and with_facets:
-                facets = self._facets(result)
-            page_hits = [hit["document"] for hit in result["hits"]]
-            hits.extend(page_hits)
-            if len(page_hits) < TYPESENSE_PAGE or page * TYPESENSE_PAGE >= depth:
-                return hits, total, facets
-            page += 1
+        """Typesense's best matches: the top candidates to rescore, or the page itself. The
+        count and facets come from a q-less search: the filter alone is the exact match set."""
+        if not rerank:  # pages of `limit` hits in Typesense's order: the one or two that hold this page
+            pages = sorted({offset // limit + 1, (offset + limit - 1) // limit + 1})
+            results = self._multi_search([
+                self._search_params(compiled, sort, page, limit, with_facets and page == pages[0], fetch_terms=False)
+                | {"q": " ".join(compiled.phrases) or "*"} for page in pages])
+            hits = [hit["document"] for result in results for hit in result["hits"]]
+            start = offset - (pages[0] - 1) * limit
+            facets = self._facets(results[0]) if with_facets else {}
+            return hits[start:start + limit], int(results[0]["found"]), facets
+        depth = max(self.candidate_depth, offset + limit)
+        # Phrases stay in q: only q can ask for words side by side.
+        phrases_only = " ".join(compiled.phrases) or "*"
+        searches = [self._search_params(compiled, sort, 1, 0, with_facets, fetch_terms=False) | {"q": phrases_only}]
+        for page in range(1, -(-depth // TYPESENSE_PAGE) + 1):
+            searches.append(self._search_params(compiled, sort, page, TYPESENSE_PAGE, False, fetch_terms=True))
+        for word_terms, name in compiled.author_words:  # papers that have the word only as an author's name
+            rest = [term for term in compiled.q_terms if term not in word_terms]
+            searches.append(self._search_params(compiled, sort, 1, TYPESENSE_PAGE, False, fetch_terms=True)
+                            | {"q": " ".join([*rest, *compiled.phrases]) or "*", "filter_by": " && ".join(
+                                [*compiled.filter_parts, _term_filter(FIELD_TERMS["authors"], [name])])})
+        results = self._multi_search(searches)
+        hits: dict[str, dict] = {}
+        for result in results[1:]:
+            for hit in result["hits"]:
+                hits.setdefault(hit["document"]["id"], hit["document"])
+        counted = results[0]
+        return list(hits.values()), int(counted["found"]), self._facets(counted) if with_facets else {}
 
     def _any_word_candidates(self, compiled: Compiled, with_facets: bool,
                              per_search: int = TYPESENSE_PAGE) -> tuple[list[dict], int, dict]:
