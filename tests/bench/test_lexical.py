@@ -28,7 +28,7 @@ def test_bench_command_writes_reports_and_json(sample_jsonl, tmp_path):
     data = orjson.loads(result.stdout)
     assert data["qps"] > 0 and data["bm25s_qps"] > 0 and data["ratio"] == data["qps"] / data["bm25s_qps"]
     assert data["papers"] > 1900 and data["queries"] == 125
-    assert set(data["latency"]) == {"papersift_search", "papersift_rank", "bm25s"}
+    assert {"papersift_search", "papersift_rank", "bm25s"} <= set(data["latency"])
     assert data["index_bytes"]["papersift"] > 0 and data["build_s"]["bm25s"] > 0
     written = sorted(path.suffix for path in reports.iterdir())
     assert written == [".json", ".md"]

@@ -9,6 +9,7 @@ abstract), as the page and the API ask for them; bm25s returns the top 20 ids.
 from __future__ import annotations
 
 import gc
+import importlib.util
 import os
 import resource
 import shutil
@@ -69,6 +70,7 @@ class BenchReport:
             "qps": search.qps,
             "bm25s_qps": self.latency["bm25s"].qps,
             "ratio": search.qps / self.latency["bm25s"].qps,
+            **({"bm25s_numba_qps": self.latency["bm25s_numba"].qps} if "bm25s_numba" in self.latency else {}),
             "corpus": self.corpus, "papers": self.papers, "queries": self.queries, "repeats": self.repeats,
             "build_s": self.build_s, "index_bytes": self.index_bytes,
             "latency": {name: {key: round(value, 4) for key, value in vars_of(latency).items()}
@@ -81,7 +83,8 @@ class BenchReport:
             "| engine | build s | index MB | p50 ms | p95 ms | p99 ms | mean ms | QPS |",
             "|---|---:|---:|---:|---:|---:|---:|---:|",
         ]
-        engines = {"papersift_search": "papersift", "papersift_rank": "papersift", "bm25s": "bm25s"}
+        engines = {"papersift_search": "papersift", "papersift_rank": "papersift", "bm25s": "bm25s",
+                   "bm25s_numba": "bm25s"}
         for name, latency in self.latency.items():
             engine = engines[name]
             rows.append(
@@ -97,7 +100,8 @@ class BenchReport:
             *rows,
             "",
             f"**QPS ratio papersift_search / bm25s: {data['ratio']:.2f}×** (papersift_search: full pages with "
-            "papers, total, facets and highlights; papersift_rank: ids only, any word may match; bm25s: top-20 ids).",
+            "papers, total, facets and highlights; papersift_rank: ids only, any word may match; bm25s: top-20 ids "
+            "with its default numpy backend; bm25s_numba, when numba is installed: its numba backend).",
             "",
             "RSS (MB): " + ", ".join(f"{name} {value:.0f}" for name, value in self.rss_mb.items()),
             *[f"\n{note}" for note in self.notes],
@@ -194,18 +198,26 @@ def run(corpus: Path | None = None, repeats: int = 3, work_dir: Path | None = No
         saved = scratch / "bm25s"
         retriever.save(str(saved))
         report.index_bytes["bm25s"] = sum(path.stat().st_size for path in saved.rglob("*") if path.is_file())
-        del tokens
         report.rss_mb["after_bm25s"] = rss_mb()
 
-        def bm25s_search(query: str):
-            query_tokens = bm25s.tokenize([query], stopwords="en", stemmer=stemmer, show_progress=False)
-            if not query_tokens.vocab:
-                return None
-            return retriever.retrieve(query_tokens, k=min(TOP_K, len(papers)), show_progress=False, n_threads=1)
+        def bm25s_engine(index: "bm25s.BM25"):
+            def answer(query: str):
+                query_tokens = bm25s.tokenize([query], stopwords="en", stemmer=stemmer, show_progress=False)
+                if not query_tokens.vocab:
+                    return None
+                return index.retrieve(query_tokens, k=min(TOP_K, len(papers)), show_progress=False, n_threads=1)
+            return answer
+
+        engines = {"papersift_search": search, "papersift_rank": lambda q: service.rank(q, TOP_K),
+                   "bm25s": bm25s_engine(retriever)}
+        if importlib.util.find_spec("numba") is not None:
+            # bm25s's optional numba backend (numba is not a papersift dependency; ranx brings it).
+            numba_retriever = bm25s.BM25(backend="numba")
+            numba_retriever.index(tokens, show_progress=False)
+            engines["bm25s_numba"] = bm25s_engine(numba_retriever)
+        del tokens
 
         log(f"timing {len(queries)} queries × {repeats}, engines interleaved")
-        engines = {"papersift_search": search, "papersift_rank": lambda q: service.rank(q, TOP_K),
-                   "bm25s": bm25s_search}
         for name, seconds in time_interleaved(queries, engines, repeats).items():
             report.latency[name] = Latency.of(seconds)
         report.notes.append(
