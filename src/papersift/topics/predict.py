@@ -1,0 +1,164 @@
+"""Train the topic model on the store's labeled papers and predict every unlabeled paper.
+
+The model version is a hash of the labels (ids, topics, text hashes), the model config and
+the embedding model. A trained model is kept as DATA_DIR/topics/model-<version>.joblib;
+predictions go to the `predicted_topics` table. A run recomputes every prediction when the
+version changed, otherwise only papers ingested (or changed) since the last run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import joblib
+import numpy as np
+
+from papersift.store import Store
+from papersift.topics.classifier import ModelConfig, TopicClassifier
+from papersift.topics.dataset import LabeledSet, labels_fingerprint, load_labeled, load_unlabeled
+from papersift.topics.features import TopicInputs, paper_embeddings
+from papersift.topics.storage import PredictionStore, StoredPrediction
+
+TOPICS_DIR = "topics"
+PREDICT_BATCH = 4096
+
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+
+@dataclass
+class TrainedModel:
+    classifier: TopicClassifier
+    version: str
+    embedding_model: str | None
+    labeled_papers: int
+
+
+@dataclass
+class PredictSummary:
+    mode: str  # "full" | "incremental" | "up-to-date"
+    predicted: int
+    stored_total: int
+    model_version: str
+    trained: bool
+    seconds: float
+    by_area: dict[str, int] = field(default_factory=dict)
+
+
+class TopicsError(RuntimeError):
+    """Nothing to train on, or a model that cannot run; the message says what to do."""
+
+
+def topics_dir(data_dir: str | Path) -> Path:
+    return Path(data_dir) / TOPICS_DIR
+
+
+def embedding_model_for(config: ModelConfig, embedding_model: str | None = None) -> str | None:
+    if not config.needs_embeddings:
+        return None
+    from papersift.index.models import DEFAULT_MODEL
+
+    return embedding_model or DEFAULT_MODEL
+
+
+def model_version(labeled: LabeledSet, config: ModelConfig, embedding_model: str | None) -> str:
+    payload = f"{labels_fingerprint(labeled)}|{config.fingerprint()}|{embedding_model or '-'}"
+    return hashlib.sha1(payload.encode()).hexdigest()[:16]
+
+
+def _embeddings(data_dir, papers, embedding_model, compute_missing: bool, progress: Progress | None, stage: str):
+    if embedding_model is None:
+        return None
+    report = None if progress is None else (lambda done, total: progress(stage, done, total))
+    return paper_embeddings(data_dir, papers, embedding_model, compute_missing=compute_missing, progress=report)
+
+
+def train_model(data_dir: str | Path, config: ModelConfig, embedding_model: str | None = None,
+                compute_missing: bool = True, progress: Progress | None = None) -> TrainedModel:
+    """Load the model for the current labels and config, training (and saving) it when absent."""
+    store = Store(data_dir, readonly=True)
+    try:
+        labeled = load_labeled(store)
+    finally:
+        store.close()
+    if len(labeled) < 10:
+        raise TopicsError(f"only {len(labeled)} papers with a source area and an abstract: too few to train on")
+    embedding_model = embedding_model_for(config, embedding_model)
+    version = model_version(labeled, config, embedding_model)
+    folder = topics_dir(data_dir)
+    path = folder / f"model-{version}.joblib"
+    if path.exists():
+        return joblib.load(path)
+    embeddings = _embeddings(data_dir, labeled.papers, embedding_model, compute_missing, progress, "embed labeled")
+    if progress:
+        progress("train", 0, len(labeled))
+    classifier = TopicClassifier(config).fit(TopicInputs.from_papers(labeled.papers, embeddings), labeled.topics)
+    model = TrainedModel(classifier, version, embedding_model, len(labeled))
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("model-*.joblib"):
+        old.unlink()
+    temporary = path.with_suffix(".tmp")
+    joblib.dump(model, temporary)
+    temporary.replace(path)
+    if progress:
+        progress("train", len(labeled), len(labeled))
+    return model
+
+
+def predict_all(data_dir: str | Path, config: ModelConfig | None = None, embedding_model: str | None = None,
+                force: bool = False, compute_missing: bool = False, progress: Progress | None = None) -> PredictSummary:
+    """Predict topics of every paper without a source area and store them."""
+    started = time.perf_counter()
+    config = config or ModelConfig()
+    model_path_before = set(topics_dir(data_dir).glob("model-*.joblib"))
+    model = train_model(data_dir, config, embedding_model, compute_missing=True, progress=progress)
+    trained = not any(path.name == f"model-{model.version}.joblib" for path in model_path_before)
+    store = Store(data_dir, readonly=True)
+    try:
+        unlabeled = load_unlabeled(store)
+        last_seq = store.max_seq()
+    finally:
+        store.close()
+    with PredictionStore(data_dir) as predictions:
+        full = force or predictions.model_version() != model.version
+        since = 0 if full else predictions.last_seq()
+        todo = [paper for seq, paper in unlabeled if seq > since]
+        unlabeled_ids = {paper.id for _, paper in unlabeled}
+        stale_ids = [] if full else [p.paper_id for p in predictions.all() if p.paper_id not in unlabeled_ids]
+        if not todo and not full and not stale_ids:
+            return PredictSummary("up-to-date", 0, predictions.count(), model.version, trained,
+                                  round(time.perf_counter() - started, 2))
+        embeddings = _embeddings(data_dir, todo, model.embedding_model, compute_missing, progress, "embed")
+        rows = _predict_rows(model, todo, embeddings, progress)
+        predictions.write(rows, model.version, last_seq, replace_all=full, drop_ids=stale_ids)
+        return PredictSummary(
+            mode="full" if full else "incremental",
+            predicted=len(rows),
+            stored_total=predictions.count(),
+            model_version=model.version,
+            trained=trained,
+            seconds=round(time.perf_counter() - started, 2),
+            by_area=dict(Counter(row.area for row in rows).most_common()),
+        )
+
+
+def _predict_rows(model: TrainedModel, papers, embeddings: np.ndarray | None,
+                  progress: Progress | None) -> list[StoredPrediction]:
+    rows: list[StoredPrediction] = []
+    for start in range(0, len(papers), PREDICT_BATCH):
+        batch = papers[start:start + PREDICT_BATCH]
+        batch_vectors = None if embeddings is None else embeddings[start:start + PREDICT_BATCH]
+        for paper, prediction in zip(batch, model.classifier.predict(TopicInputs.from_papers(batch, batch_vectors))):
+            rows.append(StoredPrediction(
+                paper_id=paper.id, area=prediction.area, subarea=prediction.subarea,
+                confidence=round(prediction.confidence, 4), area_confidence=round(prediction.area_confidence, 4),
+                alternatives=tuple((topic, round(score, 4)) for topic, score in prediction.alternatives),
+                model_version=model.version,
+            ))
+        if progress:
+            progress("predict", len(rows), len(papers))
+    return rows

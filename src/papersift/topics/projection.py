@@ -1,0 +1,73 @@
+"""2-D coordinates of the paper embeddings for the topic map (PCA or UMAP), cached on disk.
+
+The projection is computed from the published vector index and kept in
+DATA_DIR/topics/map-<method>.npz, stamped with the index generation it came from, so the
+page and `papersift plot map` read it in milliseconds until the vectors change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from sklearn.decomposition import PCA
+
+from papersift.topics.features import EmbeddingsUnavailable
+from papersift.topics.predict import topics_dir
+
+METHODS = ("pca", "umap")
+
+
+class ProjectionError(ValueError):
+    """An unknown projection method, or one whose package is not installed."""
+
+
+@dataclass(frozen=True)
+class MapPoints:
+    paper_ids: list[str]
+    xy: np.ndarray  # (n, 2) float32, scaled into [0, 1]
+    method: str
+    source: str  # the vector index generation it was computed from
+
+
+def project(vectors: np.ndarray, method: str, seed: int = 0) -> np.ndarray:
+    """(n, dim) vectors -> (n, 2) coordinates scaled to the unit square."""
+    if method == "pca":
+        xy = PCA(n_components=2, random_state=seed).fit_transform(vectors)
+    elif method == "umap":
+        try:
+            import umap
+        except ImportError as exc:
+            raise ProjectionError("--method umap needs umap-learn (pip install umap-learn)") from exc
+        xy = umap.UMAP(n_components=2, n_neighbors=15, min_dist=0.1, metric="cosine",
+                       random_state=seed).fit_transform(vectors)
+    else:
+        raise ProjectionError(f"unknown projection method '{method}' (known: {', '.join(METHODS)})")
+    low, high = np.percentile(xy, 0.5, axis=0), np.percentile(xy, 99.5, axis=0)
+    return np.clip((xy - low) / np.maximum(high - low, 1e-9), 0.0, 1.0).astype(np.float32)
+
+
+def map_points(data_dir: str | Path, method: str = "pca", model: str | None = None) -> MapPoints:
+    """The cached projection of the current vector index, computed when missing or stale."""
+    from papersift.index.models import DEFAULT_MODEL
+    from papersift.index.vectors import VectorIndex
+
+    if method not in METHODS:
+        raise ProjectionError(f"unknown projection method '{method}' (known: {', '.join(METHODS)})")
+    model = model or DEFAULT_MODEL
+    index = VectorIndex.open(data_dir, model)
+    if index is None or len(index) == 0:
+        raise EmbeddingsUnavailable(f"no {model} vectors in {data_dir}; run 'papersift embed' first")
+    source = f"{model}/{index.folder.name}/{len(index)}"
+    path = topics_dir(data_dir) / f"map-{method}.npz"
+    if path.exists():
+        cached = np.load(path, allow_pickle=False)
+        if str(cached["source"]) == source:
+            return MapPoints(cached["paper_ids"].tolist(), cached["xy"], method, source)
+    xy = project(np.asarray(index.vectors, dtype=np.float32), method)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp.npz")
+    np.savez(temporary, paper_ids=np.array(index.paper_ids), xy=xy, source=np.array(source))
+    temporary.replace(path)
+    return MapPoints(list(index.paper_ids), xy, method, source)
