@@ -288,7 +288,8 @@ class TypesenseBackend:
             "typo_tokens_threshold": 0,
             "page": page,
             "per_page": per_page,
-            "include_fields": ",".join(("id", "seq", *FACET_FIELDS, *TERM_FIELDS)) if fetch_terms else PAPER_INCLUDE,
+            "include_fields": ",".join(("id", "seq", *FACET_FIELDS, *self._scored_fields(compiled)))
+            if fetch_terms else PAPER_INCLUDE,
             "highlight_fields": "none",
             "enable_highlight_v1": "false",
         }
@@ -302,6 +303,12 @@ class TypesenseBackend:
             params["facet_by"] = ",".join(FACET_FIELDS)
             params["max_facet_values"] = FACET_SIZE
         return params
+
+    @staticmethod
+    def _scored_fields(compiled: Compiled) -> list[str]:
+        """Only the term fields the query's BM25 reads travel back (they are most of the bytes)."""
+        names = {clause.field for alternatives in compiled.scoring for clause in alternatives}
+        return [FIELD_TERMS[name] for name in sorted(names)]
 
     def _multi_search(self, searches: list[dict]) -> list[dict]:
         """One POST for many searches. An error inside the answer (a node that is not ready,
@@ -444,8 +451,9 @@ class TypesenseBackend:
                    for clause in clauses}
         averages = {name: float(self._meta[f"avg_{FIELD_TERMS[name]}_len"]) for name in FIELD_TERMS}
         scores = []
+        scored = {clause.field for clause in clauses}
         for document in documents:
-            field_terms = {name: (document.get(FIELD_TERMS[name]) or "").split() for name in FIELD_TERMS}
+            field_terms = {name: (document.get(FIELD_TERMS[name]) or "").split() for name in scored}
             score = 0.0
             for clause in clauses:
                 in_field = field_terms[clause.field]
