@@ -33,7 +33,7 @@ def test_build_indexes_every_paper_and_rows_round_trip(small_store):
     rows = RowReader(result.folder)
     papers = {paper.id: paper for _, paper in small_store.iter_papers(0)}
     assert {rows.paper(row).id for row in range(len(rows))} == set(papers)
-    assert all(rows.paper(row) == papers[rows.ids[row]] for row in range(len(rows)))
+    assert all(rows.paper(row) == papers[paper_id] for row, paper_id in enumerate(rows.paper_ids(list(range(len(rows))))))
     assert lexical.IndexMeta.read(result.folder).last_seq == small_store.max_seq()
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import mmap
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -95,8 +96,18 @@ class RowWriter:
         _save_atomically(self.folder / OFFSETS, lambda handle: np.save(handle, np.asarray(self.offsets, np.uint64)))
 
 
+@dataclass(frozen=True, slots=True)
+class _Rows:
+    offsets: list[int]  # python ints: slicing the mmap with them is fastest
+    ids: list[str]
+    facets: np.ndarray
+    keys: list[str]
+    records: mmap.mmap | bytes
+
+
 class RowReader:
-    """Read side: papers, ids and facet codes by row."""
+    """Read side: papers, ids and facet codes by row. A reload swaps one snapshot
+    reference, so a thread reading meanwhile sees the old rows or the new, never a mix."""
 
     def __init__(self, folder: Path):
         self.folder = folder
@@ -104,51 +115,58 @@ class RowReader:
 
     def load(self) -> None:
         offsets = np.load(self.folder / OFFSETS)
-        self.offsets = offsets.tolist()  # python ints: slicing the mmap with them is fastest
-        self.ids = (self.folder / IDS).read_text().split("\n") if len(offsets) > 1 else []
-        self.facets = np.load(self.folder / FACETS)
-        self.keys = orjson.loads((self.folder / KEYS).read_bytes())
         with open(self.folder / BIN, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
-            self._bin = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+            records = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+        self._rows = _Rows(
+            offsets=offsets.tolist(),
+            ids=(self.folder / IDS).read_text().split("\n") if len(offsets) > 1 else [],
+            facets=np.load(self.folder / FACETS),
+            keys=orjson.loads((self.folder / KEYS).read_bytes()),
+            records=records,
+        )
 
     def __len__(self) -> int:
-        return len(self.ids)
+        return len(self._rows.ids)
 
-    def ensure(self, rows: list[int]) -> None:
-        if rows and max(rows) >= len(self.ids):
+    @property
+    def keys(self) -> list[str]:
+        return self._rows.keys
+
+    def _covering(self, rows: list[int]) -> _Rows:
+        snapshot = self._rows
+        if rows and max(rows) >= len(snapshot.ids):  # a commit seen before its rows were loaded
             self.load()
+            snapshot = self._rows
+        return snapshot
 
     def paper(self, row: int) -> Paper:
-        return decode_paper(self._bin[self.offsets[row]:self.offsets[row + 1]])
+        snapshot = self._covering([row])
+        return decode_paper(snapshot.records[snapshot.offsets[row]:snapshot.offsets[row + 1]])
 
     def papers(self, rows: list[int]) -> list[Paper]:
-        self.ensure(rows)
-        return [self.paper(row) for row in rows]
+        snapshot = self._covering(rows)
+        records, offsets = snapshot.records, snapshot.offsets
+        return [decode_paper(records[offsets[row]:offsets[row + 1]]) for row in rows]
 
-    def facet_key(self, code: int) -> str:
-        if code >= len(self.keys):  # a commit visible before this reader reloaded
-            self.load()
-        return self.keys[code]
+    def paper_ids(self, rows: list[int]) -> list[str]:
+        ids = self._covering(rows).ids
+        return [ids[row] for row in rows]
 
     def facet_codes(self, rows: list[int]) -> np.ndarray:
-        self.ensure(rows)
-        return self.facets[rows]
+        return self._covering(rows).facets[rows]
+
+    def facet_key(self, code: int) -> str:
+        keys = self._rows.keys
+        if code >= len(keys):  # a commit visible before this reader reloaded
+            self.load()
+            keys = self._rows.keys
+        return keys[code]
 
     def years(self, rows: list[int]) -> list[int]:
         """Year of each row (0 when unknown), from its facet key."""
-        self.ensure(rows)
-        years_by_code = self._years_by_code()
-        return [years_by_code[code] for code in self.facets[rows].tolist()]
+        from papersift.index.lexical import FACET_KEY_FIELDS, FACET_SEPARATOR
 
-    def _years_by_code(self) -> list[int]:
-        if len(getattr(self, "_year_codes", ())) != len(self.keys):
-            from papersift.index.lexical import FACET_KEY_FIELDS, FACET_SEPARATOR
-
-            at = FACET_KEY_FIELDS.index("year")
-            self._year_codes = [int(key.split(FACET_SEPARATOR)[at] or 0) for key in self.keys]
-        return self._year_codes
-
-    def paper_ids(self, rows: list[int]) -> list[str]:
-        self.ensure(rows)
-        return [self.ids[row] for row in rows]
+        at = FACET_KEY_FIELDS.index("year")
+        snapshot = self._covering(rows)
+        return [int(snapshot.keys[code].split(FACET_SEPARATOR)[at] or 0) for code in snapshot.facets[rows].tolist()]

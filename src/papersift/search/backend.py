@@ -89,11 +89,7 @@ class TantivyBackend:
     def __init__(self, data_dir: str | Path):
         self.data_dir = Path(data_dir)
         self._lock = threading.Lock()
-        self._index: tantivy.Index | None = None
-        self._searcher: tantivy.Searcher | None = None
-        self._stamp: tuple = ()
         self._checked_at = 0.0
-        self._all_facets: dict[str, list[FacetValue]] | None = None
         self._open()
 
     # -- index lifecycle -------------------------------------------------------------
@@ -107,12 +103,10 @@ class TantivyBackend:
             return ()
 
     def _open(self) -> None:
+        stamp = self._stamp_now()
         index, folder = open_index(self.data_dir)
-        self._index, self._schema = index, index.schema
-        self._searcher = index.searcher()
-        self._rows = RowReader(folder)
-        self._stamp = self._stamp_now()
-        self._all_facets = None
+        self._schema = index.schema
+        self._live = _Live(index, index.searcher(), RowReader(folder), stamp)
 
     def refresh(self, force: bool = False) -> None:
         """Pick up a swapped-in build or an update (checked at most once a second)."""
@@ -121,20 +115,22 @@ class TantivyBackend:
             return
         with self._lock:
             self._checked_at = now
-            stamp = self._stamp_now()
-            if stamp and stamp != self._stamp:
-                if self._stamp and stamp[0] == self._stamp[0]:
-                    self._index.reload()
-                    self._searcher = self._index.searcher()
-                    self._rows.load()
-                    self._stamp, self._all_facets = stamp, None
+            stamp, live = self._stamp_now(), self._live
+            if stamp and stamp != live.stamp:
+                if live.stamp and stamp[0] == live.stamp[0]:  # an update of the same generation
+                    live.index.reload()
+                    self._live = _Live(live.index, live.index.searcher(), RowReader(live.rows.folder), stamp)
                 else:
                     self._open()
 
+    def _current(self) -> "_Live":
+        """The live searcher and rows, as one pair: a swap in between cannot mix them."""
+        self.refresh()
+        return self._live
+
     @property
     def searcher(self) -> tantivy.Searcher:
-        self.refresh()
-        return self._searcher
+        return self._current().searcher
 
     def document_count(self) -> int:
         return self.searcher.num_docs
@@ -165,7 +161,7 @@ class TantivyBackend:
         title = tantivy.Query.boost_query(self._field_match("title", positioned), FIELD_BOOSTS["title"])
         if not words.phrase:
             names = positioned_terms(words.text, NAMES)
-            if len(names) == 1 and self._searcher.doc_freq("authors", names[0][1]):
+            if len(names) == 1 and self._live.searcher.doc_freq("authors", names[0][1]):
                 author = self._term("authors", names[0][1])
                 match = _should([match, author if AUTHOR_BOOST == 1.0 else tantivy.Query.boost_query(author, AUTHOR_BOOST)])
         if title_boosts is None:
@@ -261,71 +257,49 @@ class TantivyBackend:
     def search(self, query: ParsedQuery, sort: Sort = "relevance", offset: int = 0, limit: int = 20, *,
                with_facets: bool = True, with_papers: bool = False, candidate_ids: Sequence[str] | None = None,
                depth: int | None = None) -> BackendResult:
-        searcher = self.searcher
+        live = self._current()
+        searcher, rows_of = live.searcher, live.rows
         compiled, ignored = self.compile(query, candidate_ids)
         if query.match == "any" and query.has_text:
             depth = max(depth or 0, offset + limit)
-            return self._search_ranked(searcher, compiled, query, sort, offset, limit, depth,
-                                       with_facets, with_papers, ignored)
+            return self._search_ranked(live, compiled, sort, offset, limit, depth, with_facets, with_papers, ignored)
         if sort == "relevance":
             result = searcher.search(compiled, limit, count=not with_facets, offset=offset)
         else:
             order = tantivy.Order.Desc if sort == "newest" else tantivy.Order.Asc
             result = searcher.search(compiled, limit, count=not with_facets, offset=offset,
                                      order_by_field="year", order=order)
-        rows = self._rows_of(searcher, [address for _, address in result.hits])
+        rows = _rows_of(searcher, [address for _, address in result.hits])
         scores = [float(score) if sort == "relevance" else 0.0 for score, _ in result.hits]
         if not with_facets:
             total, facets = result.count, {}
         elif offset == 0 and len(rows) < limit:
-            total, facets = len(rows), self._facets_of_rows(rows)  # the page holds every match
+            total, facets = len(rows), _facets_of_rows(rows_of, rows)  # the page holds every match
         else:
-            total, facets = self._facets(searcher, compiled)  # one pass counts all and every facet
-        return self._result(rows, scores, total, facets, with_papers, ignored)
+            total, facets = _facets(live, compiled)  # one pass counts all and every facet
+        return _result(rows_of, rows, scores, total, facets, with_papers, ignored)
 
-    def _search_ranked(self, searcher, compiled, query, sort, offset, limit, depth, with_facets, with_papers,
+    @staticmethod
+    def _search_ranked(live: "_Live", compiled, sort, offset, limit, depth, with_facets, with_papers,
                        ignored) -> BackendResult:
         """The best `depth` matches by BM25 are the result set (block-max WAND finds them fast)."""
-        hits = searcher.search(compiled, depth, count=False).hits
-        rows = self._rows_of(searcher, [address for _, address in hits])
+        hits = live.searcher.search(compiled, depth, count=False).hits
+        rows = _rows_of(live.searcher, [address for _, address in hits])
         scores = [float(score) for score, _ in hits]
         if sort != "relevance":
-            years = self._rows.years(rows)
+            years = live.rows.years(rows)
             order = sorted(range(len(rows)), key=lambda i: years[i], reverse=sort == "newest")
             rows, scores = [rows[i] for i in order], [0.0] * len(rows)
-        facets = self._facets_of_rows(rows) if with_facets else {}
+        facets = _facets_of_rows(live.rows, rows) if with_facets else {}
         page = slice(offset, offset + limit)
-        return self._result(rows[page], scores[page], len(rows), facets, with_papers, ignored)
-
-    def _rows_of(self, searcher: tantivy.Searcher, addresses: list) -> list[int]:
-        return searcher.fast_field_values("row", addresses) if addresses else []
-
-    def _result(self, rows, scores, total, facets, with_papers, ignored) -> BackendResult:
-        if with_papers:
-            return BackendResult(self._rows.papers(rows), scores, total, facets, ignored)
-        return BackendResult([], scores, total, facets, ignored, self._rows.paper_ids(rows))
-
-    # -- facets ----------------------------------------------------------------------
-    def _facets(self, searcher: tantivy.Searcher, compiled: tantivy.Query) -> tuple[int, dict[str, list[FacetValue]]]:
-        """(total matches, counts per facet value) from one terms aggregation on facet_code."""
-        aggregation = {"codes": {"terms": {"field": "facet_code", "size": FACET_BUCKETS}}}
-        buckets = searcher.aggregate(compiled, aggregation)["codes"]["buckets"]
-        key_of = self._rows.facet_key
-        key_counts = [(key_of(int(bucket["key"])), bucket["doc_count"]) for bucket in buckets]
-        return sum(count for _, count in key_counts), _facet_values(key_counts)
-
-    def _facets_of_rows(self, rows: list[int]) -> dict[str, list[FacetValue]]:
-        codes, counts = np.unique(self._rows.facet_codes(rows), return_counts=True)
-        key_of = self._rows.facet_key
-        return _facet_values([(key_of(code), count) for code, count in zip(codes.tolist(), counts.tolist())])
-
+        return _result(live.rows, rows[page], scores[page], len(rows), facets, with_papers, ignored)
 
     def facet_values(self) -> dict[str, list[FacetValue]]:
         """Every value of every facet field over the whole index (cached per index version)."""
-        searcher = self.searcher
-        if self._all_facets is None:
-            self._all_facets = self._facets(searcher, tantivy.Query.all_query())[1]
-        return self._all_facets
+        live = self._current()
+        if live.all_facets is None:
+            live.all_facets = _facets(live, tantivy.Query.all_query())[1]
+        return live.all_facets
 
     # -- highlights ------------------------------------------------------------------
     def highlight(self, query: ParsedQuery, papers: Sequence[Paper]) -> list[dict[str, str]]:
@@ -338,6 +312,42 @@ class TantivyBackend:
             marked = frozenset(sorted(marked, key=lambda term: (searcher.doc_freq("text", term), term))[:MAX_MARKED_TERMS])
         highlight = Highlighter(marked)
         return [{name: highlight(getattr(paper, name)) for name in HIGHLIGHT_FIELDS} for paper in papers]
+
+
+@dataclass(slots=True)
+class _Live:
+    """One generation as readers use it: searcher and rows always from the same commit."""
+
+    index: tantivy.Index
+    searcher: tantivy.Searcher
+    rows: RowReader
+    stamp: tuple
+    all_facets: dict[str, list[FacetValue]] | None = None
+
+
+def _rows_of(searcher: tantivy.Searcher, addresses: list) -> list[int]:
+    return searcher.fast_field_values("row", addresses) if addresses else []
+
+
+def _result(rows_of: RowReader, rows, scores, total, facets, with_papers, ignored) -> BackendResult:
+    if with_papers:
+        return BackendResult(rows_of.papers(rows), scores, total, facets, ignored)
+    return BackendResult([], scores, total, facets, ignored, rows_of.paper_ids(rows))
+
+
+def _facets(live: _Live, compiled: tantivy.Query) -> tuple[int, dict[str, list[FacetValue]]]:
+    """(total matches, counts per facet value) from one terms aggregation on facet_code."""
+    aggregation = {"codes": {"terms": {"field": "facet_code", "size": FACET_BUCKETS}}}
+    buckets = live.searcher.aggregate(compiled, aggregation)["codes"]["buckets"]
+    key_of = live.rows.facet_key
+    key_counts = [(key_of(int(bucket["key"])), bucket["doc_count"]) for bucket in buckets]
+    return sum(count for _, count in key_counts), _facet_values(key_counts)
+
+
+def _facets_of_rows(rows_of: RowReader, rows: list[int]) -> dict[str, list[FacetValue]]:
+    codes, counts = np.unique(rows_of.facet_codes(rows), return_counts=True)
+    key_of = rows_of.facet_key
+    return _facet_values([(key_of(code), count) for code, count in zip(codes.tolist(), counts.tolist())])
 
 
 def query_terms(query: ParsedQuery) -> frozenset[str]:
