@@ -89,6 +89,7 @@ def create_app(
         from papersift.web.routes import install_web
 
         install_web(app)
-    for router in [*EXTRA_ROUTERS, *routers]:
+    from papersift.api.topics_routes import router as topics_router  # topic map + trends (papersift.topics)
+    for router in [*EXTRA_ROUTERS, topics_router, *routers]:
         app.include_router(router)
     return app

@@ -10,6 +10,10 @@ from papersift.store import Store
 from papersift.topics.storage import PredictionStore
 
 UNKNOWN_AREA = "Unassigned"
+# matplotlib's tab10, so the page and the PNG charts color areas alike.
+AREA_PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                "#bcbd22", "#17becf")
+UNKNOWN_COLOR = "#bbbbbb"
 
 
 @dataclass(frozen=True)
@@ -60,3 +64,15 @@ def counts_by(rows: list[TopicRow], key: str) -> dict[str, dict[object, int]]:
         if value is not None:
             table[row.area][value] += 1
     return {area: dict(sorted(values.items())) for area, values in table.items()}
+
+
+def area_colors(areas: list[str]) -> dict[str, str]:
+    """A color per area, in the given order (the unassigned bucket grey)."""
+    colors, position = {}, 0
+    for area in areas:
+        if area == UNKNOWN_AREA:
+            colors[area] = UNKNOWN_COLOR
+        else:
+            colors[area] = AREA_PALETTE[position % len(AREA_PALETTE)]
+            position += 1
+    return colors

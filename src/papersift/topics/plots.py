@@ -10,23 +10,10 @@ matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from papersift.topics.overview import UNKNOWN_AREA, area_order, counts_by, topic_rows  # noqa: E402
-from papersift.topics.projection import map_points  # noqa: E402
+from papersift.topics.overview import UNKNOWN_AREA, area_colors, area_order, counts_by, topic_rows  # noqa: E402
+from papersift.topics.projection import map_points, neighbour_agreement  # noqa: E402
 
 FORMATS = (".png", ".svg")
-
-
-def area_colors(areas: list[str]) -> dict[str, str]:
-    """A stable color per area (tab10 in area order; the unassigned bucket grey)."""
-    palette = plt.get_cmap("tab10").colors
-    colors, position = {}, 0
-    for area in areas:
-        if area == UNKNOWN_AREA:
-            colors[area] = "#bbbbbb"
-        else:
-            colors[area] = matplotlib.colors.to_hex(palette[position % len(palette)])
-            position += 1
-    return colors
 
 
 def _check_output(output: Path) -> None:
@@ -62,7 +49,10 @@ def plot_topic_map(data_dir: str | Path, output: Path, method: str = "pca") -> d
         handle.set_alpha(1.0)
     figure.savefig(output, bbox_inches="tight")
     plt.close(figure)
+    labeled = [i for i in kept if not rows[points.paper_ids[i]].predicted and rows[points.paper_ids[i]].area != UNKNOWN_AREA]
+    agreement = neighbour_agreement(points.xy[labeled], [rows[points.paper_ids[i]].area for i in labeled])
     return {"output": str(output), "points": len(kept), "method": method, "predicted": predicted,
+            "labeled_points": len(labeled), "labeled_10nn_area_agreement": round(agreement, 4),
             "areas": {area: int((area_array == area).sum()) for area in order}}
 
 

@@ -71,3 +71,23 @@ def map_points(data_dir: str | Path, method: str = "pca", model: str | None = No
     np.savez(temporary, paper_ids=np.array(index.paper_ids), xy=xy, source=np.array(source))
     temporary.replace(path)
     return MapPoints(list(index.paper_ids), xy, method, source)
+
+
+def neighbour_agreement(xy: np.ndarray, labels: list[str], k: int = 10) -> float:
+    """How often a point's k nearest neighbours in 2-D vote for its own label (leave-one-out).
+
+    Measured on source-labeled papers, it says how much topical structure a projection keeps.
+    """
+    from sklearn.neighbors import KNeighborsClassifier
+
+    if len(labels) <= k:
+        return float("nan")
+    neighbours = KNeighborsClassifier(n_neighbors=k + 1).fit(xy, labels)
+    _, positions = neighbours.kneighbors(xy)
+    label_array = np.asarray(labels)
+    hits = 0
+    for row, found in enumerate(positions):
+        votes = [label_array[j] for j in found if j != row][:k]
+        values, counts = np.unique(votes, return_counts=True)
+        hits += values[counts.argmax()] == label_array[row]
+    return hits / len(labels)

@@ -1,0 +1,187 @@
+"""Topic map and trends: JSON under /api/topics, and the interactive page at /topics/map.
+
+The map JSON holds every embedded paper's 2-D position, area (source label, else the
+prediction), title and id, as parallel arrays (compact for 34K+ points). With `q`, the
+papers matching that search (through the search service) come back as `matches`, so the
+page can dim the rest.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse, Response
+
+from papersift.api.backend import EXPORT_MAX_RESULTS, collect_result_papers, request_lang, service_of
+from papersift.api.errors import ApiError
+from papersift.config import MAX_QUERY_CHARS
+from papersift.search.types import QuerySyntaxError, SearchRequest
+from papersift.topics.features import EmbeddingsUnavailable
+from papersift.topics.overview import TopicRow, area_colors, area_order, counts_by, topic_rows
+from papersift.topics.projection import map_points
+from papersift.topics.storage import PredictionStore
+from papersift.web.i18n import Lang
+
+TEMPLATES = Path(__file__).resolve().parents[1] / "topics" / "templates"
+LABELS = {
+    "zh": {"title": "主题地图", "intro": "每个点是一篇论文（嵌入向量的二维投影），颜色表示领域；浅色点的领域由模型预测。"
+                                        "悬停查看标题，点击打开论文。",
+           "filter": "按检索词高亮", "apply": "高亮", "clear": "清除", "trends": "各领域论文数（按年份）",
+           "loading": "加载中…", "matches": "匹配", "predicted": "预测", "nav": "主题地图"},
+    "en": {"title": "Topic map", "intro": "Each dot is a paper (2-D projection of its embedding), colored by area; "
+                                          "lighter dots have a predicted area. Hover for the title, click to open it.",
+           "filter": "Highlight a search", "apply": "Highlight", "clear": "Clear",
+           "trends": "Papers per area per year", "loading": "Loading…", "matches": "matches",
+           "predicted": "predicted", "nav": "Topic map"},
+}
+MAP_METHODS = Literal["pca", "umap"]
+
+api_router = APIRouter(prefix="/api/topics", tags=["topics"])
+page_router = APIRouter(include_in_schema=False)
+_cache_lock = threading.Lock()
+_cache: dict[tuple, object] = {}
+
+
+def _data_dir(request: Request) -> Path:
+    return request.app.state.settings.data_dir
+
+
+def _rows_key(data_dir: Path) -> tuple:
+    from papersift.store import Store
+
+    store = Store(data_dir, readonly=True)
+    try:
+        max_seq, count = store.max_seq(), store.count()
+    finally:
+        store.close()
+    with PredictionStore(data_dir, readonly=True) as predictions:
+        meta = predictions.meta()
+    return (str(data_dir), max_seq, count, meta.get("model_version"), meta.get("last_seq"))
+
+
+def _cached(key: tuple, compute):
+    with _cache_lock:
+        if key in _cache:
+            return _cache[key]
+    value = compute()
+    with _cache_lock:
+        if len(_cache) > 16:
+            _cache.clear()
+        _cache[key] = value
+    return value
+
+
+def _rows(data_dir: Path) -> list[TopicRow]:
+    return _cached(("rows", *_rows_key(data_dir)), lambda: topic_rows(data_dir))
+
+
+def map_payload(data_dir: Path, method: str) -> dict:
+    try:
+        points = map_points(data_dir, method)
+    except EmbeddingsUnavailable as exc:
+        raise ApiError(409, "no_embeddings", str(exc)) from None
+    rows_key = _rows_key(data_dir)
+
+    def build() -> dict:
+        rows = {row.paper_id: row for row in _rows(data_dir)}
+        kept = [i for i, paper_id in enumerate(points.paper_ids) if paper_id in rows]
+        kept_rows = [rows[points.paper_ids[i]] for i in kept]
+        areas = area_order(kept_rows)
+        area_index = {area: position for position, area in enumerate(areas)}
+        return {
+            "method": method,
+            "count": len(kept),
+            "areas": areas,
+            "colors": [area_colors(areas)[area] for area in areas],
+            "ids": [row.paper_id for row in kept_rows],
+            "titles": [row.title for row in kept_rows],
+            "x": [round(float(points.xy[i, 0]), 4) for i in kept],
+            "y": [round(float(points.xy[i, 1]), 4) for i in kept],
+            "area": [area_index[row.area] for row in kept_rows],
+            "predicted": [int(row.predicted) for row in kept_rows],
+        }
+
+    return _cached(("map", method, points.source, *rows_key), build)
+
+
+def matching_ids(request: Request, query: str) -> list[str]:
+    search = SearchRequest(query=query, mode="keyword", with_facets=False)
+    try:
+        papers = collect_result_papers(service_of(request), search, limit=EXPORT_MAX_RESULTS)
+    except QuerySyntaxError as exc:
+        raise ApiError(400, "bad_query", str(exc)) from None
+    return [paper.id for paper in papers]
+
+
+@api_router.get("/map")
+def topic_map(
+    request: Request,
+    q: Annotated[str, Query(max_length=MAX_QUERY_CHARS, description="Search whose matches to mark.")] = "",
+    method: Annotated[MAP_METHODS, Query(description="Projection of the embeddings.")] = "pca",
+) -> dict:
+    """Every embedded paper: 2-D position, area index, predicted flag, title, id (parallel arrays)."""
+    payload = dict(map_payload(_data_dir(request), method))
+    if q.strip():
+        matched = set(matching_ids(request, q))
+        payload["query"] = q
+        payload["matches"] = [position for position, paper_id in enumerate(payload["ids"]) if paper_id in matched]
+    return payload
+
+
+@api_router.get("/trends")
+def topic_trends(request: Request) -> dict:
+    """Papers per area per year and per venue (source labels, else predicted)."""
+    rows = _rows(_data_dir(request))
+    by_year, by_venue = counts_by(rows, "year"), counts_by(rows, "venue")
+    areas = area_order(rows)
+    return {
+        "areas": areas,
+        "by_year": {area: {str(year): n for year, n in by_year.get(area, {}).items()} for area in areas},
+        "by_venue": {area: by_venue.get(area, {}) for area in areas},
+        "predicted": sum(row.predicted for row in rows),
+        "papers": len(rows),
+    }
+
+
+@page_router.get("/topics/map", response_class=HTMLResponse)
+def topic_map_page(request: Request, lang: Annotated[Lang | None, Query()] = None,
+                   q: Annotated[str, Query(max_length=MAX_QUERY_CHARS)] = "") -> HTMLResponse:
+    from papersift.web.routes import render
+
+    chosen = request_lang(request, lang)
+    return render(request, "topic_map.html", chosen, labels=LABELS[chosen], query=q)
+
+
+@page_router.get("/topics/trends.svg")
+def topic_trends_svg(request: Request) -> Response:
+    """The trends chart as SVG (matplotlib), redrawn when papers or predictions change."""
+    import tempfile
+
+    from papersift.topics.plots import plot_topic_trends
+
+    data_dir = _data_dir(request)
+
+    def draw() -> bytes:
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "trends.svg"
+            plot_topic_trends(data_dir, path)
+            return path.read_bytes()
+
+    return Response(_cached(("trends-svg", *_rows_key(data_dir)), draw), media_type="image/svg+xml")
+
+
+def _register_page() -> None:
+    """The page's header link and template folder, beside the web UI's own pages."""
+    from papersift.web.routes import NAV_LINKS, add_page
+
+    if not any(link.path == "/topics/map" for link in NAV_LINKS):
+        add_page("/topics/map", {lang: LABELS[lang]["nav"] for lang in LABELS}, TEMPLATES)
+
+
+_register_page()
+router = APIRouter()  # what the app includes: the JSON API and the page
+router.include_router(api_router)
+router.include_router(page_router)

@@ -1,0 +1,64 @@
+"""Topic fixtures: the real labeled papers, and a data dir with the 2,000-paper sample,
+a keyword index and a vector index.
+
+The vectors are the papers' own tf-idf reduced by SVD (64-d, unit length): they stand in
+for the encoder's, which would take minutes on CPU, and have the same shape and meaning
+(text similarity) for everything the topic code does with them.
+"""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import orjson
+import pytest
+from sklearn.decomposition import TruncatedSVD
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.preprocessing import normalize
+
+from papersift.index import lexical
+from papersift.index.models import DEFAULT_MODEL
+from papersift.index.vectors import write_index
+from papersift.record import paper_from_dict
+from papersift.store import Store
+from papersift.topics.dataset import LabeledSet, labeled_set
+from papersift.topics.features import paper_text
+
+
+@pytest.fixture(scope="session")
+def corpus_labeled(shared_data) -> LabeledSet:
+    """All labeled papers of the real corpus (the 1,992 ICLR 2024 papers)."""
+    papers = []
+    with gzip.open(shared_data / "ml_papers" / "papers.jsonl.gz", "rb") as handle:
+        for line in handle:
+            if b'"area": null' in line or b'"area":null' in line:
+                continue
+            papers.append(paper_from_dict(orjson.loads(line)))
+    return labeled_set(papers)
+
+
+def text_vectors(texts: list[str], dim: int = 64) -> np.ndarray:
+    matrix = TfidfVectorizer(sublinear_tf=True, min_df=2).fit_transform(texts)
+    return normalize(TruncatedSVD(n_components=dim, random_state=0).fit_transform(matrix)).astype(np.float32)
+
+
+def publish_text_vectors(data_dir) -> None:
+    store = Store(data_dir, readonly=True)
+    seq_papers = list(store.iter_papers())
+    store.close()
+    papers = [paper for _, paper in seq_papers]
+    write_index(data_dir, DEFAULT_MODEL, [p.id for p in papers], text_vectors([paper_text(p) for p in papers]),
+                papers_total=len(papers), last_seq=max(seq for seq, _ in seq_papers))
+
+
+@pytest.fixture(scope="session")
+def topics_data_dir(sample_records, tmp_path_factory):
+    """Sample papers + keyword index + stand-in vectors; tests may write predictions here."""
+    data_dir = tmp_path_factory.mktemp("topics_data")
+    store = Store(data_dir)
+    store.upsert([paper_from_dict(record) for record in sample_records])
+    store.close()
+    lexical.build(data_dir)
+    publish_text_vectors(data_dir)
+    return data_dir
