@@ -1,0 +1,108 @@
+"""The topic-map page in headless chromium: 34K points drawn, hover shows the title, click opens the paper.
+
+The served sample has 2,000 papers; the map JSON is multiplied to 34,000 points (real
+papers, jittered copies) through Playwright's request routing, so the page draws the
+corpus-sized map. Screenshot: artifacts/screenshots/topic-map-34k.png.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import numpy as np
+import pytest
+import uvicorn
+
+from papersift.api import create_app
+from papersift.topics.classifier import WORDS_ONLY
+from papersift.topics.predict import predict_all
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the [dev] extras")
+
+pytestmark = pytest.mark.browser
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+POINTS = 34_000
+CANVAS_W, CANVAS_H, PAD = 900, 640, 8  # as in topic_map.html
+
+
+@pytest.fixture(scope="module")
+def live_server(topics_data_dir):
+    predict_all(topics_data_dir, WORDS_ONLY)
+    app = create_app(topics_data_dir)
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    server.should_exit = True
+    thread.join(timeout=10)
+    listener.close()
+
+
+def scaled_up(payload: dict, count: int) -> dict:
+    """The real map payload repeated (with small jitter) to `count` points."""
+    rng = np.random.default_rng(0)
+    picks = np.arange(count) % payload["count"]
+    jitter = rng.normal(0, 0.004, (count, 2))
+    bigger = dict(payload, count=count)
+    for key in ("ids", "titles", "area", "predicted"):
+        bigger[key] = [payload[key][i] for i in picks]
+    bigger["x"] = np.clip(np.asarray(payload["x"])[picks] + jitter[:, 0], 0, 1).round(4).tolist()
+    bigger["y"] = np.clip(np.asarray(payload["y"])[picks] + jitter[:, 1], 0, 1).round(4).tolist()
+    return bigger
+
+
+def test_topic_map_renders_34k_points_hover_and_click(live_server):
+    assert Path(CHROMIUM).exists(), "install Debian's chromium (scripts/setup.sh)"
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(base_url=live_server, viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+
+        def serve_big_map(route):
+            real = route.fetch()
+            route.fulfill(response=real, body=json.dumps(scaled_up(real.json(), POINTS)))
+
+        page.route("**/api/topics/map*", serve_big_map)
+        page.goto("/topics/map?lang=en")
+        page.wait_for_selector("#topic-map[data-ready='1']", timeout=30_000)
+        canvas = page.locator("#topic-map")
+        assert canvas.get_attribute("data-points") == str(POINTS)
+        draw_ms = float(canvas.get_attribute("data-draw-ms"))
+        assert draw_ms < 1000, f"drawing {POINTS} points took {draw_ms} ms"
+        assert page.locator("#map-legend li").count() >= 5
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "topic-map-34k.png"), full_page=True)
+
+        payload = page.evaluate("fetch('/api/topics/map').then(r => r.json())")  # routed: the 34K version
+        box = canvas.bounding_box()
+        target = 0
+        x = box["x"] + PAD + payload["x"][target] * (CANVAS_W - 2 * PAD)
+        y = box["y"] + CANVAS_H - PAD - payload["y"][target] * (CANVAS_H - 2 * PAD)
+        page.mouse.move(x, y)
+        tip = page.locator("#map-tip")
+        tip.wait_for(state="visible")
+        hovered_id = canvas.get_attribute("data-hover-id")
+        hovered_title = payload["titles"][payload["ids"].index(hovered_id)]
+        assert hovered_title in tip.inner_text()
+        page.screenshot(path=str(SCREENSHOTS / "topic-map-hover.png"))
+        page.mouse.click(x, y)
+        page.wait_for_url("**/paper/**")
+        assert unquote(urlsplit(page.url).path) == f"/paper/{hovered_id}"
+        assert not errors, errors
+        context.close()
+        browser.close()
