@@ -53,6 +53,26 @@ def typesense_service(data_dir: Path, nodes: str, api_key: str):
         fail(str(exc))
 
 
+def check_backend(backend: str, nodes: str | None, api_key: str | None) -> None:
+    if backend not in ("embedded", "typesense"):
+        fail(f"--backend must be embedded or typesense, not {backend!r}")
+    if backend == "typesense" and not (nodes and api_key):
+        fail("--backend typesense needs --nodes host:port,... and --api-key (or PAPERSIFT_TYPESENSE_NODES/_API_KEY)")
+
+
+def index_on_backend(backend: str, directory: Path, nodes: str | None, api_key: str | None, rebuild: bool,
+                     as_json: bool) -> None:
+    """`papersift index --backend typesense`."""
+    check_backend(backend, nodes, api_key)
+    index_on_typesense(directory, nodes, api_key, rebuild, as_json)
+
+
+def service_for_backend(backend: str, directory: Path, nodes: str | None, api_key: str | None):
+    """`papersift serve --backend ...`: None keeps the embedded service."""
+    check_backend(backend, nodes, api_key)
+    return typesense_service(directory, nodes, api_key) if backend == "typesense" else None
+
+
 @cluster_app.command("run")
 def cluster_run(
     root: Annotated[Path, typer.Option("--root", help="Folder for the nodes' data dirs and logs.")],

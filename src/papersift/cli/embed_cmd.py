@@ -68,6 +68,7 @@ def embed(
     cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="With --corpus: where eval corpora are kept.")] = None,
     seed: Annotated[list[Path] | None, typer.Option("--seed", help="With --corpus: data dirs whose embedding caches are reused.")] = None,
     as_json: JsonOption = False,
+    dask: Annotated[str | None, typer.Option("--dask", help="Embed on a Dask cluster: its scheduler address, or 'local' (2 workers on 127.0.0.1).")] = None,
 ) -> None:
     """Embed the store's papers for semantic search (cached and resumable: rerun after a kill)."""
     from papersift.index.embeddings import EmbedProgress, Encoder, embed_papers, embed_store
@@ -97,6 +98,11 @@ def embed(
         if not (directory / "papers.sqlite3").exists():
             fail(f"no papers in {directory}; run 'papersift ingest' first")
         run = lambda report: embed_store(directory, encoder, limit=limit, on_progress=report)  # noqa: E731
+        if dask:
+            from papersift.distributed.dask_embed import embed_store_distributed
+
+            run = lambda report: embed_store_distributed(directory, encoder, dask, models_root=models_dir,  # noqa: E731
+                                                         on_progress=report)
     started = time.perf_counter()
     with _progress(disable=as_json) as progress:
         task = progress.add_task("embed", total=None, rate="")

@@ -26,9 +26,16 @@ def index(
     data_dir: DataDirOption = None,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Build from scratch instead of adding changes.")] = False,
     as_json: JsonOption = False,
+    backend: Annotated[str, typer.Option("--backend", help="embedded (in the data dir) or typesense (a cluster).")] = "embedded",
+    nodes: Annotated[str | None, typer.Option("--nodes", envvar="PAPERSIFT_TYPESENSE_NODES", help="typesense: host:port,...")] = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", envvar="PAPERSIFT_TYPESENSE_API_KEY", help="typesense: API key.")] = None,
 ) -> None:
     """Build or update the keyword index from the store (readers never see a half-built one)."""
     directory = data_dir_of(data_dir)
+    if backend != "embedded":
+        from papersift.cli.cluster_cmd import index_on_backend
+
+        return index_on_backend(backend, directory, nodes, api_key, rebuild, as_json)
     try:
         store = Store(directory, readonly=True)
     except FileNotFoundError as exc:

@@ -23,7 +23,8 @@ TokenOption = Annotated[str | None, typer.Option(
 CORPUS_FILES = ("papers.jsonl.gz", "papers_title_only.jsonl.gz")
 
 
-def _run_server(data_dir: Path, host: str, port: int, enable_writes: bool, write_token: str | None) -> None:
+def _run_server(data_dir: Path, host: str, port: int, enable_writes: bool, write_token: str | None,
+                service=None) -> None:
     import uvicorn
 
     from papersift.api import create_app
@@ -33,7 +34,7 @@ def _run_server(data_dir: Path, host: str, port: int, enable_writes: bool, write
     if host not in ("127.0.0.1", "localhost", "::1"):
         err_console.print(f"[yellow]warning:[/] serving on {host}: other machines can reach this server")
     try:
-        server_app = create_app(data_dir, enable_writes=enable_writes, write_token=write_token)
+        server_app = create_app(data_dir, service=service, enable_writes=enable_writes, write_token=write_token)
     except FileNotFoundError as missing:
         fail(f"{missing}\n(run 'papersift quickstart --data-dir {data_dir}' to ingest and index a corpus)")
     console.print(f"papersift: http://{host}:{port}/  (API docs at /docs; Ctrl-C stops)", highlight=False)
@@ -47,12 +48,18 @@ def serve(
     port: PortOption = 8000,
     enable_writes: WritesOption = False,
     write_token: TokenOption = None,
+    backend: Annotated[str, typer.Option("--backend", help="embedded (in the data dir) or typesense (a cluster).")] = "embedded",
+    nodes: Annotated[str | None, typer.Option("--nodes", envvar="PAPERSIFT_TYPESENSE_NODES", help="typesense: host:port,...")] = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", envvar="PAPERSIFT_TYPESENSE_API_KEY", help="typesense: API key.")] = None,
 ) -> None:
     """Serve the search page (/) and the JSON API (/api, docs at /docs). Read-only by default."""
     resolved = data_dir_of(data_dir)
     if not (resolved / "papers.sqlite3").exists():
         fail(f"no papersift store in {resolved}; run 'papersift ingest' or 'papersift quickstart' first")
-    _run_server(resolved, host, port, enable_writes, write_token)
+    from papersift.cli.cluster_cmd import service_for_backend
+
+    service = service_for_backend(backend, resolved, nodes, api_key)
+    _run_server(resolved, host, port, enable_writes, write_token, service)
 
 
 def build_indexes(data_dir: Path) -> None:

@@ -7,7 +7,7 @@ loopback here; a Dask scheduler and its workers bind exactly the host they are g
 
 The driver (this process) is the only writer: it works out which texts the cache lacks,
 cuts them into the very chunks the single-process path uses (shortest first, same chunk
-size, same batches inside a chunk), sends one task per chunk, and writes each chunk's
+size, same batches inside a chunk), sends one task per chunk (its token ids), and writes each chunk's
 vectors to the cache as its task completes. A worker that dies takes its running tasks
 with it; the scheduler runs them again on another worker, and each chunk is written once,
 when its one result arrives. A killed driver resumes from the cache on the next run.
@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from papersift.index.embeddings import (
-    EmbeddingCache, EmbedProgress, EmbedSummary, Encoder, embed_papers, paper_text, text_key,
+    EmbeddingCache, EmbedProgress, EmbedSummary, Encoder, embed_papers, paper_text, token_key,
 )
 from papersift.record import Paper
 
@@ -65,27 +65,27 @@ def worker_encoder(spec: EncoderSpec) -> Encoder:
         return _worker_encoders[key]
 
 
-def encode_chunk(spec: EncoderSpec, chunk_index: int, inputs: list[str]) -> tuple[int, np.ndarray]:
-    """The task a worker runs: model inputs (already prefixed) -> vectors."""
-    return chunk_index, worker_encoder(spec).encode_inputs(inputs)
+def encode_chunk(spec: EncoderSpec, chunk_index: int, token_lists: list[list[int]]) -> tuple[int, np.ndarray]:
+    """The task a worker runs: token ids (the driver tokenized them) -> vectors."""
+    return chunk_index, worker_encoder(spec).encode_token_ids(token_lists)
 
 
 @dataclass(frozen=True, slots=True)
 class MissingChunks:
     keys: list[bytes]
-    inputs: list[str]
+    token_lists: list[list[int]]
     chunks: list[list[int]]  # rows of each chunk, in the single-process order
     cached: int
 
 
 def missing_chunks(encoder: Encoder, cache: EmbeddingCache, papers: Sequence[Paper],
                    chunk_size: int = CHUNK_SIZE) -> MissingChunks:
-    inputs = [encoder.passage_input(paper_text(paper)) for paper in papers]
-    keys = [text_key(encoder.cache_key_prefix, text) for text in inputs]
+    token_lists = encoder.tokenize([encoder.passage_input(paper_text(paper)) for paper in papers])
+    keys = [token_key(encoder.cache_key_prefix, ids) for ids in token_lists]
     found = cache.get_many(keys)
-    missing = sorted((row for row, key in enumerate(keys) if key not in found), key=lambda r: len(inputs[r]))
+    missing = sorted((row for row, key in enumerate(keys) if key not in found), key=lambda r: len(token_lists[r]))
     chunks = [missing[start:start + chunk_size] for start in range(0, len(missing), chunk_size)]
-    return MissingChunks(keys, inputs, chunks, len(keys) - len(missing))
+    return MissingChunks(keys, token_lists, chunks, len(keys) - len(missing))
 
 
 @contextmanager
@@ -114,7 +114,7 @@ def fill_cache(client, data_dir: str | os.PathLike, papers: Sequence[Paper], enc
         plan = missing_chunks(encoder, cache, papers, chunk_size)
         if on_progress:
             on_progress(EmbedProgress(len(plan.keys), plan.cached, 0))
-        futures = [client.submit(encode_chunk, spec, index, [plan.inputs[r] for r in rows], pure=False,
+        futures = [client.submit(encode_chunk, spec, index, [plan.token_lists[r] for r in rows], pure=False,
                                  key=f"papersift-embed-{index}-{time.time_ns()}")
                    for index, rows in enumerate(plan.chunks)]
         embedded = 0
