@@ -65,6 +65,7 @@ def test_projection_is_cached_and_scaled(predicted_dir):
     assert first.paper_ids == again.paper_ids and np.array_equal(first.xy, again.xy)
     assert first.xy.shape == (len(first.paper_ids), 2)
     assert first.xy.min() >= 0 and first.xy.max() <= 1
+    assert map_points(predicted_dir).method == "pca"  # auto: no UMAP cached for these vectors
     with pytest.raises(ProjectionError):
         map_points(predicted_dir, "tsne")
 

@@ -37,7 +37,7 @@ LABELS = {
            "trends": "Papers per area per year", "loading": "Loading…", "matches": "matches",
            "predicted": "predicted", "nav": "Topic map"},
 }
-MAP_METHODS = Literal["pca", "umap"]
+MAP_METHODS = Literal["auto", "pca", "umap"]
 
 api_router = APIRouter(prefix="/api/topics", tags=["topics"])
 page_router = APIRouter(include_in_schema=False)
@@ -84,6 +84,7 @@ def map_payload(data_dir: Path, method: str) -> dict:
     except EmbeddingsUnavailable as exc:
         raise ApiError(409, "no_embeddings", str(exc)) from None
     rows_key = _rows_key(data_dir)
+    method = points.method
 
     def build() -> dict:
         rows = {row.paper_id: row for row in _rows(data_dir)}
@@ -120,7 +121,8 @@ def matching_ids(request: Request, query: str) -> list[str]:
 def topic_map(
     request: Request,
     q: Annotated[str, Query(max_length=MAX_QUERY_CHARS, description="Search whose matches to mark.")] = "",
-    method: Annotated[MAP_METHODS, Query(description="Projection of the embeddings.")] = "pca",
+    method: Annotated[MAP_METHODS, Query(
+        description="Projection: auto = UMAP when cached by 'papersift plot map --method umap', else PCA.")] = "auto",
 ) -> dict:
     """Every embedded paper: 2-D position, area index, predicted flag, title, id (parallel arrays)."""
     payload = dict(map_payload(_data_dir(request), method))

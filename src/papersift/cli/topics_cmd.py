@@ -160,7 +160,8 @@ def topics_predict(
 def plot_map(
     output: Annotated[Path, typer.Option("--output", "-o", help="PNG (or SVG) file to write.")] = Path("topic-map.png"),
     data_dir: DataDirOption = None,
-    method: Annotated[str, typer.Option("--method", help="Projection: pca or umap.")] = "pca",
+    method: Annotated[str, typer.Option(
+        "--method", help="Projection: umap (minutes, cached for the page), pca (seconds), or auto (umap if cached).")] = "auto",
     as_json: JsonOption = False,
 ) -> None:
     """2-D projection of the paper embeddings, colored by area (source label, else predicted)."""

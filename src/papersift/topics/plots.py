@@ -22,9 +22,10 @@ def _check_output(output: Path) -> None:
     output.parent.mkdir(parents=True, exist_ok=True)
 
 
-def plot_topic_map(data_dir: str | Path, output: Path, method: str = "pca") -> dict:
+def plot_topic_map(data_dir: str | Path, output: Path, method: str = "auto") -> dict:
     _check_output(output)
     points = map_points(data_dir, method)
+    method = points.method
     rows = {row.paper_id: row for row in topic_rows(data_dir)}
     kept = [i for i, paper_id in enumerate(points.paper_ids) if paper_id in rows]
     areas_of_points = [rows[points.paper_ids[i]].area for i in kept]
