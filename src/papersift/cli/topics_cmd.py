@@ -55,7 +55,7 @@ def _store_dir(data_dir: Path | None) -> Path:
 
 @topics_app.command("train")
 def topics_train(data_dir: DataDirOption = None, words_only: WordsOnlyOption = False,
-                 as_json: JsonOption = False) -> None:
+                 embed_missing: EmbedMissingOption = False, as_json: JsonOption = False) -> None:
     """Train the topic model on the papers with source labels (kept until labels or config change)."""
     from papersift.topics.features import EmbeddingsUnavailable
     from papersift.topics.predict import TopicsError, train_model
@@ -63,8 +63,11 @@ def topics_train(data_dir: DataDirOption = None, words_only: WordsOnlyOption = F
     directory = _store_dir(data_dir)
     with _progress(as_json) as progress:
         try:
-            model = train_model(directory, _config(words_only), progress=_StageBars(progress))
-        except (TopicsError, EmbeddingsUnavailable) as exc:
+            model, _ = train_model(directory, _config(words_only), compute_missing=embed_missing,
+                                   progress=_StageBars(progress))
+        except EmbeddingsUnavailable as exc:
+            fail(f"{exc} (or pass --embed-missing, or --words-only)")
+        except TopicsError as exc:
             fail(str(exc))
     report = {"model_version": model.version, "labeled_papers": model.labeled_papers,
               "embedding_model": model.embedding_model, "topics": len(model.classifier.topic_classes),

@@ -78,8 +78,8 @@ def _embeddings(data_dir, papers, embedding_model, compute_missing: bool, progre
 
 
 def train_model(data_dir: str | Path, config: ModelConfig, embedding_model: str | None = None,
-                compute_missing: bool = True, progress: Progress | None = None) -> TrainedModel:
-    """Load the model for the current labels and config, training (and saving) it when absent."""
+                compute_missing: bool = True, progress: Progress | None = None) -> tuple[TrainedModel, bool]:
+    """The model for the current labels and config, trained (and saved) when absent; and whether it was."""
     store = Store(data_dir, readonly=True)
     try:
         labeled = load_labeled(store)
@@ -92,7 +92,7 @@ def train_model(data_dir: str | Path, config: ModelConfig, embedding_model: str 
     folder = topics_dir(data_dir)
     path = folder / f"model-{version}.joblib"
     if path.exists():
-        return joblib.load(path)
+        return joblib.load(path), False
     embeddings = _embeddings(data_dir, labeled.papers, embedding_model, compute_missing, progress, "embed labeled")
     if progress:
         progress("train", 0, len(labeled))
@@ -106,7 +106,7 @@ def train_model(data_dir: str | Path, config: ModelConfig, embedding_model: str 
     temporary.replace(path)
     if progress:
         progress("train", len(labeled), len(labeled))
-    return model
+    return model, True
 
 
 def predict_all(data_dir: str | Path, config: ModelConfig | None = None, embedding_model: str | None = None,
@@ -114,9 +114,7 @@ def predict_all(data_dir: str | Path, config: ModelConfig | None = None, embeddi
     """Predict topics of every paper without a source area and store them."""
     started = time.perf_counter()
     config = config or ModelConfig()
-    model_path_before = set(topics_dir(data_dir).glob("model-*.joblib"))
-    model = train_model(data_dir, config, embedding_model, compute_missing=True, progress=progress)
-    trained = not any(path.name == f"model-{model.version}.joblib" for path in model_path_before)
+    model, trained = train_model(data_dir, config, embedding_model, compute_missing, progress)
     store = Store(data_dir, readonly=True)
     try:
         unlabeled = load_unlabeled(store)
