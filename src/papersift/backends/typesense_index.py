@@ -53,7 +53,7 @@ class TypesenseIndexError(RuntimeError):
     """An import the cluster rejected (the message names the paper and the reason)."""
 
 
-def make_client(nodes: list[str], api_key: str, timeout: float = 5.0, retries: int = 3) -> typesense.Client:
+def make_client(nodes: list[str], api_key: str, timeout: float = 5.0, retries: int = 5) -> typesense.Client:
     """A client that spreads requests over `nodes` ("host:port" or URLs) and fails over between them."""
     node_configs = []
     for node in nodes:
@@ -67,7 +67,7 @@ def make_client(nodes: list[str], api_key: str, timeout: float = 5.0, retries: i
         "api_key": api_key,
         "connection_timeout_seconds": timeout,
         "num_retries": retries,
-        "retry_interval_seconds": 0.1,
+        "retry_interval_seconds": 0.25,  # retries span ~1 s: a dead node is skipped, a busy one waited for
         "healthcheck_interval_seconds": 2,
     })
 
