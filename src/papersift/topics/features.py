@@ -139,11 +139,12 @@ def paper_embeddings(
 ) -> np.ndarray:
     """Passage vectors of `papers` (rows aligned), from papersift's vector index.
 
-    Papers the published index lacks are read from the embedding cache or embedded with
-    the same encoder (and cached), unless `compute_missing` is False.
+    Papers the published index lacks are read from the embedding cache (where a running
+    `papersift embed` writes them); with `compute_missing` the rest are embedded with the
+    same encoder (and cached), else EmbeddingsUnavailable says how many lack a vector.
     """
     from papersift.index.embeddings import EmbeddingCache, Encoder, embed_with_cache
-    from papersift.index.models import DEFAULT_MODEL
+    from papersift.index.models import DEFAULT_MODEL, ModelError
     from papersift.index.vectors import VectorIndex
 
     model = model or DEFAULT_MODEL
@@ -155,26 +156,43 @@ def paper_embeddings(
         dim = index.vectors.shape[1]
     else:
         present, dim = [], None
-    if missing and not compute_missing:
-        raise EmbeddingsUnavailable(
-            f"{len(missing):,} of {len(papers):,} papers have no {model} vector yet; run 'papersift embed' first"
-        )
     vectors_missing = None
     if missing:
-        encoder = Encoder(model)
+        try:
+            encoder = Encoder(model)
+        except ModelError as exc:
+            raise EmbeddingsUnavailable(f"{len(missing):,} papers have no {model} vector and the model "
+                                        f"cannot run: {exc}") from None
         dim = encoder.dim
         texts = [_embedding_text(papers[position]) for position in missing]
         with EmbeddingCache(data_dir) as cache:
-            report = None
-            if progress is not None:
-                report = lambda state: progress(state.cached + state.embedded, state.total)  # noqa: E731
-            vectors_missing = embed_with_cache(encoder, cache, texts, on_progress=report)
+            if compute_missing:
+                report = None
+                if progress is not None:
+                    report = lambda state: progress(state.cached + state.embedded, state.total)  # noqa: E731
+                vectors_missing = embed_with_cache(encoder, cache, texts, on_progress=report)
+            else:
+                vectors_missing = _cached_only(encoder, cache, texts, len(papers), model)
     vectors = np.zeros((len(papers), dim), dtype=np.float32)
     if present:
         vectors[present] = index.vectors[[rows[position] for position in present]]
     if missing:
         vectors[missing] = vectors_missing
     return vectors
+
+
+def _cached_only(encoder, cache, texts: list[str], total: int, model: str) -> np.ndarray:
+    """Vectors the embedding cache already holds (a run in progress writes them there)."""
+    from papersift.index.embeddings import token_key
+
+    model_inputs = [encoder.passage_input(text) for text in texts]
+    keys = [token_key(encoder.cache_key_prefix, ids) for ids in encoder.tokenize(model_inputs)]
+    found = cache.get_many(keys)
+    if len(found) < len(keys):
+        raise EmbeddingsUnavailable(
+            f"{len(keys) - len(found):,} of {total:,} papers have no {model} vector yet; run 'papersift embed' first"
+        )
+    return np.stack([found[key] for key in keys])
 
 
 def _embedding_text(paper: Paper) -> str:
