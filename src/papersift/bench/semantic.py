@@ -26,6 +26,7 @@ from papersift.config import shared_data_dir
 from papersift.index import vectors as vector_store
 from papersift.index.embeddings import Encoder, cpu_threads, paper_text
 from papersift.index.models import DEFAULT_MODEL
+from papersift.search.semantic import shared_encoder
 from papersift.search.service import SearchService
 from papersift.search.types import SearchRequest
 from papersift.store import Store
@@ -52,6 +53,7 @@ class SemanticReport:
     data_dir: str
     model: str
     variant: str
+    query_variant: str
     threads: int
     machine: str
     vectors: int
@@ -64,7 +66,7 @@ class SemanticReport:
         return asdict(self)
 
     def markdown(self) -> str:
-        lines = [f"# papersift bench semantic — {self.model} ({self.variant}), {self.threads} threads",
+        lines = [f"# papersift bench semantic — {self.model} (passages {self.variant}, queries {self.query_variant}), {self.threads} threads",
                  "", f"data dir `{self.data_dir}`: {self.vectors:,} vectors ({self.coverage:.1%} of papers); {self.machine}",
                  "", "## Embedding throughput", "",
                  "| texts | seconds | abstracts/s | mean tokens |", "|---:|---:|---:|---:|",
@@ -102,8 +104,9 @@ def run(data_dir: str | Path, repeats: int = 3, texts_count: int = 256,
     if index is None:
         raise FileNotFoundError(f"no vector index in {data_dir}; run 'papersift embed --data-dir {data_dir}'")
     encoder = Encoder(DEFAULT_MODEL)
+    query_encoder = shared_encoder(DEFAULT_MODEL)  # the one search uses
     service = SearchService(data_dir)
-    report = SemanticReport(str(data_dir), encoder.name, encoder.variant, cpu_threads(),
+    report = SemanticReport(str(data_dir), encoder.name, encoder.variant, query_encoder.variant, cpu_threads(),
                             f"{platform.machine()} {platform.processor() or ''}".strip(), len(index), index.meta.coverage)
     log(f"throughput: embedding {texts_count} abstracts")
     report.throughput = measure_throughput(encoder, data_dir, texts_count)
@@ -122,13 +125,13 @@ def run(data_dir: str | Path, repeats: int = 3, texts_count: int = 256,
         for _ in range(repeats):
             for query in queries:
                 started = time.perf_counter()
-                vector = encoder.encode_query(query)
+                vector = query_encoder.encode_query(query)
                 embedded = time.perf_counter()
                 exact_rows, _ = index.search(vector, TOP_K, exact=True)
                 timings["query embedding"].append(embedded - started)
                 timings["dense exact (numpy)"].append(time.perf_counter() - started)
                 started = time.perf_counter()
-                vector = encoder.encode_query(query)
+                vector = query_encoder.encode_query(query)
                 matches = ann.search(vector, TOP_K)
                 timings["dense HNSW (usearch)"].append(time.perf_counter() - started)
                 recalls.append(len(set(matches.keys.tolist()) & set(exact_rows.tolist())) / TOP_K)

@@ -32,8 +32,8 @@ REOPEN_CHECK_S = 1.0
 
 @lru_cache(maxsize=4)
 def shared_encoder(model: str) -> Encoder:
-    """One encoder per model per process (loading the ONNX session takes about a second)."""
-    return Encoder(model)
+    """One query encoder per model per process (loading the ONNX session takes about a second)."""
+    return Encoder(model, variant=get_spec(model).query_variant)
 
 
 def query_text(query: ParsedQuery) -> str:
