@@ -49,3 +49,16 @@ def test_output_is_always_safe_and_loses_no_text(text, query):
     import html as html_module
 
     assert html_module.unescape(bare) == text.replace("\x00", "").replace("\x01", "")
+
+
+def test_a_page_at_once_marks_each_text_as_alone():
+    texts = ["Graph networks", None, "", 'A <b>graph</b> & "networks"', "Networking; hypergraph graphs"]
+    highlight = marker("graph networks")
+    assert highlight.mark_many(texts) == [highlight(text) for text in texts]
+    assert highlight.mark_many(texts)[1] == "" and highlight.mark_many([]) == []
+
+
+def test_entity_names_are_not_marked_but_the_same_words_are():
+    html = marker("amp lt quot x27")("amp & lt < quot \" x27 '")
+    assert html == ("<mark>amp</mark> &amp; <mark>lt</mark> &lt; <mark>quot</mark> &quot; "
+                    "<mark>x27</mark> &#x27;")

@@ -23,20 +23,19 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
-import numpy as np
 import tantivy
 
 from papersift.index.analyzers import ENGLISH, NAMES, positioned_terms, terms
-from papersift.index.lexical import FACET_KEY_FIELDS, FACET_SEPARATOR, META_FILE, POINTER_FILE, index_root, open_index
+from papersift.index.lexical import META_FILE, POINTER_FILE, index_root, open_index
 from papersift.index.rows import RowReader
 from papersift.record import Paper
+from papersift.search.facets import FacetTable, bucket_counts
 from papersift.search.highlight import Highlighter
 from papersift.search.query import AnyOf, FieldValue, ParsedQuery, Words
-from papersift.search.types import FACET_FIELDS, FacetValue, Filters, Sort
+from papersift.search.types import FacetValue, Filters, Sort
 
 # Query-language words are scored by BM25 on `text` (title + abstract + keywords) plus a
 # boosted BM25 on the title alone, so a title match counts more than the same match in
@@ -274,7 +273,7 @@ class TantivyBackend:
         if not with_facets:
             total, facets = result.count, {}
         elif offset == 0 and len(rows) < limit:
-            total, facets = len(rows), _facets_of_rows(rows_of, rows)  # the page holds every match
+            total, facets = len(rows), _facets_of_rows(live, rows)  # the page holds every match
         else:
             total, facets = _facets(live, compiled)  # one pass counts all and every facet
         return _result(rows_of, rows, scores, total, facets, with_papers, ignored)
@@ -290,7 +289,7 @@ class TantivyBackend:
             years = live.rows.years(rows)
             order = sorted(range(len(rows)), key=lambda i: years[i], reverse=sort == "newest")
             rows, scores = [rows[i] for i in order], [0.0] * len(rows)
-        facets = _facets_of_rows(live.rows, rows) if with_facets else {}
+        facets = _facets_of_rows(live, rows) if with_facets else {}
         page = slice(offset, offset + limit)
         return _result(live.rows, rows[page], scores[page], len(rows), facets, with_papers, ignored)
 
@@ -310,8 +309,9 @@ class TantivyBackend:
             # its most specific terms, the ones fewest papers contain.
             searcher = self.searcher
             marked = frozenset(sorted(marked, key=lambda term: (searcher.doc_freq("text", term), term))[:MAX_MARKED_TERMS])
-        highlight = Highlighter(marked)
-        return [{name: highlight(getattr(paper, name)) for name in HIGHLIGHT_FIELDS} for paper in papers]
+        marked_texts = iter(Highlighter(marked).mark_many(
+            [getattr(paper, name) for paper in papers for name in HIGHLIGHT_FIELDS]))
+        return [{name: next(marked_texts) for name in HIGHLIGHT_FIELDS} for _ in papers]
 
 
 @dataclass(slots=True)
@@ -323,6 +323,16 @@ class _Live:
     rows: RowReader
     stamp: tuple
     all_facets: dict[str, list[FacetValue]] | None = None
+    facet_table: FacetTable | None = None  # built once per row-store load, not per query
+
+    def facets_for(self, max_code: int = -1) -> FacetTable:
+        """The facet table of the rows' current keys (reloading rows for a code past them)."""
+        if max_code >= len(self.rows.keys):  # a commit visible before this reader reloaded
+            self.rows.load()
+        table = self.facet_table
+        if table is None or table.keys is not self.rows.keys:
+            table = self.facet_table = FacetTable(self.rows.keys)
+        return table
 
 
 def _rows_of(searcher: tantivy.Searcher, addresses: list) -> list[int]:
@@ -338,16 +348,13 @@ def _result(rows_of: RowReader, rows, scores, total, facets, with_papers, ignore
 def _facets(live: _Live, compiled: tantivy.Query) -> tuple[int, dict[str, list[FacetValue]]]:
     """(total matches, counts per facet value) from one terms aggregation on facet_code."""
     aggregation = {"codes": {"terms": {"field": "facet_code", "size": FACET_BUCKETS}}}
-    buckets = live.searcher.aggregate(compiled, aggregation)["codes"]["buckets"]
-    key_of = live.rows.facet_key
-    key_counts = [(key_of(int(bucket["key"])), bucket["doc_count"]) for bucket in buckets]
-    return sum(count for _, count in key_counts), _facet_values(key_counts)
+    codes, counts = bucket_counts(live.searcher.aggregate(compiled, aggregation)["codes"]["buckets"])
+    return live.facets_for(int(codes.max()) if len(codes) else -1).of_code_counts(codes, counts)
 
 
-def _facets_of_rows(rows_of: RowReader, rows: list[int]) -> dict[str, list[FacetValue]]:
-    codes, counts = np.unique(rows_of.facet_codes(rows), return_counts=True)
-    key_of = rows_of.facet_key
-    return _facet_values([(key_of(code), count) for code, count in zip(codes.tolist(), counts.tolist())])
+def _facets_of_rows(live: _Live, rows: list[int]) -> dict[str, list[FacetValue]]:
+    codes = live.rows.facet_codes(rows)  # loads rows that are newer than this reader first
+    return live.facets_for().of_codes(codes)
 
 
 def query_terms(query: ParsedQuery) -> frozenset[str]:
@@ -364,29 +371,6 @@ def query_terms(query: ParsedQuery) -> frozenset[str]:
     for node in query.required:
         visit(node)
     return frozenset(found)
-
-
-@lru_cache(maxsize=65_536)
-def _split_key(key: str) -> list[str]:
-    return key.split(FACET_SEPARATOR)
-
-
-def _facet_values(key_counts: list[tuple[str, int]]) -> dict[str, list[FacetValue]]:
-    """Counts per facet value from counts per facet key (all five values joined)."""
-    counts: list[dict[str, int]] = [{} for _ in FACET_KEY_FIELDS]
-    for key, count in key_counts:
-        for per_value, value in zip(counts, _split_key(key)):
-            if value:
-                per_value[value] = per_value.get(value, 0) + count
-    counts = dict(zip(FACET_KEY_FIELDS, counts))
-    facets = {}
-    for name in FACET_FIELDS:
-        if name == "year":
-            ordered = sorted(counts[name].items(), key=lambda item: item[0], reverse=True)
-        else:
-            ordered = sorted(counts[name].items(), key=lambda item: (-item[1], item[0]))
-        facets[name] = [FacetValue(value, count) for value, count in ordered]
-    return facets
 
 
 def _should(queries: Sequence[tantivy.Query]) -> tantivy.Query:

@@ -2,11 +2,14 @@
 
 A word is marked when the index analyzer turns it into one of the query's terms, so
 "networks" is marked for the query "network" and stop words never are. To keep this
-cheap (it runs on every hit of every page), a literal-prefix regex over the lowercased
-text per term finds the words that start like a query term (Snowball stems are prefixes of
-their words, but for a final y→i), and only those words are analyzed (once per query). CJK runs are segmented with jieba.
-Known gap: a word whose accented spelling differs from the query's ASCII one
-("Döring" for "doring") is not marked, though it does match.
+cheap (it runs on every hit of every page), a page's texts are joined and escaped
+first, then searched with one literal-prefix regex per query term over a lowercased
+copy, which finds the words that start like a query term (Snowball stems are prefixes
+of their words, but for a final y→i); only those words are analyzed (once per query),
+and the marks go straight into the escaped text. Escaping only turns & < > " ' into
+entities, so no word changes; a match inside an entity (the "amp" of "&amp;") is
+skipped. CJK runs are segmented with jieba. Known gap: a word whose accented spelling
+differs from the query's ASCII one ("Döring" for "doring") is not marked, though it does match.
 """
 
 from __future__ import annotations
@@ -30,59 +33,105 @@ def _candidate_prefixes(query_terms: frozenset[str]) -> tuple[str, ...]:
     return tuple(sorted({term.rstrip("i") or term for term in query_terms if not CJK_RUN.search(term)}))
 
 
+def _word_start_pattern(prefix: str) -> re.Pattern:
+    """The words of an escaped, lowercased text that start with `prefix`.
+
+    It starts with the literal, which re scans for at C speed; the lookbehinds come after
+    it (so the scan stays fast) and keep only word starts that are not an entity's name
+    ("&amp;", "&#x27;"): not after a letter or digit, "&" or "&#"."""
+    chars = "." * len(prefix)
+    return re.compile(f"{re.escape(prefix)}(?<![^\\W_]{chars})(?<!&{chars})(?<!&#{chars})[^\\W_]*")
+
+
+def _drop_sentinels(text: str) -> str:
+    """Stored text has no control characters (record validation); any that slipped in are
+    dropped, as mark_spans drops them, so every path gives the same output."""
+    if MARK_START in text or MARK_END in text:
+        return text.replace(MARK_START, "").replace(MARK_END, "")
+    return text
+
+
 class Highlighter:
     """Marks one query's terms in many texts; remembers each word's verdict."""
 
     def __init__(self, query_terms: frozenset[str], analyzer_name: str = ENGLISH):
         self.query_terms = query_terms
-        prefixes = _candidate_prefixes(query_terms)
-        # One regex per prefix: each starts with a literal, which re scans for at C speed.
-        self._patterns = [re.compile(re.escape(prefix) + r"[^\W_]*") for prefix in prefixes]
-        self._analyze = analyzers()[analyzer_name].analyze
+        self._patterns = [_word_start_pattern(prefix) for prefix in _candidate_prefixes(query_terms)]
         self._has_cjk_terms = any(CJK_RUN.search(term) for term in query_terms)
-        query_terms_set, analyze = self.query_terms, self._analyze
+        analyze = analyzers()[analyzer_name].analyze
         # Each distinct word is analyzed once per query; the cache lookup runs in C.
-        self._matches = lru_cache(maxsize=None)(lambda word: not query_terms_set.isdisjoint(analyze(word)))
+        self._matches = lru_cache(maxsize=None)(lambda word: not query_terms.isdisjoint(analyze(word)))
 
-    def spans(self, text: str) -> list[tuple[int, int]]:
-        """Character spans of the words of `text` that analyze to one of the query's terms."""
-        spans = self._word_spans(text) if self._patterns else []
-        if self._has_cjk_terms and CJK_RUN.search(text):
-            spans.extend((start, end) for start, end, word in cjk_word_spans(text) if word.lower() in self.query_terms)
+    def __call__(self, text: str | None) -> str:
+        return self.mark_many([text])[0]
+
+    def mark_many(self, texts: list[str | None]) -> list[str]:
+        """Each text HTML-escaped with the query's words marked (empty for a missing text).
+
+        The texts are joined (MARK_START between them, which no stored text has) and go
+        through escaping, the scans and the marking as one string: a page's titles and
+        abstracts cost a few calls instead of a few per text."""
+        texts = [text or "" for text in texts]
+        if not texts or not self.query_terms:
+            return [escape_html(text) for text in texts]
+        joined = MARK_START.join(texts)
+        if MARK_END in joined or joined.count(MARK_START) != len(texts) - 1:
+            joined = MARK_START.join(map(_drop_sentinels, texts))
+        escaped = escape_html(joined)
+        return _mark_escaped(escaped, self.spans(escaped)).split(MARK_START)
+
+    def spans(self, escaped: str) -> list[tuple[int, int]]:
+        """Character spans, in an HTML-escaped text, of the words that analyze to one of
+        the query's terms, in order (they may overlap: a CJK word inside a marked word)."""
+        spans = self._word_spans(escaped) if self._patterns else []
+        if self._has_cjk_terms and CJK_RUN.search(escaped):
+            query_terms = self.query_terms
+            spans.extend((start, end) for start, end, word in cjk_word_spans(escaped) if word.lower() in query_terms)
             spans.sort()
         return spans
 
-    def _word_spans(self, text: str) -> list[tuple[int, int]]:
-        lowered = text.lower()
-        if len(lowered) != len(text):  # a rare character whose lowercase is longer
-            lowered = "".join(char.lower()[0] for char in text)
+    def _word_spans(self, escaped: str) -> list[tuple[int, int]]:
+        lowered = _lower_in_place(escaped)
         matches = self._matches
         spans = []
         for pattern in self._patterns:
-            for match in pattern.finditer(lowered):
-                start = match.start()
-                if (start == 0 or not lowered[start - 1].isalnum()) and matches(match.group()):
-                    spans.append(match.span())
+            spans += [match.span() for match in pattern.finditer(lowered) if matches(match.group())]
         if len(self._patterns) > 1:
             spans.sort()
         return spans
 
-    def __call__(self, text: str | None) -> str:
-        if not text:
-            return ""
-        if not self.query_terms:
-            return escape_html(text)
-        return mark_spans(text, self.spans(text))
+
+def _lower_in_place(text: str) -> str:
+    """Lowercase with every character where it was (a character whose lowercase is longer
+    keeps the first one). Lowered line by line: ASCII lines take str.lower's fast path."""
+    lowered = MARK_START.join([line.lower() for line in text.split(MARK_START)])
+    if len(lowered) != len(text):
+        lowered = "".join(char.lower()[0] for char in text)
+    return lowered
+
+
+def _mark_escaped(escaped: str, spans: list[tuple[int, int]]) -> str:
+    """Wrap the spans (sorted; overlaps: first wins) of an escaped text in <mark>."""
+    if not spans:
+        return escaped
+    pieces: list[str] = []
+    cursor = 0
+    for start, end in spans:
+        if start < cursor or end <= start:
+            continue
+        pieces += (escaped[cursor:start], MARK_OPEN, escaped[start:end], MARK_CLOSE)
+        cursor = end
+    pieces.append(escaped[cursor:])
+    return "".join(pieces)
 
 
 def mark_spans(text: str, spans: list[tuple[int, int]]) -> str:
-    """Escape `text` and wrap the given character spans in <mark> (overlaps: first wins).
+    """Escape `text` and wrap the given character spans of it in <mark> (overlaps: first wins).
 
     Sentinels go in first and the whole text is escaped once: far cheaper than
     escaping every piece. Stored text has no control characters (record validation);
     any that slipped in are dropped so they cannot pose as sentinels."""
-    if MARK_START in text or MARK_END in text:
-        text = text.replace(MARK_START, "").replace(MARK_END, "")
+    text = _drop_sentinels(text)
     if not spans:
         return escape_html(text)
     pieces: list[str] = []

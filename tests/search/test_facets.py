@@ -1,0 +1,64 @@
+"""Facet counts from facet-key codes, checked against counting the papers' own fields."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from papersift.index.lexical import facet_key
+from papersift.search.facets import FacetTable, bucket_counts
+from papersift.search.types import FACET_FIELDS
+from papersift.store import Store
+
+
+@pytest.fixture(scope="module")
+def papers(sample_data_dir):
+    return [paper for _, paper in Store(sample_data_dir, readonly=True).iter_papers(0)]
+
+
+@pytest.fixture(scope="module")
+def coded(papers):
+    """(facet keys by code, each paper's code), as the row store keeps them."""
+    code_of: dict[str, int] = {}
+    codes = [code_of.setdefault(facet_key(paper), len(code_of)) for paper in papers]
+    keys = sorted(code_of, key=code_of.get)
+    return keys, np.asarray(codes, dtype=np.uint32)
+
+
+def reference(papers) -> dict[str, list[tuple[str, int]]]:
+    """Counts per value; most papers first, ties by value; years newest first."""
+    facets = {}
+    for name in FACET_FIELDS:
+        counts = Counter(str(getattr(paper, name)) for paper in papers if getattr(paper, name) is not None)
+        counts.pop("", None)
+        if name == "year":
+            facets[name] = sorted(counts.items(), reverse=True)
+        else:
+            facets[name] = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return facets
+
+
+def as_pairs(facets) -> dict[str, list[tuple[str, int]]]:
+    return {name: [(value.value, value.count) for value in values] for name, values in facets.items()}
+
+
+def test_counts_of_codes_match_counting_the_papers(papers, coded):
+    keys, codes = coded
+    table = FacetTable(keys)
+    rng = random.Random(7)
+    for size in (0, 1, 20, 200, len(papers)):
+        chosen = sorted(rng.sample(range(len(papers)), size))
+        assert as_pairs(table.of_codes(codes[chosen])) == reference([papers[i] for i in chosen])
+
+
+def test_counts_from_aggregation_buckets(papers, coded):
+    keys, codes = coded
+    per_code = Counter(codes.tolist())
+    buckets = [{"key": code, "doc_count": count} for code, count in per_code.most_common()]
+    total, facets = FacetTable(keys).of_code_counts(*bucket_counts(buckets))
+    assert total == len(papers)
+    assert as_pairs(facets) == reference(papers)
+    assert FacetTable(keys).of_code_counts(*bucket_counts([]))[0] == 0
