@@ -20,30 +20,6 @@ from papersift.search.types import FACET_FIELDS, FacetValue
 _KEY, _DOC_COUNT = itemgetter("key"), itemgetter("doc_count")
 
 
-class _Field:
-    """One facet field: its values, and per key code the index of the key's value
-    (len(values) for a key without one)."""
-
-    __slots__ = ("values", "value_of_code", "by_count")
-
-    def __init__(self, values_per_key: list[str], by_count: bool):
-        # Values sorted as ties are listed: by value (year: newest first, as strings).
-        self.values = sorted({value for value in values_per_key if value}, reverse=not by_count)
-        position = {value: index for index, value in enumerate(self.values)}
-        missing = len(self.values)
-        self.value_of_code = np.array([position.get(value, missing) for value in values_per_key], dtype=np.intp)
-        self.by_count = by_count
-
-    def count(self, key_counts: np.ndarray) -> list[FacetValue]:
-        counts = np.bincount(self.value_of_code, weights=key_counts, minlength=len(self.values) + 1)[:-1]
-        present = np.flatnonzero(counts)
-        if self.by_count:  # most papers first; ties keep the value order
-            present = present[np.argsort(-counts[present], kind="stable")]
-        values = self.values
-        return [FacetValue(values[index], count)
-                for index, count in zip(present.tolist(), counts[present].astype(np.int64).tolist())]
-
-
 def bucket_counts(buckets: list[dict]) -> tuple[np.ndarray, np.ndarray]:
     """(codes, paper counts) of a terms aggregation's buckets over facet codes."""
     codes = np.fromiter(map(_KEY, buckets), dtype=np.float64, count=len(buckets)).astype(np.intp)
@@ -51,28 +27,55 @@ def bucket_counts(buckets: list[dict]) -> tuple[np.ndarray, np.ndarray]:
 
 
 class FacetTable:
-    """Counts per facet value for a set of papers given by their facet-key codes."""
+    """Counts per facet value for a set of papers given by their facet-key codes.
+
+    All fields' values are numbered together, field after field (FACET_FIELDS order) and
+    within a field in the order ties are listed (by value; years newest first), so one
+    bincount counts every field and one stable sort orders them all."""
 
     def __init__(self, keys: list[str]):
-        self.keys = keys  # the row store's list: a reload brings a new one (see current_for)
+        self.keys = keys  # the row store's list: a reload brings a new one (see _Live.facets_for)
         split = [key.split(FACET_SEPARATOR) for key in keys]
-        self._fields = {
-            name: _Field([parts[at] for parts in split], by_count=name != "year")
-            for at, name in enumerate(FACET_KEY_FIELDS)
-        }
+        self.values: list[str] = []
+        field_of_value: list[int] = []
+        by_count_of_value: list[bool] = []
+        value_ids = []
+        for field_number, name in enumerate(FACET_FIELDS):
+            at = FACET_KEY_FIELDS.index(name)
+            per_key = [parts[at] for parts in split]
+            ordered = sorted({value for value in per_key if value}, reverse=name == "year")
+            first = len(self.values)
+            position = {value: first + index for index, value in enumerate(ordered)}
+            value_ids.append([position.get(value, -1) for value in per_key])
+            self.values += ordered
+            field_of_value += [field_number] * len(ordered)
+            by_count_of_value += [name != "year"] * len(ordered)  # most papers first, then the tie order
+        missing = len(self.values)  # one extra bin for keys without a value in some field
+        ids = np.array(value_ids, dtype=np.intp).reshape(len(FACET_FIELDS), len(keys)).T
+        self._value_ids = np.where(ids < 0, missing, ids)  # (key code, field) -> value number
+        self._field_of_value = np.array(field_of_value, dtype=np.intp)
+        self._by_count = np.array(by_count_of_value, dtype=bool)
 
     def __len__(self) -> int:
         return len(self.keys)
 
     def of_codes(self, codes: np.ndarray) -> dict[str, list[FacetValue]]:
         """Facets of the papers whose codes these are (one code per paper)."""
-        return self.of_key_counts(np.bincount(codes, minlength=len(self.keys)).astype(np.float64))
+        return self._facets(np.bincount(self._value_ids[codes].ravel(), minlength=len(self.values) + 1))
 
     def of_code_counts(self, codes: np.ndarray, counts: np.ndarray) -> tuple[int, dict[str, list[FacetValue]]]:
         """(papers counted, facets) from papers counted per code (each code at most once)."""
-        key_counts = np.zeros(len(self.keys), dtype=np.float64)
-        key_counts[codes] = counts
-        return int(counts.sum()), self.of_key_counts(key_counts)
+        weights = np.repeat(counts, len(FACET_FIELDS))
+        per_value = np.bincount(self._value_ids[codes].ravel(), weights=weights, minlength=len(self.values) + 1)
+        return int(counts.sum()), self._facets(per_value)
 
-    def of_key_counts(self, key_counts: np.ndarray) -> dict[str, list[FacetValue]]:
-        return {name: self._fields[name].count(key_counts) for name in FACET_FIELDS}
+    def _facets(self, per_value: np.ndarray) -> dict[str, list[FacetValue]]:
+        present = np.flatnonzero(per_value[:-1])
+        counts = per_value[present]
+        fields = self._field_of_value[present]  # ascending: values are numbered field by field
+        order = np.lexsort((np.where(self._by_count[present], -counts, 0), fields))
+        values = self.values
+        listed = [FacetValue(values[number], count)
+                  for number, count in zip(present[order].tolist(), counts[order].astype(np.int64).tolist())]
+        bounds = np.searchsorted(fields, np.arange(len(FACET_FIELDS) + 1)).tolist()
+        return {name: listed[bounds[at]:bounds[at + 1]] for at, name in enumerate(FACET_FIELDS)}
