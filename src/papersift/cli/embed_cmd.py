@@ -67,6 +67,7 @@ def embed(
     corpus: Annotated[Path | None, typer.Option("--corpus", help="Embed an evaluation corpus (as 'papersift eval --corpus' indexes it) instead of the store.")] = None,
     cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="With --corpus: where eval corpora are kept.")] = None,
     seed: Annotated[list[Path] | None, typer.Option("--seed", help="With --corpus: data dirs whose embedding caches are reused.")] = None,
+    pools: Annotated[Path | None, typer.Option("--pools", help="With --corpus: embed only the documents of these pools (all a pooled eval ranks).")] = None,
     as_json: JsonOption = False,
     dask: Annotated[str | None, typer.Option("--dask", help="Embed on a Dask cluster: its scheduler address, or 'local' (2 workers on 127.0.0.1).")] = None,
 ) -> None:
@@ -86,6 +87,11 @@ def embed(
         try:
             directory = corpus_data_dir(corpus, cache_dir)
             papers = list(read_corpus(corpus))
+            if pools is not None:
+                from papersift.eval.datasets import load_pools
+
+                pooled = {doc_id for ids in load_pools(pools).values() for doc_id in ids}
+                papers = [paper for paper in papers if paper.id in pooled]
         except BenchmarkError as exc:
             fail(str(exc))
         # the same corpus indexed under an older index schema holds the same vectors
