@@ -122,3 +122,17 @@ def test_a_killed_build_resumes_where_it_stopped(client, data_dir):
 
 def test_quantized_lengths_follow_tantivys_table():
     assert [bm25.quantized_length(n) for n in (0, 23, 39, 40, 41, 57, 100)] == [0, 23, 39, 40, 40, 56, 96]
+
+
+def test_candidate_filtering_past_one_typesense_page(services, data_dir):
+    """The semantic/hybrid retrievers ask which of up to 1,000 candidates pass the filters."""
+    from papersift.search.query import ParsedQuery
+
+    embedded, clustered = services
+    candidate_ids = [paper.id for _, paper in Store(data_dir).iter_papers()][:700]
+    probe = ParsedQuery(filters=Filters(year_from=2015))
+    expected = embedded.backend.search(probe, "relevance", 0, 700, with_facets=True, candidate_ids=candidate_ids)
+    got = clustered.backend.search(probe, "relevance", 0, 700, with_facets=True, candidate_ids=candidate_ids)
+    assert got.total == expected.total > 250
+    assert set(got.paper_ids) == set(expected.paper_ids)
+    assert got.facets == expected.facets

@@ -376,13 +376,14 @@ class TypesenseBackend:
                     with_facets: bool) -> tuple[list[dict], int, dict]:
         """Typesense's best matches: the top candidates to rescore, or the page itself. The
         count and facets come from a q-less search: the filter alone is the exact match set."""
-        if not rerank:  # pages of `limit` hits in Typesense's order: the one or two that hold this page
-            pages = sorted({offset // limit + 1, (offset + limit - 1) // limit + 1})
+        if not rerank:  # Typesense's pages (at most 250 hits each) that hold hits offset..offset+limit
+            size = min(limit, TYPESENSE_PAGE)
+            pages = list(range(offset // size + 1, (offset + limit - 1) // size + 2))
             results = self._multi_search([
-                self._search_params(compiled, sort, page, limit, with_facets and page == pages[0], fetch_terms=False)
+                self._search_params(compiled, sort, page, size, with_facets and page == pages[0], fetch_terms=False)
                 | {"q": " ".join(compiled.phrases) or "*"} for page in pages])
             hits = [hit["document"] for result in results for hit in result["hits"]]
-            start = offset - (pages[0] - 1) * limit
+            start = offset - (pages[0] - 1) * size
             facets = self._facets(results[0]) if with_facets else {}
             return hits[start:start + limit], int(results[0]["found"]), facets
         depth = max(self.candidate_depth, offset + limit)
