@@ -68,17 +68,16 @@ class Highlighter:
     def mark_many(self, texts: list[str | None]) -> list[str]:
         """Each text HTML-escaped with the query's words marked (empty for a missing text).
 
-        The texts are joined (MARK_START between them, which no stored text has) and go
-        through escaping, the scans and the marking as one string: a page's titles and
+        The escaped texts are joined (MARK_START between them, which no stored text has)
+        and go through the scans and the marking as one string: a page's titles and
         abstracts cost a few calls instead of a few per text."""
-        texts = [text or "" for text in texts]
-        if not texts or not self.query_terms:
-            return [escape_html(text) for text in texts]
-        joined = MARK_START.join(texts)
-        if MARK_END in joined or joined.count(MARK_START) != len(texts) - 1:
-            joined = MARK_START.join(map(_drop_sentinels, texts))
-        escaped = escape_html(joined)
-        return _mark_escaped(escaped, self.spans(escaped)).split(MARK_START)
+        escaped = [escape_html(text) if text else "" for text in texts]
+        if not escaped or not self.query_terms:
+            return escaped
+        if any(MARK_START in part or MARK_END in part for part in escaped):
+            escaped = [_drop_sentinels(part) for part in escaped]
+        joined = MARK_START.join(escaped)
+        return _mark_escaped(joined, self.spans(joined)).split(MARK_START)
 
     def spans(self, escaped: str) -> list[tuple[int, int]]:
         """Character spans, in an HTML-escaped text, of the words that analyze to one of
