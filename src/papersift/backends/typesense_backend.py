@@ -151,6 +151,11 @@ class TypesenseBackend:
             time.sleep(0.1)
         raise LookupError(f"no Typesense alias {self.alias!r}: run 'papersift index --backend typesense' first")
 
+    def vector_model(self) -> str | None:
+        """The embedding model of the collection's vectors (None: text only)."""
+        self.refresh()
+        return self._meta.get("vector_model") or None
+
     def document_count(self) -> int:
         self.refresh()
         return int(self._meta["documents"])

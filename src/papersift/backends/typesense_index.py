@@ -209,10 +209,13 @@ def wait_for_count(client: typesense.Client, collection: str, expected: int, tim
         time.sleep(0.2)
 
 
-def write_meta(client: typesense.Client, collection: str, documents: int, store_count: int) -> None:
-    """Collection-wide figures the searcher needs for BM25: document count, mean field lengths."""
+def write_meta(client: typesense.Client, collection: str, documents: int, store_count: int,
+               vector_model: str | None = None) -> None:
+    """Collection-wide figures the searcher needs for BM25: document count, mean field lengths;
+    and which embedding model made the vectors, if the collection has them."""
     document = {"id": collection, "collection": collection, "documents": documents,
-                "schema_version": SCHEMA_VERSION, "store_papers": store_count, "built_at": time.time()}
+                "schema_version": SCHEMA_VERSION, "store_papers": store_count, "built_at": time.time(),
+                "vector_model": vector_model or ""}
     document |= mean_field_lengths(client, collection, documents)
     _ensure_meta_collection(client)
     client.collections[META_COLLECTION].documents.upsert(document)
@@ -249,7 +252,7 @@ def read_meta(client: typesense.Client, collection: str) -> dict:
 
 def build_collection(client: typesense.Client, store: Store, vectors: VectorLookup | None = None,
                      vector_dim: int | None = None, progress: ProgressCallback | None = None,
-                     batch_size: int = IMPORT_BATCH) -> ImportResult:
+                     batch_size: int = IMPORT_BATCH, vector_model: str | None = None) -> ImportResult:
     """Full build into a new (or the unfinished) collection, then swap the alias to it."""
     started = time.monotonic()
     live = alias_target(client)
@@ -267,7 +270,7 @@ def build_collection(client: typesense.Client, store: Store, vectors: VectorLook
     held = wait_for_count(client, collection, total)
     if held != total:
         raise TypesenseIndexError(f"collection {collection} holds {held} papers, the store {total}; alias not moved")
-    write_meta(client, collection, held, total)
+    write_meta(client, collection, held, total, vector_model)
     client.aliases.upsert(ALIAS, {"collection_name": collection})
     if live and live != collection:
         client.collections[live].delete()
@@ -275,15 +278,18 @@ def build_collection(client: typesense.Client, store: Store, vectors: VectorLook
 
 
 def update_collection(client: typesense.Client, store: Store, vectors: VectorLookup | None = None,
-                      progress: ProgressCallback | None = None) -> ImportResult:
+                      progress: ProgressCallback | None = None, vector_model: str | None = None) -> ImportResult:
     """Upsert papers changed since the live collection's highest seq (readers see each paper whole)."""
     started = time.monotonic()
     live = alias_target(client)
     if live is None:
         raise TypesenseIndexError(f"no alias {ALIAS!r} on the cluster yet: run a full build first")
     since = highest_seq(client, live)
+    fields = {field["name"] for field in client.collections[live].retrieve()["fields"]}
+    if "embedding" not in fields:  # a text-only collection: vectors need a full build
+        vectors, vector_model = None, None
     imported = push_papers(client, store, live, since, vectors, progress)
     if imported:
         held = wait_for_count(client, live, store.count())
-        write_meta(client, live, held, store.count())
+        write_meta(client, live, held, store.count(), vector_model)
     return ImportResult(live, imported, store.count(), since, False, time.monotonic() - started)

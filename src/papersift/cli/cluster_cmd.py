@@ -48,9 +48,17 @@ def typesense_service(data_dir: Path, nodes: str, api_key: str):
     from papersift.search.service import SearchService
 
     try:
-        return SearchService(data_dir, backend=TypesenseBackend(typesense_client(nodes, api_key)))
+        backend = TypesenseBackend(typesense_client(nodes, api_key))
+        service = SearchService(data_dir, backend=backend)
     except LookupError as exc:
         fail(str(exc))
+    vector_model = backend.vector_model()
+    if vector_model:  # semantic and hybrid from the cluster's vectors, else from the data dir's index
+        from papersift.backends.typesense_vectors import register_typesense_retrievers
+        from papersift.search.semantic import shared_encoder
+
+        register_typesense_retrievers(service, backend, shared_encoder(vector_model))
+    return service
 
 
 def check_backend(backend: str, nodes: str | None, api_key: str | None) -> None:
@@ -140,6 +148,7 @@ def index_on_typesense(directory: Path, nodes: str, api_key: str, rebuild: bool,
         fail(str(exc))
     client = typesense_client(nodes, api_key)
     full = rebuild or alias_target(client) is None
+    vectors, vector_dim, model = cached_vectors(directory)
     progress = Progress(TextColumn("[bold]typesense"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         TextColumn("{task.fields[rate]}"), console=err_console, disable=as_json)
     started = time.perf_counter()
@@ -152,7 +161,10 @@ def index_on_typesense(directory: Path, nodes: str, api_key: str, rebuild: bool,
                 done = progress.tasks[0].completed
                 progress.update(task, rate=f"{done / max(time.perf_counter() - started, 1e-9):,.0f} papers/s")
 
-            result = build_collection(client, store, progress=advance) if full else update_collection(client, store, advance)
+            if full:
+                result = build_collection(client, store, vectors, vector_dim, advance, vector_model=model)
+            else:
+                result = update_collection(client, store, vectors, advance, vector_model=model)
     except TypesenseIndexError as exc:
         fail(str(exc))
     summary = {"collection": result.collection, "imported": result.imported, "papers": result.total,
@@ -163,6 +175,22 @@ def index_on_typesense(directory: Path, nodes: str, api_key: str, rebuild: bool,
     else:
         console.print(f"typesense {'built' if full else 'updated'}: {result.imported:,} papers imported into "
                       f"{result.collection} ({result.total:,} in the store) in {result.seconds:.1f} s", highlight=False)
+
+
+def cached_vectors(directory: Path):
+    """(lookup, dim, model) of the data dir's embedding cache for the default model, or Nones
+    when it has no cache or the model is not built: the collection then holds text only."""
+    from papersift.backends.typesense_vectors import cache_vectors
+    from papersift.index.embeddings import EMBEDDINGS_FOLDER, Encoder
+    from papersift.index.models import DEFAULT_MODEL, ModelError
+
+    if not (directory / EMBEDDINGS_FOLDER / "cache.sqlite3").exists():
+        return None, None, None
+    try:
+        encoder = Encoder(DEFAULT_MODEL)
+    except ModelError:
+        return None, None, None
+    return cache_vectors(directory, encoder), encoder.dim, encoder.name
 
 
 @cluster_app.command("index")

@@ -1,0 +1,97 @@
+"""Vector search on the Typesense cluster: papers' embeddings in a float[] field.
+
+`cache_vectors(data_dir, encoder)` gives `papersift index --backend typesense --vectors`
+the vectors the data dir's embedding cache holds (computed by `papersift embed`, same
+keys). `TypesenseDenseRetriever` is the semantic retriever for `serve --backend
+typesense`: the query is embedded here, Typesense finds the nearest papers (a separate
+vector query: 0.24 cannot mix it with a text query), and hybrid fusion stays on the
+papersift side (papersift.search.hybrid), as with the embedded engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from papersift.backends.typesense_backend import TypesenseBackend, _quote
+from papersift.backends.typesense_index import VectorLookup
+from papersift.index.embeddings import EmbeddingCache, Encoder, paper_text, token_key
+from papersift.record import Paper
+from papersift.search.query import ParsedQuery
+from papersift.search.semantic import query_text
+from papersift.search.types import SearchRequest
+
+VECTOR_FIELD = "embedding"
+MAX_VECTOR_K = 250
+
+
+def cache_vectors(data_dir: str | Path, encoder: Encoder) -> VectorLookup:
+    """Lookup of each paper's cached passage vector (None when `papersift embed` has not made it)."""
+    cache = EmbeddingCache(data_dir, readonly=True)
+
+    def lookup(papers: list[Paper]) -> list[np.ndarray | None]:
+        token_lists = encoder.tokenize([encoder.passage_input(paper_text(paper)) for paper in papers])
+        keys = [token_key(encoder.cache_key_prefix, ids) for ids in token_lists]
+        found = cache.get_many(keys)
+        return [found.get(key) for key in keys]
+
+    return lookup
+
+
+class TypesenseDenseRetriever:
+    """Semantic ranking by the cluster's vector field; plugs into SearchService and HybridRetriever."""
+
+    def __init__(self, backend: TypesenseBackend, encoder: Encoder):
+        self.backend = backend
+        self.encoder = encoder
+        self.index = True  # HybridRetriever falls back to keyword ranking when this is None
+
+    def notices(self) -> list[str]:
+        return []
+
+    def nearest(self, vector: np.ndarray, k: int, query: ParsedQuery,
+                candidate_ids: Sequence[str] | None = None, exclude_id: str | None = None) -> list[tuple[str, float]]:
+        compiled = self.backend.compile(ParsedQuery(excluded=query.excluded, filters=query.filters), candidate_ids)
+        filters = list(compiled.filter_parts)
+        values = ",".join(f"{x:.9g}" for x in np.asarray(vector, dtype=np.float32))
+        k = max(1, min(k + (1 if exclude_id else 0), MAX_VECTOR_K))  # Typesense cannot filter id != x
+        search = {"collection": self.backend.alias, "q": "*", "per_page": k, "include_fields": "id",
+                  "vector_query": f"{VECTOR_FIELD}:([{values}], k: {k})"}
+        if filters:
+            search["filter_by"] = " && ".join(filters)
+        result = self.backend._multi_search([search])[0]
+        return [(hit["document"]["id"], 1.0 - float(hit.get("vector_distance", 1.0))) for hit in result["hits"]
+                if hit["document"]["id"] != exclude_id]
+
+    def stored_vector(self, paper_id: str) -> np.ndarray | None:
+        search = {"collection": self.backend.alias, "q": "*", "per_page": 1, "include_fields": f"id,{VECTOR_FIELD}",
+                  "filter_by": f"id:={_quote(paper_id)}"}
+        hits = self.backend._multi_search([search])[0]["hits"]
+        vector = hits[0]["document"].get(VECTOR_FIELD) if hits else None
+        return np.asarray(vector, dtype=np.float32) if vector else None
+
+    def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
+                 candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
+        if request.like_id:
+            vector = self.stored_vector(request.like_id)
+            return self.nearest(vector, k, query, candidate_ids, exclude_id=request.like_id) if vector is not None else []
+        text = request.like_text or query_text(query)
+        if not text:
+            return []
+        vector = self.encoder.encode_passages([text])[0] if request.like_text else self.encoder.encode_query(text)
+        return self.nearest(vector, k, query, candidate_ids)
+
+    def rank_text(self, text: str, query: ParsedQuery, k: int,
+                  candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
+        return self.nearest(self.encoder.encode_query(text), k, query, candidate_ids) if text else []
+
+
+def register_typesense_retrievers(service, backend: TypesenseBackend, encoder: Encoder) -> None:
+    """semantic and hybrid modes of `service` answered from the cluster's vectors."""
+    from papersift.search.hybrid import HybridRetriever
+
+    dense = TypesenseDenseRetriever(backend, encoder)
+    service.register_retriever("semantic", dense)
+    service.register_retriever("hybrid", HybridRetriever(dense, service))
