@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import signal
 import time
 from dataclasses import asdict
@@ -183,6 +184,7 @@ def cached_vectors(directory: Path):
     from papersift.backends.typesense_vectors import cache_vectors
     from papersift.index.embeddings import EMBEDDINGS_FOLDER, Encoder
     from papersift.index.models import DEFAULT_MODEL, ModelError
+    from papersift.store import Store
 
     if not (directory / EMBEDDINGS_FOLDER / "cache.sqlite3").exists():
         return None, None, None
@@ -190,7 +192,12 @@ def cached_vectors(directory: Path):
         encoder = Encoder(DEFAULT_MODEL)
     except ModelError:
         return None, None, None
-    return cache_vectors(directory, encoder), encoder.dim, encoder.name
+    lookup = cache_vectors(directory, encoder)
+    store = Store(directory, readonly=True)
+    probe = [paper for _, paper in itertools.islice(store.iter_papers(batch_size=200), 200)]
+    if not any(vector is not None for vector in lookup(probe)):  # the cache holds another model's vectors
+        return None, None, None
+    return lookup, encoder.dim, encoder.name
 
 
 @cluster_app.command("index")
