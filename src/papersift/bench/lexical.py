@@ -205,7 +205,8 @@ def run(corpus: Path | None = None, repeats: int = 3, work_dir: Path | None = No
                 query_tokens = bm25s.tokenize([query], stopwords="en", stemmer=stemmer, show_progress=False)
                 if not query_tokens.vocab:
                     return None
-                return index.retrieve(query_tokens, k=min(TOP_K, len(papers)), show_progress=False, n_threads=1)
+                # n_threads=0 (its default): in this thread. 1 would start a thread pool for every query.
+                return index.retrieve(query_tokens, k=min(TOP_K, len(papers)), show_progress=False, n_threads=0)
             return answer
 
         engines = {"papersift_search": search, "papersift_rank": lambda q: service.rank(q, TOP_K),
