@@ -61,6 +61,8 @@ class FacetTable:
 
     def of_codes(self, codes: np.ndarray) -> dict[str, list[FacetValue]]:
         """Facets of the papers whose codes these are (one code per paper)."""
+        if not len(codes):  # e.g. a query no paper matches before it is relaxed
+            return {name: [] for name in FACET_FIELDS}
         return self._facets(np.bincount(self._value_ids[codes].ravel(), minlength=len(self.values) + 1))
 
     def of_code_counts(self, codes: np.ndarray, counts: np.ndarray) -> tuple[int, dict[str, list[FacetValue]]]:

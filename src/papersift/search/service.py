@@ -27,12 +27,13 @@ from papersift.config import MAX_PAGE, MAX_PAGE_SIZE
 from papersift.record import Paper
 from papersift.search.backend import SearchBackend, TantivyBackend
 from papersift.search.query import ParsedQuery, natural_text_query, parse_query
-from papersift.search.types import FacetValue, Hit, SearchRequest, SearchResponse
+from papersift.search.types import FacetValue, Filters, Hit, SearchRequest, SearchResponse
 from papersift.store import Store
 
 RETRIEVER_MODULES = {"semantic": "papersift.search.semantic", "hybrid": "papersift.search.hybrid"}
 RELAXED_DEPTH = 200  # when no paper has all the words: the best this many by BM25 are the results
 RETRIEVER_DEPTH = 1000  # candidates a retriever returns; filters and paging apply to these
+NO_FILTERS = Filters()
 
 
 class Retriever(Protocol):
@@ -64,7 +65,9 @@ class SearchService:
         started = time.perf_counter()
         notices: list[str] = []
         request = self._within_limits(request, notices)
-        query = parse_query(request.query).with_filters(request.filters)
+        query = parse_query(request.query)
+        if request.filters != NO_FILTERS:
+            query = query.with_filters(request.filters)
         needs_retriever = query.has_text or request.like_text or request.like_id  # filters alone: keyword browse
         retriever = self._retriever_for(request, notices) if needs_retriever else None
         if retriever is not None:
