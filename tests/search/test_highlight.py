@@ -52,7 +52,8 @@ def test_output_is_always_safe_and_loses_no_text(text, query):
 
 
 def test_a_page_at_once_marks_each_text_as_alone():
-    texts = ["Graph networks", None, "", 'A <b>graph</b> & "networks"', "Networking; hypergraph graphs"]
+    texts = ["Graph networks", None, "", 'A <b>graph</b> & "networks"', "Réseaux: graphs — “networks”",
+             "Networking; hypergraph graphs", "图 graph"]
     highlight = marker("graph networks")
     assert highlight.mark_many(texts) == [highlight(text) for text in texts]
     assert highlight.mark_many(texts)[1] == "" and highlight.mark_many([]) == []

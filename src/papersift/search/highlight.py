@@ -70,12 +70,23 @@ class Highlighter:
 
         The escaped texts are joined (MARK_START between them, which no stored text has)
         and go through the scans and the marking as one string: a page's titles and
-        abstracts cost a few calls instead of a few per text."""
+        abstracts cost a few calls instead of a few per text. ASCII texts are joined apart
+        from the others: a string with one wider character is scanned about half as fast."""
         escaped = [escape_html(text) if text else "" for text in texts]
         if not escaped or not self.query_terms:
             return escaped
         if any(MARK_START in part or MARK_END in part for part in escaped):
             escaped = [_drop_sentinels(part) for part in escaped]
+        ascii_at = [at for at, part in enumerate(escaped) if part.isascii()]
+        if len(ascii_at) in (0, len(escaped)):
+            return self._mark_joined(escaped)
+        other_at = [at for at, part in enumerate(escaped) if not part.isascii()]
+        for positions in (ascii_at, other_at):
+            for at, marked in zip(positions, self._mark_joined([escaped[at] for at in positions])):
+                escaped[at] = marked
+        return escaped
+
+    def _mark_joined(self, escaped: list[str]) -> list[str]:
         joined = MARK_START.join(escaped)
         return _mark_escaped(joined, self.spans(joined)).split(MARK_START)
 
@@ -103,6 +114,8 @@ class Highlighter:
 def _lower_in_place(text: str) -> str:
     """Lowercase with every character where it was (a character whose lowercase is longer
     keeps the first one). Lowered line by line: ASCII lines take str.lower's fast path."""
+    if text.isascii():
+        return text.lower()
     lowered = MARK_START.join([line.lower() for line in text.split(MARK_START)])
     if len(lowered) != len(text):
         lowered = "".join(char.lower()[0] for char in text)
