@@ -68,27 +68,27 @@ class Highlighter:
     def mark_many(self, texts: list[str | None]) -> list[str]:
         """Each text HTML-escaped with the query's words marked (empty for a missing text).
 
-        The escaped texts are joined (MARK_START between them, which no stored text has)
-        and go through the scans and the marking as one string: a page's titles and
+        The texts are joined (MARK_START between them, which no stored text has) and go
+        through escaping, the scans and the marking as one string: a page's titles and
         abstracts cost a few calls instead of a few per text. ASCII texts are joined apart
         from the others: a string with one wider character is scanned about half as fast."""
-        escaped = [escape_html(text) if text else "" for text in texts]
-        if not escaped or not self.query_terms:
-            return escaped
-        if any(MARK_START in part or MARK_END in part for part in escaped):
-            escaped = [_drop_sentinels(part) for part in escaped]
-        ascii_at = [at for at, part in enumerate(escaped) if part.isascii()]
-        if len(ascii_at) in (0, len(escaped)):
-            return self._mark_joined(escaped)
-        other_at = [at for at, part in enumerate(escaped) if not part.isascii()]
+        texts = [text or "" for text in texts]
+        if not texts or not self.query_terms:
+            return [escape_html(text) for text in texts]
+        if any(MARK_START in text or MARK_END in text for text in texts):
+            texts = [_drop_sentinels(text) for text in texts]
+        ascii_at = [at for at, text in enumerate(texts) if text.isascii()]
+        if len(ascii_at) in (0, len(texts)):
+            return self._mark_joined(texts)
+        other_at = [at for at, text in enumerate(texts) if not text.isascii()]
         for positions in (ascii_at, other_at):
-            for at, marked in zip(positions, self._mark_joined([escaped[at] for at in positions])):
-                escaped[at] = marked
-        return escaped
+            for at, marked in zip(positions, self._mark_joined([texts[at] for at in positions])):
+                texts[at] = marked
+        return texts
 
-    def _mark_joined(self, escaped: list[str]) -> list[str]:
-        joined = MARK_START.join(escaped)
-        return _mark_escaped(joined, self.spans(joined)).split(MARK_START)
+    def _mark_joined(self, texts: list[str]) -> list[str]:
+        escaped = escape_html(MARK_START.join(texts))
+        return _mark_escaped(escaped, self.spans(escaped)).split(MARK_START)
 
     def spans(self, escaped: str) -> list[tuple[int, int]]:
         """Character spans, in an HTML-escaped text, of the words that analyze to one of
