@@ -101,7 +101,8 @@ class BenchReport:
             "",
             f"**QPS ratio papersift_search / bm25s: {data['ratio']:.2f}×** (papersift_search: full pages with "
             "papers, total, facets and highlights; papersift_rank: ids only, any word may match; bm25s: top-20 ids "
-            "with its default numpy backend; bm25s_numba, when numba is installed: its numba backend).",
+            "with its default numpy backend, in the calling thread; bm25s_numba, when numba is installed: its "
+            "numba backend).",
             "",
             "RSS (MB): " + ", ".join(f"{name} {value:.0f}" for name, value in self.rss_mb.items()),
             *[f"\n{note}" for note in self.notes],
