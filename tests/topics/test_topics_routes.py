@@ -58,4 +58,6 @@ def test_page_and_header_link(client):
     assert page.status_code == 200
     assert 'id="topic-map"' in page.text and 'data-query="graph"' in page.text
     assert 'href="/topics/map?lang=en"' in page.text
+    assert '<a href="/topics/map?lang=en">Clear</a>' in page.text  # the labels are text, never dict methods
+    assert "built-in method" not in page.text
     assert "主题地图" in client.get("/topics/map", params={"lang": "zh"}).text

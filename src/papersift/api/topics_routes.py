@@ -29,11 +29,11 @@ TEMPLATES = Path(__file__).resolve().parents[1] / "topics" / "templates"
 LABELS = {
     "zh": {"title": "主题地图", "intro": "每个点是一篇论文（嵌入向量的二维投影），颜色表示领域；浅色点的领域由模型预测。"
                                         "悬停查看标题，点击打开论文。",
-           "filter": "按检索词高亮", "apply": "高亮", "clear": "清除", "trends": "各领域论文数（按年份）",
+           "filter": "按检索词高亮", "apply": "高亮", "clear_search": "清除", "trends": "各领域论文数（按年份）",
            "loading": "加载中…", "matches": "匹配", "predicted": "预测", "nav": "主题地图"},
     "en": {"title": "Topic map", "intro": "Each dot is a paper (2-D projection of its embedding), colored by area; "
                                           "lighter dots have a predicted area. Hover for the title, click to open it.",
-           "filter": "Highlight a search", "apply": "Highlight", "clear": "Clear",
+           "filter": "Highlight a search", "apply": "Highlight", "clear_search": "Clear",
            "trends": "Papers per area per year", "loading": "Loading…", "matches": "matches",
            "predicted": "predicted", "nav": "Topic map"},
 }
