@@ -62,3 +62,27 @@ def test_counts_from_aggregation_buckets(papers, coded):
     assert total == len(papers)
     assert as_pairs(facets) == reference(papers)
     assert FacetTable(keys).of_code_counts(*bucket_counts([]))[0] == 0
+
+
+def test_a_new_facet_value_counts_after_an_update(tmp_path, sample_records):
+    from dataclasses import replace
+
+    from papersift.index import lexical
+    from papersift.record import paper_from_dict
+    from papersift.search.backend import TantivyBackend
+    from papersift.search.query import parse_query
+
+    store = Store(tmp_path / "data")
+    store.upsert(paper_from_dict(record) for record in sample_records[:100])
+    lexical.build(store.data_dir)
+    backend = TantivyBackend(store.data_dir)
+    assert backend.search(parse_query("")).total == 100  # the facet table of the first rows is built
+    new = replace(paper_from_dict(sample_records[100]), title="Qwertyuiop sampling", venue="NewVenue 2099")
+    store.upsert([new])
+    lexical.update(store.data_dir)
+    backend.refresh(force=True)
+    everything = backend.search(parse_query(""))  # aggregation over all 101
+    assert everything.total == 101 and {"NewVenue 2099": 1}.items() <= {
+        value.value: value.count for value in everything.facets["venue"]}.items()
+    alone = backend.search(parse_query("qwertyuiop"))  # facets from the page's rows
+    assert alone.total == 1 and [(v.value, v.count) for v in alone.facets["venue"]] == [("NewVenue 2099", 1)]

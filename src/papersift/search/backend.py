@@ -329,9 +329,9 @@ class _Live:
         """The facet table of the rows' current keys (reloading rows for a code past them)."""
         if max_code >= len(self.rows.keys):  # a commit visible before this reader reloaded
             self.rows.load()
-        table = self.facet_table
-        if table is None or table.keys is not self.rows.keys:
-            table = self.facet_table = FacetTable(self.rows.keys)
+        keys, table = self.rows.keys, self.facet_table
+        if table is None or table.keys is not keys:
+            table = self.facet_table = FacetTable(keys)
         return table
 
 

@@ -5,7 +5,8 @@ index/lexical.py) stored as a code (index/rows.py). A FacetTable is built once p
 generation of the row store, not per query: for each facet field, its distinct values
 in the order ties are shown, and for each key code the index of the key's value. A
 query's counts per code (from the aggregation over its matches, or from the rows of
-a page that holds every match) then become counts per value with one bincount per field.
+a page that holds every match) then become counts per value with one bincount for all
+fields. Keys are append-only, so a code keeps its meaning as the row store grows.
 """
 
 from __future__ import annotations
