@@ -63,7 +63,11 @@ class Highlighter:
         self._matches = lru_cache(maxsize=None)(lambda word: not query_terms.isdisjoint(analyze(word)))
 
     def __call__(self, text: str | None) -> str:
-        return self.mark_many([text])[0]
+        if not text:
+            return ""
+        if not self.query_terms:
+            return escape_html(text)
+        return self._mark_joined([_drop_sentinels(text)])[0]
 
     def mark_many(self, texts: list[str | None]) -> list[str]:
         """Each text HTML-escaped with the query's words marked (empty for a missing text).
