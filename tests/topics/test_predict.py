@@ -101,7 +101,7 @@ def test_missing_vectors_are_reported_not_computed(data_dir):
     store.close()
     result = CliRunner().invoke(app, ["topics", "predict", "--data-dir", str(data_dir)])
     assert result.exit_code != 0
-    assert "have no multilingual-e5-small vector yet" in result.stderr and "--words-only" in result.stderr
+    assert "no multilingual-e5-small vector" in result.stderr and "--words-only" in result.stderr
     publish_text_vectors(data_dir)
     result = CliRunner().invoke(app, ["topics", "predict", "--data-dir", str(data_dir), "--json"])
     assert result.exit_code == 0, result.output
