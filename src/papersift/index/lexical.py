@@ -10,6 +10,11 @@ A full build writes a new generation folder, then renames it into place and poin
 CURRENT at it, so a reader opens either the old index or the new one, never a half
 built one. An update adds the papers whose store seq is past the index's last seq
 (delete by id, re-add) in one tantivy commit, which readers also see all at once.
+
+Topics: a paper without a source area is indexed (area, subarea fields and facet key)
+with its predicted topic (topics/storage.py), so filters and facets treat predictions
+like labels; the row store keeps the source record. The meta records the predictions'
+stamp; when it changed, an update re-adds the papers whose indexed topic is stale.
 """
 
 from __future__ import annotations
@@ -28,9 +33,11 @@ import orjson
 import tantivy
 
 from papersift.index.analyzers import ENGLISH, EXACT, NAMES, register, segment_cjk
-from papersift.index.rows import RowWriter
+from papersift.index.rows import RowReader, RowWriter
 from papersift.record import Paper
 from papersift.store import Store
+from papersift.topics.attach import Topic, with_predicted_topic
+from papersift.topics.storage import PredictionStore
 
 INDEX_DIR = "lexical"
 POINTER_FILE = "CURRENT"
@@ -106,6 +113,7 @@ class IndexMeta:
     documents: int
     built_at: float
     updated_at: float
+    topics: str = ""  # stamp of the predicted topics indexed (PredictionStore.stamp)
 
     @classmethod
     def read(cls, folder: Path) -> "IndexMeta":
@@ -157,13 +165,19 @@ class BuildResult:
 
 
 def _add_papers(writer: tantivy.IndexWriter, rows: RowWriter, papers: Iterable[tuple[int, Paper]],
-                replace: bool, progress: ProgressCallback | None) -> tuple[int, int]:
-    """Add papers (deleting their old version first when replacing); (count, last seq)."""
+                replace: bool, progress: ProgressCallback | None,
+                predicted: dict[str, Topic] | None = None) -> tuple[int, int]:
+    """Add papers (deleting their old version first when replacing); (count, last seq).
+
+    Documents and facet keys carry the predicted topic of a paper without a source one;
+    the row keeps the source record."""
     count, last_seq = 0, 0
+    predicted = predicted or {}
     for seq, paper in papers:
         if replace:
             writer.delete_documents_by_term("id", paper.id)
-        writer.add_document(paper_document(paper, *rows.add(paper, facet_key(paper))))
+        searched = with_predicted_topic(paper, predicted.get(paper.id))
+        writer.add_document(paper_document(searched, *rows.add(paper, facet_key(searched))))
         count, last_seq = count + 1, seq
         if progress and count % 1000 == 0:
             progress(1000)
@@ -176,13 +190,26 @@ def build(data_dir: str | Path, progress: ProgressCallback | None = None) -> Bui
     """Build a fresh index of every paper in the store and swap it in."""
     store = Store(data_dir, readonly=True)
     try:
-        return build_from_papers(data_dir, store.iter_papers(0), store.max_seq(), progress)
+        predicted, stamp = predicted_topics(data_dir)
+        return build_from_papers(data_dir, store.iter_papers(0), store.max_seq(), progress, predicted, stamp)
     finally:
         store.close()
 
 
+def predicted_topics(data_dir: str | Path) -> tuple[dict[str, Topic], str]:
+    """The stored predictions' (area, subarea) by paper id, and their stamp."""
+    with PredictionStore(data_dir, readonly=True) as predictions:
+        return predictions.topics(), predictions.stamp()
+
+
+def predictions_stamp(data_dir: str | Path) -> str:
+    with PredictionStore(data_dir, readonly=True) as predictions:
+        return predictions.stamp()
+
+
 def build_from_papers(data_dir: str | Path, papers: Iterable[tuple[int, Paper]], last_seq: int = 0,
-                      progress: ProgressCallback | None = None) -> BuildResult:
+                      progress: ProgressCallback | None = None, predicted: dict[str, Topic] | None = None,
+                      topics_stamp: str = "") -> BuildResult:
     """Index `papers` ((seq, paper) pairs) into a new generation and swap it in.
 
     The store's build passes its papers; evaluation corpora that have no store (and
@@ -200,12 +227,12 @@ def build_from_papers(data_dir: str | Path, papers: Iterable[tuple[int, Paper]],
             register(index)
             writer = index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=WRITER_THREADS)
             rows = RowWriter(staging)
-            count, _ = _add_papers(writer, rows, papers, replace=False, progress=progress)
+            count, _ = _add_papers(writer, rows, papers, replace=False, progress=progress, predicted=predicted)
             rows.close()
             writer.commit()
             writer.wait_merging_threads()
             now = time.time()
-            IndexMeta(SCHEMA_VERSION, last_seq, count, now, now).write(staging)
+            IndexMeta(SCHEMA_VERSION, last_seq, count, now, now, topics_stamp).write(staging)
             folder = root / name
             os.rename(staging, folder)
             _write_atomically(root / POINTER_FILE, name.encode())
@@ -219,7 +246,8 @@ def build_from_papers(data_dir: str | Path, papers: Iterable[tuple[int, Paper]],
 
 
 def update(data_dir: str | Path, progress: ProgressCallback | None = None) -> BuildResult:
-    """Bring the index up to the store: full build if missing or outdated, else add changes."""
+    """Bring the index up to the store: full build if missing or outdated, else add changes
+    (papers changed in the store, and papers whose predicted topic changed)."""
     folder = current_generation(data_dir)
     if folder is None or IndexMeta.read(folder).schema_version != SCHEMA_VERSION:
         return build(data_dir, progress)
@@ -230,23 +258,48 @@ def update(data_dir: str | Path, progress: ProgressCallback | None = None) -> Bu
             meta = IndexMeta.read(folder)
             changed = store.iter_papers(meta.last_seq)
             first = next(changed, None)
-            if first is None:
+            stamp = predictions_stamp(data_dir)  # read before the topics: a write in between shows next time
+            if first is None and stamp == meta.topics:
                 return BuildResult(folder, meta.documents, 0, time.perf_counter() - started, full=False)
+            predicted, _ = predicted_topics(data_dir)
+            retopiced = [] if stamp == meta.topics else _stale_topics(folder, predicted)
+            papers = itertools.chain(((meta.last_seq, paper) for paper in retopiced), [first] if first else [], changed)
             index = tantivy.Index.open(str(folder))
             register(index)
             writer = index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=WRITER_THREADS)
             rows = RowWriter(folder)
-            added, last_seq = _add_papers(writer, rows, itertools.chain([first], changed), replace=True,
-                                          progress=progress)
+            added, last_seq = _add_papers(writer, rows, papers, replace=True, progress=progress, predicted=predicted)
             rows.close()  # rows first: a reader that sees the commit must find its rows
             writer.commit()
             writer.wait_merging_threads()
             index.reload()
             documents = index.searcher().num_docs
-            IndexMeta(SCHEMA_VERSION, last_seq, documents, meta.built_at, time.time()).write(folder)
+            IndexMeta(SCHEMA_VERSION, max(last_seq, meta.last_seq), documents, meta.built_at, time.time(),
+                      stamp).write(folder)
     finally:
         store.close()
     return BuildResult(folder, documents, added, time.perf_counter() - started, full=False)
+
+
+def _stale_topics(folder: Path, predicted: dict[str, Topic]) -> list[Paper]:
+    """Indexed papers (their source records) whose indexed area/subarea is not their topic now."""
+    reader = RowReader(folder)
+    every_row = list(range(len(reader)))
+    latest = dict(zip(reader.paper_ids(every_row), every_row))  # a replaced paper's last row is the live one
+    area_at, subarea_at = FACET_KEY_FIELDS.index("area"), FACET_KEY_FIELDS.index("subarea")
+    indexed_of_code = [(parts[area_at] or None, parts[subarea_at] or None)
+                       for parts in (key.split(FACET_SEPARATOR) for key in reader.keys)]
+    codes = reader.facet_codes(list(latest.values())).tolist()
+    # Cheap first pass on ids and facet keys; source-labeled papers also land here and are
+    # then kept only if their indexed topic is not their source one.
+    suspects = {row: indexed_of_code[code] for (paper_id, row), code in zip(latest.items(), codes)
+                if indexed_of_code[code] != predicted.get(paper_id)}
+    stale = []
+    for row, paper in zip(suspects, reader.papers(list(suspects))):
+        searched = with_predicted_topic(paper, predicted.get(paper.id))
+        if (searched.area or None, searched.subarea or None) != suspects[row]:
+            stale.append(paper)
+    return stale
 
 
 def open_index(data_dir: str | Path) -> tuple[tantivy.Index, Path]:

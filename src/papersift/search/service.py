@@ -28,7 +28,9 @@ from papersift.record import Paper
 from papersift.search.backend import SearchBackend, TantivyBackend
 from papersift.search.query import ParsedQuery, natural_text_query, parse_query
 from papersift.search.types import FacetValue, Filters, Hit, SearchRequest, SearchResponse
-from papersift.store import Store
+from papersift.store import DB_FILE, Store
+from papersift.topics.attach import attach_predicted_topics
+from papersift.topics.storage import PredictionStore
 
 RETRIEVER_MODULES = {"semantic": "papersift.search.semantic", "hybrid": "papersift.search.hybrid"}
 RELAXED_DEPTH = 200  # when no paper has all the words: the best this many by BM25 are the results
@@ -48,6 +50,7 @@ class SearchService:
     def __init__(self, data_dir: str | Path, backend: SearchBackend | None = None):
         self.data_dir = Path(data_dir)
         self._store: Store | None = None
+        self._predictions: PredictionStore | None = None
         self.backend: SearchBackend = backend or TantivyBackend(self.data_dir)
         self._retrievers: dict[str, Retriever | None] = {}
         self._retriever_lock = threading.Lock()
@@ -158,7 +161,15 @@ class SearchService:
 
     def _hits(self, query: ParsedQuery, ranked: list[tuple[Paper, float]]) -> list[Hit]:
         highlights = self.backend.highlight(query, [paper for paper, _ in ranked])
-        return [Hit(paper, score, marked) for (paper, score), marked in zip(ranked, highlights)]
+        hits = [Hit(paper, score, marked) for (paper, score), marked in zip(ranked, highlights)]
+        predictions = self._prediction_store()
+        return hits if predictions is None else attach_predicted_topics(hits, predictions)
+
+    def _prediction_store(self) -> PredictionStore | None:
+        """Predicted topics for hits without a source one (None: no store here, e.g. an eval corpus)."""
+        if self._predictions is None and (self.data_dir / DB_FILE).exists():
+            self._predictions = PredictionStore(self.data_dir, readonly=True)
+        return self._predictions
 
     def _retriever_for(self, request: SearchRequest, notices: list[str]) -> Retriever | None:
         mode = request.mode

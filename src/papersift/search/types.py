@@ -53,6 +53,7 @@ class Hit:
     # field name -> HTML-safe snippet: text escaped, matched terms wrapped in <mark>.
     highlights: dict[str, str] = field(default_factory=dict)
     topic_predicted: bool = False  # area/subarea come from the topic classifier
+    topic_confidence: float | None = None  # the classifier's confidence in that area · subarea
 
 
 @dataclass(frozen=True, slots=True)

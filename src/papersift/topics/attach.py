@@ -1,7 +1,9 @@
-"""Show predictions where results are shown: hits without a source topic get the predicted one.
+"""Show predictions where papers are searched and shown, never in place of source labels.
 
-For the search service and any other reader of hits: the paper's area/subarea are filled
-from `predicted_topics` and `Hit.topic_predicted` says so, so pages can badge it "predicted".
+`with_predicted_topic` is the paper as search sees it (the keyword index indexes its
+topic, so `area:` filters and facets count predicted papers too); `attach_predicted_topics`
+fills the hits of a results page: papers without a source area get the stored prediction
+and `Hit.topic_predicted` (with its confidence) says so, so pages can badge it "predicted".
 Papers with a source label are never touched.
 """
 
@@ -9,8 +11,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from papersift.record import Paper
 from papersift.search.types import Hit
 from papersift.topics.storage import PredictionStore
+
+Topic = tuple[str, str | None]  # (area, subarea)
+
+
+def with_predicted_topic(paper: Paper, predicted: Topic | None) -> Paper:
+    """The paper with its source area/subarea, or, when it has none, the predicted ones."""
+    if paper.area or predicted is None:
+        return paper
+    return replace(paper, area=predicted[0], subarea=predicted[1])
 
 
 def attach_predicted_topics(hits: list[Hit], predictions: PredictionStore) -> list[Hit]:
@@ -24,6 +36,6 @@ def attach_predicted_topics(hits: list[Hit], predictions: PredictionStore) -> li
         if guess is None:
             attached.append(hit)
         else:
-            paper = replace(hit.paper, area=guess.area, subarea=guess.subarea)
-            attached.append(replace(hit, paper=paper, topic_predicted=True))
+            paper = with_predicted_topic(hit.paper, (guess.area, guess.subarea))
+            attached.append(replace(hit, paper=paper, topic_predicted=True, topic_confidence=guess.confidence))
     return attached

@@ -3,7 +3,8 @@
 `predicted_topics` holds one row per paper without a source area; `predicted_topics_meta`
 names the model version the rows came from and the last store seq they cover, so a
 later run knows whether to recompute everything (model or labels changed) or only the
-papers ingested since.
+papers ingested since, and a revision counted up by every write, so the keyword index
+(which indexes predicted topics for filters and facets) knows when to catch up.
 """
 
 from __future__ import annotations
@@ -98,17 +99,33 @@ class PredictionStore:
             for p in predictions
         ]
         with self.conn:
+            revision = int(self.meta().get("revision", 0)) + 1
             if replace_all:
                 self.conn.execute("DELETE FROM predicted_topics")
             self.conn.executemany("DELETE FROM predicted_topics WHERE paper_id=?", [(i,) for i in drop_ids])
             self.conn.executemany("INSERT OR REPLACE INTO predicted_topics VALUES (?,?,?,?,?,?,?)", rows)
             self.conn.executemany(
                 "INSERT OR REPLACE INTO predicted_topics_meta (key, value) VALUES (?, ?)",
-                [("model_version", model_version), ("last_seq", str(last_seq))],
+                [("model_version", model_version), ("last_seq", str(last_seq)), ("revision", str(revision))],
             )
         return len(rows)
 
+    def stamp(self) -> str:
+        """Names the table's current content ("" when there are no predictions): model version
+        and write revision. The keyword index records it to notice new predictions."""
+        meta = self.meta()
+        if "model_version" not in meta:
+            return ""
+        return f"{meta['model_version']}/{meta.get('revision', 0)}"
+
     # -- reading ---------------------------------------------------------------------
+    def topics(self) -> dict[str, tuple[str, str | None]]:
+        """Every prediction's (area, subarea) by paper id: what the keyword index needs."""
+        if not self._has_table():
+            return {}
+        return {paper_id: (area, subarea) for paper_id, area, subarea
+                in self.conn.execute("SELECT paper_id, area, subarea FROM predicted_topics")}
+
     def count(self) -> int:
         if not self._has_table():
             return 0
