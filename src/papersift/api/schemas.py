@@ -36,6 +36,8 @@ class HitOut(BaseModel):
     score: float
     highlights: dict[str, str] = Field(description="Field -> HTML-safe snippet, matched terms in <mark>.")
     topic_predicted: bool = Field(description="area/subarea come from the topic classifier.")
+    topic_confidence: float | None = Field(
+        default=None, description="The classifier's confidence in the predicted area · subarea (null: source label).")
     authors_line: str = Field(description="First 10 authors, then 等 / et al.")
 
 
@@ -90,6 +92,7 @@ def hit_json(hit: Hit, lang: Lang) -> dict:
         "score": hit.score if math.isfinite(hit.score) else 0.0,
         "highlights": dict(hit.highlights),
         "topic_predicted": hit.topic_predicted,
+        "topic_confidence": hit.topic_confidence,
         "authors_line": format_authors(hit.paper.authors, lang),
     }
 

@@ -125,7 +125,8 @@ def print_response(response: SearchResponse) -> None:
     for hit in response.hits:
         paper = hit.paper
         if paper.topic:
-            console.print(f"[dim]{escape(paper.topic)}[/]", highlight=False)
+            predicted = " (predicted)" if hit.topic_predicted else ""
+            console.print(f"[dim]{escape(paper.topic)}{predicted}[/]", highlight=False)
         title = marked_text(hit.highlights.get("title") or html.escape(paper.title), "bold")
         title.append(f"  {paper.venue or ''} {paper.year or ''}".rstrip(), style="dim")
         console.print(title)

@@ -152,11 +152,24 @@ def topics_predict(
             fail(f"{exc} (or pass --embed-missing, or --words-only)")
         except TopicsError as exc:
             fail(str(exc))
+        reindexed = _reindex_topics(directory, progress)
     if as_json:
-        print_json(vars(summary))
+        print_json({**vars(summary), "reindexed": reindexed})
         return
     console.print(f"{summary.mode}: {summary.predicted:,} papers predicted in {summary.seconds:.1f} s; "
                   f"{summary.stored_total:,} predictions stored (model {summary.model_version})", highlight=False)
+    if reindexed is not None:
+        console.print(f"keyword index: {reindexed:,} papers re-indexed with their new topics", highlight=False)
+
+
+def _reindex_topics(directory: Path, progress: Progress) -> int | None:
+    """Bring the keyword index (if there is one) up to the predictions: filters and facets use them."""
+    from papersift.index import lexical
+
+    if lexical.current_generation(directory) is None:
+        return None
+    task = progress.add_task("index", total=None)
+    return lexical.update(directory, lambda count: progress.advance(task, count)).added
 
 
 @plot_app.command("map")

@@ -36,7 +36,8 @@ def response_to_dict(response: SearchResponse) -> dict:
         "notices": response.notices,
         "hits": [
             {**hit.paper.to_dict(), "score": hit.score, "highlights": hit.highlights,
-             "topic": hit.paper.topic, "topic_predicted": hit.topic_predicted}
+             "topic": hit.paper.topic, "topic_predicted": hit.topic_predicted,
+             "topic_confidence": hit.topic_confidence}
             for hit in response.hits
         ],
         "facets": {name: [{"value": value.value, "count": value.count} for value in values]
