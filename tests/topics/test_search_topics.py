@@ -215,3 +215,13 @@ def test_api_and_page_show_predicted_topics(predicted_dir):
     badged = [topic for topic in topics if 'class="badge predicted"' in topic]
     assert len(badged) == len(predicted) and len(topics) == len(body["hits"])
     assert all(re.search(r'title="Topic predicted by the classifier \(\d+%\)">predicted</span>', t) for t in badged)
+
+
+def test_predictions_of_another_model_rebuild_the_index(writable_dir):
+    with PredictionStore(writable_dir) as predictions:
+        rows = [replace(p, area="Zz New Model", model_version="other") for p in predictions.all()]
+        predictions.write(rows, "other", predictions.last_seq(), replace_all=True)
+    documents = Store(writable_dir, readonly=True).count()
+    result = lexical.update(writable_dir)
+    assert result.full and result.documents == documents
+    assert browse(SearchService(writable_dir), 'area:"Zz New Model"', size=1).total == len(rows)

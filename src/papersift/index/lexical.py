@@ -247,9 +247,12 @@ def build_from_papers(data_dir: str | Path, papers: Iterable[tuple[int, Paper]],
 
 def update(data_dir: str | Path, progress: ProgressCallback | None = None) -> BuildResult:
     """Bring the index up to the store: full build if missing or outdated, else add changes
-    (papers changed in the store, and papers whose predicted topic changed)."""
+    (papers changed in the store, and papers whose predicted topic changed). Predictions of
+    another model change most topics: a fresh build is then faster and leaves no dead rows."""
     folder = current_generation(data_dir)
     if folder is None or IndexMeta.read(folder).schema_version != SCHEMA_VERSION:
+        return build(data_dir, progress)
+    if _model_of(IndexMeta.read(folder).topics) != _model_of(predictions_stamp(data_dir)):
         return build(data_dir, progress)
     started = time.perf_counter()
     store = Store(data_dir, readonly=True)
@@ -279,6 +282,10 @@ def update(data_dir: str | Path, progress: ProgressCallback | None = None) -> Bu
     finally:
         store.close()
     return BuildResult(folder, documents, added, time.perf_counter() - started, full=False)
+
+
+def _model_of(stamp: str) -> str:
+    return stamp.partition("/")[0]
 
 
 def _stale_topics(folder: Path, predicted: dict[str, Topic]) -> list[Paper]:
