@@ -29,13 +29,14 @@ def attach_predicted_topics(hits: list[Hit], predictions: PredictionStore) -> li
     missing = [hit.paper.id for hit in hits if not hit.paper.area]
     if not missing:
         return hits
-    found = predictions.get_many(missing)
+    found = predictions.topics_of(missing)
     attached = []
     for hit in hits:
         guess = None if hit.paper.area else found.get(hit.paper.id)
         if guess is None:
             attached.append(hit)
         else:
-            paper = with_predicted_topic(hit.paper, (guess.area, guess.subarea))
-            attached.append(replace(hit, paper=paper, topic_predicted=True, topic_confidence=guess.confidence))
+            area, subarea, confidence = guess
+            paper = with_predicted_topic(hit.paper, (area, subarea))
+            attached.append(replace(hit, paper=paper, topic_predicted=True, topic_confidence=confidence))
     return attached

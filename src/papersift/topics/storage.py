@@ -143,6 +143,15 @@ class PredictionStore:
                 found[prediction.paper_id] = prediction
         return found
 
+    def topics_of(self, paper_ids: Sequence[str]) -> dict[str, tuple[str, str | None, float]]:
+        """(area, subarea, confidence) by paper id: a results page's lookup (a few ids, no JSON to parse)."""
+        if not paper_ids or not self._has_table():
+            return {}
+        marks = ",".join("?" * len(paper_ids))
+        query = f"SELECT paper_id, area, subarea, confidence FROM predicted_topics WHERE paper_id IN ({marks})"
+        return {paper_id: (area, subarea, confidence)
+                for paper_id, area, subarea, confidence in self.conn.execute(query, list(paper_ids))}
+
     def all(self) -> list[StoredPrediction]:
         if not self._has_table():
             return []
