@@ -107,12 +107,11 @@ def test_a_killed_build_resumes_where_it_stopped(client, data_dir):
     store = Store(data_dir)
     first = [(seq, paper) for seq, paper in store.iter_papers()][:300]
     # An unfinished build: a collection of this schema holding the first 300 papers, no alias on it.
-    from papersift.backends.typesense_index import COLLECTION_PREFIX, collection_schema
+    from papersift.backends.typesense_index import COLLECTION_PREFIX, collection_schema, import_documents
 
     name = f"{COLLECTION_PREFIX}99990101000000_000000"
     client.collections.create(collection_schema(name, None))
-    client.collections[name].documents.import_([paper_document(seq, paper) for seq, paper in first],
-                                               {"action": "upsert"})
+    import_documents(client, name, [paper_document(seq, paper) for seq, paper in first])
     wait_for_count(client, name, 300)
     result = build_collection(client, store)
     assert result.collection == name and result.resumed_from_seq == first[-1][0]

@@ -161,7 +161,14 @@ def _unfinished_build(client: typesense.Client, live: str | None) -> str | None:
 
 
 def import_documents(client: typesense.Client, collection: str, documents: list[dict]) -> None:
-    results = client.collections[collection].documents.import_(documents, {"action": "upsert"})
+    """Upsert a batch as JSONL. Typesense 0.24 can answer with blank lines between its
+    per-document results (seen under load), which the client's own parser rejects, so the
+    raw answer is parsed here and checked to hold one result per document."""
+    body = "\n".join(orjson.dumps(document).decode() for document in documents)
+    answer = client.collections[collection].documents.import_(body, {"action": "upsert"})
+    results = [orjson.loads(line) for line in answer.splitlines() if line.strip()]
+    if len(results) != len(documents):
+        raise TypesenseIndexError(f"typesense answered {len(results)} results for {len(documents)} papers")
     failures = [(doc["id"], r.get("error")) for doc, r in zip(documents, results) if not r.get("success")]
     if failures:
         paper_id, error = failures[0]

@@ -52,6 +52,7 @@ class DrillReport:
     rejoined_documents: int
     leader_documents: int
     sample_errors: list[str]
+    errors_outside_window: list[str]  # "<seconds after the kill>s <what failed>"
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -72,6 +73,11 @@ def _loop(stop: threading.Event, log: RequestLog, action: Callable[[int], None],
 
 def _outside(failed_at: list[float], window_start: float, window_end: float) -> int:
     return sum(1 for moment in failed_at if not window_start <= moment <= window_end)
+
+
+def _describe_outside(log: RequestLog, window_start: float, window_end: float) -> list[str]:
+    return [f"{moment - window_start:+.2f}s {error}" for moment, error in zip(log.failed_at, log.errors)
+            if not window_start <= moment <= window_end]
 
 
 def node_document_count(cluster: TypesenseCluster, name: str, collection: str) -> int:
@@ -139,4 +145,6 @@ def run_failover_drill(cluster: TypesenseCluster, search: Callable[[int], None],
         last_query_error_after_kill_s=round(max(failed_after_kill), 2) if failed_after_kill else None,
         rejoin_s=round(rejoin_s, 2), rejoined_documents=rejoined, leader_documents=leader_documents,
         sample_errors=(queries.errors + writes.errors)[:5],
+        errors_outside_window=(_describe_outside(queries, killed_at, window_end)
+                               + _describe_outside(writes, killed_at, window_end))[:10],
     )
