@@ -13,17 +13,12 @@ import gzip
 import numpy as np
 import orjson
 import pytest
-from sklearn.decomposition import TruncatedSVD
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.preprocessing import normalize
 
 from papersift.index import lexical
-from papersift.index.models import DEFAULT_MODEL
-from papersift.index.vectors import write_index
 from papersift.record import paper_from_dict
 from papersift.store import Store
 from papersift.topics.dataset import LabeledSet, labeled_set
-from papersift.topics.features import paper_text
+from topic_vectors import publish_text_vectors
 
 
 @pytest.fixture(scope="session")
@@ -36,20 +31,6 @@ def corpus_labeled(shared_data) -> LabeledSet:
                 continue
             papers.append(paper_from_dict(orjson.loads(line)))
     return labeled_set(papers)
-
-
-def text_vectors(texts: list[str], dim: int = 64) -> np.ndarray:
-    matrix = TfidfVectorizer(sublinear_tf=True, min_df=2).fit_transform(texts)
-    return normalize(TruncatedSVD(n_components=dim, random_state=0).fit_transform(matrix)).astype(np.float32)
-
-
-def publish_text_vectors(data_dir) -> None:
-    store = Store(data_dir, readonly=True)
-    seq_papers = list(store.iter_papers())
-    store.close()
-    papers = [paper for _, paper in seq_papers]
-    write_index(data_dir, DEFAULT_MODEL, [p.id for p in papers], text_vectors([paper_text(p) for p in papers]),
-                papers_total=len(papers), last_seq=max(seq for seq, _ in seq_papers))
 
 
 @pytest.fixture(scope="session")

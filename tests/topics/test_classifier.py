@@ -5,7 +5,7 @@ from papersift.topics.classifier import WORDS_ONLY, ModelConfig, TopicClassifier
 from papersift.topics.dataset import area_of
 from papersift.topics.features import TopicInputs
 
-from conftest import text_vectors
+from topic_vectors import text_vectors
 
 
 @pytest.fixture(scope="module")

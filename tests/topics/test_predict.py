@@ -13,7 +13,7 @@ from papersift.topics.dataset import load_labeled, load_unlabeled
 from papersift.topics.predict import predict_all, topics_dir
 from papersift.topics.storage import PredictionStore
 
-from conftest import publish_text_vectors
+from topic_vectors import publish_text_vectors
 
 
 @pytest.fixture()
