@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gzip
 
-import numpy as np
 import orjson
 import pytest
 

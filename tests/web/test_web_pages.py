@@ -14,7 +14,7 @@ from papersift.api import create_app
 from papersift.search.service import SearchService
 from papersift.search.types import Filters, SearchRequest
 from papersift.web.routes import highlighted, safe_href
-from served_papers import HOSTILE_ID, MANY_AUTHORS_ID, XSS_TITLE
+from served_papers import HOSTILE_ID, MANY_AUTHORS_ID
 
 HTML = {"Accept": "text/html"}
 

@@ -34,7 +34,7 @@ from papersift.search.backend import (
     AUTHOR_BOOST, FIELD_BOOSTS, FILTER_FIELD_NAMES, HIGHLIGHT_FIELDS, BackendResult, query_terms,
 )
 from papersift.search.highlight import Highlighter
-from papersift.search.query import AnyOf, FieldValue, ParsedQuery, Words
+from papersift.search.query import FieldValue, ParsedQuery, Words
 from papersift.search.types import FACET_FIELDS, FacetValue, Sort
 
 FACET_SIZE = 250  # values per facet field (the shared corpus has 215 facet combinations)
