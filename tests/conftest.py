@@ -8,10 +8,13 @@ from pathlib import Path
 
 import orjson
 import pytest
+from fastapi.testclient import TestClient
 
+from papersift.api import create_app
 from papersift.config import shared_data_dir
 from papersift.ingest.pipeline import ingest_paths
 from papersift.store import Store
+from served_papers import build_served_data_dir
 
 SHARED = shared_data_dir()
 CORPUS = SHARED / "ml_papers" / "papers.jsonl.gz"
@@ -56,3 +59,21 @@ def sample_data_dir(sample_jsonl, tmp_path_factory) -> Path:
     summary = ingest_paths(Store(data_dir), [sample_jsonl])
     assert summary.rejected == 0
     return data_dir
+
+
+@pytest.fixture(scope="session")
+def served_data_dir(sample_records, tmp_path_factory) -> Path:
+    """The sample plus hostile records, indexed by the service's own build (API and page tests)."""
+    return build_served_data_dir(tmp_path_factory.mktemp("served"), sample_records)
+
+
+@pytest.fixture(scope="session")
+def app(served_data_dir):
+    return create_app(served_data_dir)
+
+
+@pytest.fixture(scope="session")
+def client(app):
+    # raise_server_exceptions=False: a 500 must show up as a response the tests can see.
+    with TestClient(app, raise_server_exceptions=False) as test_client:
+        yield test_client

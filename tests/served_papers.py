@@ -3,7 +3,14 @@ indexed with the keyword engine's own build function."""
 
 from __future__ import annotations
 
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+import uvicorn
 
 from papersift.index import lexical
 from papersift.record import paper_from_dict
@@ -40,3 +47,29 @@ def build_served_data_dir(data_dir: Path, sample_records: list[dict]) -> Path:
     store.close()
     lexical.build(data_dir)
     return data_dir
+
+
+CHROMIUM = "/usr/bin/chromium"  # Debian's chromium: no browser download (scripts/setup.sh installs it)
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+SCREENSHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
+
+
+@contextmanager
+def serve_in_thread(app) -> Iterator[str]:
+    """The app on a free loopback port, in a thread of this process; yields its base URL."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        listener.close()

@@ -8,26 +8,21 @@ corpus-sized map. Screenshot: artifacts/screenshots/topic-map-34k.png.
 from __future__ import annotations
 
 import json
-import socket
 import threading
-import time
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import numpy as np
 import pytest
-import uvicorn
 
 from papersift.api import create_app
 from papersift.topics.classifier import WORDS_ONLY
 from papersift.topics.predict import predict_all
+from playwright import sync_api
+from served_papers import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, serve_in_thread
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the [dev] extras")
 
 pytestmark = pytest.mark.browser
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 POINTS = 34_000
 CANVAS_W, CANVAS_H, PAD = 900, 640, 8  # as in topics_map_page.html
 
@@ -35,20 +30,8 @@ CANVAS_W, CANVAS_H, PAD = 900, 640, 8  # as in topics_map_page.html
 @pytest.fixture(scope="module")
 def live_server(topics_data_dir):
     predict_all(topics_data_dir, WORDS_ONLY)
-    app = create_app(topics_data_dir)
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{listener.getsockname()[1]}"
-    server.should_exit = True
-    thread.join(timeout=10)
-    listener.close()
+    with serve_in_thread(create_app(topics_data_dir)) as base_url:
+        yield base_url
 
 
 def scaled_up(payload: dict, count: int) -> dict:

@@ -13,15 +13,12 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from served_papers import HOSTILE_ID, MANY_AUTHORS_ID, XSS_TITLE
+from playwright import sync_api
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the [dev] extras")
+from served_papers import CHROMIUM, CHROMIUM_ARGS, HOSTILE_ID, MANY_AUTHORS_ID, SCREENSHOTS, XSS_TITLE
+
 
 pytestmark = pytest.mark.browser
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 
 
 @pytest.fixture(scope="session")
