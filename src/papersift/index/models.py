@@ -54,7 +54,10 @@ class ModelSpec:
     max_tokens: int = 256
     languages: str = "en"
     license: str = ""
-    default_variant: str = "int8"  # passages: bulk work, where int8's ~1.8x speed matters
+    # Passages: int8 is ~1.8x faster, but measured worse for retrieval (known-item subset
+    # MRR@10 zh 0.57 vs 0.67 with fp32 passages); kept because the dev corpus was embedded
+    # int8 and re-embedding did not fit the deadline. fp32 is the better default.
+    default_variant: str = "int8"
     # Queries are one short text each (a few ms either way); int8's per-batch activation
     # scale is noisiest there, and fp32 queries measured clearly better against int8 passages.
     query_variant: str = "fp32"
