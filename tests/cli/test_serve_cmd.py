@@ -74,8 +74,8 @@ def test_bench_web_writes_both_reports(corpus_dir, tmp_path):
     reports = tmp_path / "reports"
     result = runner.invoke(app, ["bench", "web", "--data-dir", str(data_dir), "--rounds", "1", "--reports-dir", str(reports), "--json"])
     assert result.exit_code == 0, result.output
-    report = orjson.loads((reports / "web.json").read_bytes())
+    report = orjson.loads((reports / "bench-web.json").read_bytes())
     assert report["papers"] == 200 and report["queries"] == 100
     assert {row["target"] for row in report["results"]} == {"page /", "api /api/search"}
     assert all(row["requests"] == 100 and 0 < row["p50_ms"] <= row["p95_ms"] <= row["max_ms"] for row in report["results"])
-    assert "| page / | 100 |" in (reports / "web.md").read_text()
+    assert "| page / | 100 |" in (reports / "bench-web.md").read_text()

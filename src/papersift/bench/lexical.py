@@ -229,13 +229,3 @@ def run(corpus: Path | None = None, repeats: int = 3, work_dir: Path | None = No
         return report
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-
-
-def write_report(report: BenchReport, reports_dir: Path) -> tuple[Path, Path]:
-    reports_dir.mkdir(parents=True, exist_ok=True)
-    stamp = time.strftime("%Y%m%dT%H%M%S")
-    json_path = reports_dir / f"bench-lexical-{stamp}.json"
-    markdown_path = reports_dir / f"bench-lexical-{stamp}.md"
-    json_path.write_bytes(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2))
-    markdown_path.write_text(report.markdown())
-    return json_path, markdown_path

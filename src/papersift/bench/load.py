@@ -11,13 +11,11 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from pathlib import Path
+from dataclasses import dataclass
 from urllib.parse import urlparse
 
 import httpx
 import numpy as np
-import orjson
 
 MAX_CLIENTS = 200
 MAX_SECONDS = 600
@@ -95,14 +93,10 @@ def run_load(base_url: str, queries: Sequence[str], clients: int = 50, seconds: 
     )
 
 
-def write_report(results: Sequence[LoadResult], reports_dir: Path, name: str = "load") -> tuple[Path, Path]:
-    reports_dir.mkdir(parents=True, exist_ok=True)
-    json_path, md_path = reports_dir / f"{name}.json", reports_dir / f"{name}.md"
-    json_path.write_bytes(orjson.dumps([asdict(result) for result in results], option=orjson.OPT_INDENT_2))
+def markdown_table(results: Sequence[LoadResult]) -> str:
     lines = ["| backend | clients | seconds | requests | errors | QPS | p50 ms | p90 ms | p99 ms | max ms |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results:
         lines.append(f"| {r.label} | {r.clients} | {r.seconds} | {r.requests} | {r.errors} | {r.qps} | "
                      f"{r.p50_ms} | {r.p90_ms} | {r.p99_ms} | {r.max_ms} |")
-    md_path.write_text("\n".join(lines) + "\n")
-    return json_path, md_path
+    return "\n".join(lines) + "\n"

@@ -142,13 +142,3 @@ def run(data_dir: str | Path, repeats: int = 3, texts_count: int = 256,
         report.ann["recall_at_k"] = round(float(np.mean(recalls)), 4)
     report.latency = {name: latency_summary(values) for name, values in timings.items()}
     return report
-
-
-def write_report(report: SemanticReport, reports_dir: str | Path) -> tuple[Path, Path]:
-    reports_dir = Path(reports_dir)
-    reports_dir.mkdir(parents=True, exist_ok=True)
-    json_path = reports_dir / "bench_semantic.json"
-    markdown_path = reports_dir / "bench_semantic.md"
-    json_path.write_bytes(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2))
-    markdown_path.write_text(report.markdown())
-    return json_path, markdown_path

@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import orjson
 
 from papersift.backends.typesense_backend import TypesenseBackend
 from papersift.backends.typesense_index import build_collection, make_client, wait_for_count
@@ -108,10 +107,7 @@ def run_typesense_bench(data_dir: Path, queries: list[str], nodes: int = 3, vect
     return report
 
 
-def write_report(report: dict, reports_dir: Path, name: str = "typesense") -> tuple[Path, Path]:
-    reports_dir.mkdir(parents=True, exist_ok=True)
-    json_path, md_path = reports_dir / f"{name}.json", reports_dir / f"{name}.md"
-    json_path.write_bytes(orjson.dumps(report, option=orjson.OPT_INDENT_2))
+def markdown_report(report: dict) -> str:
     agreement = report["agreement"]
     lines = [
         f"# Typesense cluster: {report['nodes']} nodes on 127.0.0.1, {report['papers']:,} papers", "",
@@ -135,6 +131,5 @@ def write_report(report: dict, reports_dir: Path, name: str = "typesense") -> tu
             f"| killed node back in step | {drill['rejoin_s']} s ({drill['rejoined_documents']:,} of "
             f"{drill['leader_documents']:,} documents) |",
         ]
-    md_path.write_text("\n".join(lines) + "\n")
-    return json_path, md_path
+    return "\n".join(lines) + "\n"
 

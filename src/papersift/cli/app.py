@@ -37,6 +37,18 @@ def print_json(value) -> None:
     sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n")
 
 
+def emit_report(name: str, data, markdown: str, reports_dir: Path, as_json: bool) -> None:
+    """Save a benchmark's NAME.json + NAME.md, then print the JSON or the table."""
+    from papersift.bench.report import save_report
+
+    json_path, markdown_path = save_report(reports_dir, name, data, markdown)
+    err_console.print(f"[dim]reports: {json_path} {markdown_path}[/]")
+    if as_json:
+        print_json(data)
+    else:
+        console.print(markdown, highlight=False, markup=False)
+
+
 def fail(message: str, code: int = 1) -> NoReturn:
     err_console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True, soft_wrap=True)
     raise typer.Exit(code)

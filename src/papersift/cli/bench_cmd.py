@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from papersift.cli.app import JsonOption, app, console, err_console, fail, print_json
+from papersift.cli.app import JsonOption, app, emit_report, err_console, fail
 
 bench_app = typer.Typer(help="Benchmarks that write reports (JSON + markdown) to a reports dir.", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")
@@ -23,14 +23,9 @@ def bench_lexical(
     as_json: JsonOption = False,
 ) -> None:
     """Keyword search vs bm25s on the same corpus and queries: build time, size, latency, QPS, RSS."""
-    from papersift.bench.lexical import run, write_report
+    from papersift.bench.lexical import run
 
     if corpus is not None and not corpus.is_file():
         fail(f"--corpus: no such file: {corpus}")
     report = run(corpus, repeats, log=lambda message: err_console.print(f"[dim]{message}[/]"))
-    json_path, markdown_path = write_report(report, reports_dir)
-    err_console.print(f"[dim]reports: {json_path} {markdown_path}[/]")
-    if as_json:
-        print_json(report.to_dict())
-    else:
-        console.print(report.markdown(), highlight=False, markup=False)
+    emit_report("bench-lexical", report.to_dict(), report.markdown(), reports_dir, as_json)

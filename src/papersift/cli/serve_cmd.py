@@ -6,10 +6,9 @@ import os
 from pathlib import Path
 from typing import Annotated
 
-import orjson
 import typer
 
-from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_of, err_console, fail, print_json
+from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_of, emit_report, err_console, fail
 from papersift.cli.bench_cmd import bench_app
 from papersift.cli.ingest_cmd import _print_summary, _progress
 from papersift.config import shared_data_dir
@@ -109,7 +108,7 @@ def bench_web(
     data_dir: DataDirOption = None,
     mode: Annotated[str, typer.Option("--mode", help="keyword, semantic or hybrid.")] = "keyword",
     rounds: Annotated[int, typer.Option("--rounds", min=1, help="Passes over the query set.")] = 3,
-    reports_dir: Annotated[Path, typer.Option("--reports-dir", help="Where web.json and web.md go.")] = Path("reports"),
+    reports_dir: Annotated[Path, typer.Option("--reports-dir", help="Where bench-web.json and bench-web.md go.")] = Path("reports"),
     as_json: JsonOption = False,
 ) -> None:
     """Server-side latency (p50/p95/p99) of the search page and /api/search on real queries."""
@@ -124,11 +123,4 @@ def bench_web(
     with _progress(disable=as_json) as progress:
         task = progress.add_task("bench web", total=len(queries) * rounds)
         report = run_web_bench(resolved, queries, mode, rounds, progress=lambda count: progress.advance(task, count))
-    reports_dir.mkdir(parents=True, exist_ok=True)
-    (reports_dir / "web.json").write_bytes(orjson.dumps(report, option=orjson.OPT_INDENT_2))
-    (reports_dir / "web.md").write_text(markdown_report(report))
-    if as_json:
-        print_json(report)
-    else:
-        console.print(markdown_report(report), highlight=False, markup=False)
-        err_console.print(f"reports: {reports_dir / 'web.json'} {reports_dir / 'web.md'}")
+    emit_report("bench-web", report, markdown_report(report), reports_dir, as_json)
