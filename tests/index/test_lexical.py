@@ -92,7 +92,7 @@ def test_readers_never_see_a_half_built_index(small_store):
 def test_a_failed_build_leaves_the_live_index_alone(small_store, monkeypatch):
     live = lexical.build(small_store.data_dir).folder
 
-    def broken(paper, row, facet_code):
+    def broken(paper, row, facet_codes):
         raise RuntimeError("disk full")
 
     monkeypatch.setattr(lexical, "paper_document", broken)
@@ -106,3 +106,14 @@ def test_a_failed_build_leaves_the_live_index_alone(small_store, monkeypatch):
 def test_missing_index_is_a_clear_error(tmp_path):
     with pytest.raises(lexical.IndexMissingError, match="papersift index"):
         TantivyBackend(tmp_path)
+
+
+def test_an_index_of_another_schema_version_is_refused_then_rebuilt_by_update(small_store):
+    old = lexical.build(small_store.data_dir).folder
+    meta = lexical.IndexMeta.read(old)
+    replace(meta, schema_version=lexical.SCHEMA_VERSION - 1).write(old)
+    with pytest.raises(lexical.IndexOutdatedError, match="papersift index"):
+        TantivyBackend(small_store.data_dir)
+    result = lexical.update(small_store.data_dir)
+    assert result.full and result.folder != old
+    assert TantivyBackend(small_store.data_dir).search(parse_query("")).total == 300

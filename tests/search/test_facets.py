@@ -8,7 +8,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from papersift.index.lexical import facet_key
+from papersift.index.lexical import FACET_GROUPS, facet_keys
 from papersift.search.facets import FacetTable, bucket_counts
 from papersift.search.types import FACET_FIELDS
 from papersift.store import Store
@@ -21,10 +21,11 @@ def papers(sample_data_dir):
 
 @pytest.fixture(scope="module")
 def coded(papers):
-    """(facet keys by code, each paper's code), as the row store keeps them."""
-    code_of: dict[str, int] = {}
-    codes = [code_of.setdefault(facet_key(paper), len(code_of)) for paper in papers]
-    keys = sorted(code_of, key=code_of.get)
+    """(per facet group, its keys by code; (paper, group) -> code), as the row store keeps them."""
+    code_of: list[dict[str, int]] = [{} for _ in FACET_GROUPS]
+    codes = [[code_of[group].setdefault(key, len(code_of[group])) for group, key in enumerate(facet_keys(paper))]
+             for paper in papers]
+    keys = [sorted(group_codes, key=group_codes.get) for group_codes in code_of]
     return keys, np.asarray(codes, dtype=np.uint32)
 
 
@@ -56,12 +57,14 @@ def test_counts_of_codes_match_counting_the_papers(papers, coded):
 
 def test_counts_from_aggregation_buckets(papers, coded):
     keys, codes = coded
-    per_code = Counter(codes.tolist())
-    buckets = [{"key": code, "doc_count": count} for code, count in per_code.most_common()]
-    total, facets = FacetTable(keys).of_code_counts(*bucket_counts(buckets))
+    groups = []
+    for group in range(len(FACET_GROUPS)):
+        per_code = Counter(codes[:, group].tolist())
+        groups.append(bucket_counts([{"key": code, "doc_count": count} for code, count in per_code.most_common()]))
+    total, facets = FacetTable(keys).of_code_counts(groups)
     assert total == len(papers)
     assert as_pairs(facets) == reference(papers)
-    assert FacetTable(keys).of_code_counts(*bucket_counts([]))[0] == 0
+    assert FacetTable(keys).of_code_counts([bucket_counts([]) for _ in FACET_GROUPS])[0] == 0
 
 
 def test_a_new_facet_value_counts_after_an_update(tmp_path, sample_records):

@@ -42,17 +42,26 @@ from papersift.topics.storage import PredictionStore
 INDEX_DIR = "lexical"
 POINTER_FILE = "CURRENT"
 META_FILE = "papersift.json"
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6  # 6: facet codes in two groups (publication, topic) instead of one
 WRITER_HEAP_BYTES = 256_000_000
 # One indexing thread (Python feeds it on another): one segment in insertion (store seq)
 # order, so equal scores rank the same way in every build.
 WRITER_THREADS = 1
 # Exact-value fields, indexed lowercased for filters.
 EXACT_FIELDS = ("venue", "area", "subarea", "status")
-# A paper's five facet values joined by FACET_SEPARATOR form its facet key; the fast
-# column facet_code holds the key's code (rows.py keeps the keys), so one numeric terms
-# aggregation counts all five facets, and the total, in one pass.
-FACET_KEY_FIELDS = ("venue", "year", "area", "subarea", "status")
+# The five facet fields fall in groups; a paper's values in a group, joined by
+# FACET_SEPARATOR, form its facet key in that group, and the group's fast column holds
+# the key's code (rows.py keeps the keys). One terms aggregation per group counts all
+# five facets, and the total. Grouping keeps the buckets few: one key of all five had
+# ~3,700 distinct values once every paper got a (predicted) topic, these have ~130 + ~85.
+FACET_GROUPS = {
+    "publication_code": ("venue", "year", "status"),
+    "topic_code": ("area", "subarea"),
+}
+FACET_CODE_FIELDS = tuple(FACET_GROUPS)
+# facet field -> (its group's number, its place in the group's key)
+FACET_POSITION = {name: (group, at) for group, fields in enumerate(FACET_GROUPS.values())
+                  for at, name in enumerate(fields)}
 FACET_SEPARATOR = "\x1f"
 
 ProgressCallback = Callable[[int], None]
@@ -60,6 +69,10 @@ ProgressCallback = Callable[[int], None]
 
 class IndexMissingError(FileNotFoundError):
     """No lexical index in this data dir yet."""
+
+
+class IndexOutdatedError(IndexMissingError):
+    """The lexical index was built with another schema version: `papersift index` rebuilds it."""
 
 
 def build_schema() -> tantivy.Schema:
@@ -72,12 +85,13 @@ def build_schema() -> tantivy.Schema:
     builder.add_text_field("authors", tokenizer_name=NAMES)
     for name in EXACT_FIELDS:
         builder.add_text_field(name, tokenizer_name=EXACT, index_option="basic")
-    builder.add_unsigned_field("facet_code", fast=True)  # code of the paper's facet key (rows.py)
+    for name in FACET_CODE_FIELDS:
+        builder.add_unsigned_field(name, fast=True)  # code of the paper's facet key in a group (rows.py)
     builder.add_integer_field("year", indexed=True, fast=True)
     return builder.build()
 
 
-def paper_document(paper: Paper, row: int, facet_code: int) -> tantivy.Document:
+def paper_document(paper: Paper, row: int, facet_codes: tuple[int, ...]) -> tantivy.Document:
     document = tantivy.Document()
     document.add_text("id", paper.id)
     document.add_unsigned("row", row)
@@ -94,16 +108,19 @@ def paper_document(paper: Paper, row: int, facet_code: int) -> tantivy.Document:
         value = getattr(paper, name)
         if value:
             document.add_text(name, value)
-    document.add_unsigned("facet_code", facet_code)
+    for name, code in zip(FACET_CODE_FIELDS, facet_codes):
+        document.add_unsigned(name, code)
     if paper.year is not None:
         document.add_integer("year", paper.year)
     return document
 
 
-def facet_key(paper: Paper) -> str:
-    """venue, year, area, subarea, status joined by FACET_SEPARATOR (FACET_KEY_FIELDS order)."""
-    values = (paper.venue, paper.year, paper.area, paper.subarea, paper.status)
-    return FACET_SEPARATOR.join("" if value is None else str(value) for value in values)
+def facet_keys(paper: Paper) -> tuple[str, ...]:
+    """The paper's facet key in each group: its values of the group's fields joined by
+    FACET_SEPARATOR ("" for a missing value)."""
+    return tuple(FACET_SEPARATOR.join("" if value is None else str(value)
+                                      for value in (getattr(paper, name) for name in fields))
+                 for fields in FACET_GROUPS.values())
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +194,7 @@ def _add_papers(writer: tantivy.IndexWriter, rows: RowWriter, papers: Iterable[t
         if replace:
             writer.delete_documents_by_term("id", paper.id)
         searched = with_predicted_topic(paper, predicted.get(paper.id))
-        writer.add_document(paper_document(searched, *rows.add(paper, facet_key(searched))))
+        writer.add_document(paper_document(searched, *rows.add(paper, facet_keys(searched))))
         count, last_seq = count + 1, seq
         if progress and count % 1000 == 0:
             progress(1000)
@@ -226,7 +243,7 @@ def build_from_papers(data_dir: str | Path, papers: Iterable[tuple[int, Paper]],
             index = tantivy.Index(build_schema(), path=str(staging))
             register(index)
             writer = index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=WRITER_THREADS)
-            rows = RowWriter(staging)
+            rows = RowWriter(staging, len(FACET_GROUPS))
             count, _ = _add_papers(writer, rows, papers, replace=False, progress=progress, predicted=predicted)
             rows.close()
             writer.commit()
@@ -270,7 +287,7 @@ def update(data_dir: str | Path, progress: ProgressCallback | None = None) -> Bu
             index = tantivy.Index.open(str(folder))
             register(index)
             writer = index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=WRITER_THREADS)
-            rows = RowWriter(folder)
+            rows = RowWriter(folder, len(FACET_GROUPS))
             added, last_seq = _add_papers(writer, rows, papers, replace=True, progress=progress, predicted=predicted)
             rows.close()  # rows first: a reader that sees the commit must find its rows
             writer.commit()
@@ -293,10 +310,11 @@ def _stale_topics(folder: Path, predicted: dict[str, Topic]) -> list[Paper]:
     reader = RowReader(folder)
     every_row = list(range(len(reader)))
     latest = dict(zip(reader.paper_ids(every_row), every_row))  # a replaced paper's last row is the live one
-    area_at, subarea_at = FACET_KEY_FIELDS.index("area"), FACET_KEY_FIELDS.index("subarea")
+    group, area_at = FACET_POSITION["area"]
+    subarea_at = FACET_POSITION["subarea"][1]  # same group as area
     indexed_of_code = [(parts[area_at] or None, parts[subarea_at] or None)
-                       for parts in (key.split(FACET_SEPARATOR) for key in reader.keys)]
-    codes = reader.facet_codes(list(latest.values())).tolist()
+                       for parts in (key.split(FACET_SEPARATOR) for key in reader.keys[group])]
+    codes = reader.facet_codes(list(latest.values()))[:, group].tolist()
     # Cheap first pass on ids and facet keys; source-labeled papers also land here and are
     # then kept only if their indexed topic is not their source one.
     suspects = {row: indexed_of_code[code] for (paper_id, row), code in zip(latest.items(), codes)
@@ -313,6 +331,10 @@ def open_index(data_dir: str | Path) -> tuple[tantivy.Index, Path]:
     folder = current_generation(data_dir)
     if folder is None:
         raise IndexMissingError(f"no lexical index in {data_dir}; run 'papersift index --data-dir {data_dir}'")
+    built_with = IndexMeta.read(folder).schema_version
+    if built_with != SCHEMA_VERSION:
+        raise IndexOutdatedError(f"the lexical index in {data_dir} has schema version {built_with}, this papersift "
+                                 f"reads {SCHEMA_VERSION}; run 'papersift index --data-dir {data_dir}' to rebuild it")
     index = tantivy.Index.open(str(folder))
     register(index)
     return index, folder

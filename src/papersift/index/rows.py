@@ -1,15 +1,16 @@
-"""The row store beside a tantivy generation: each indexed paper's record, id and facet key.
+"""The row store beside a tantivy generation: each indexed paper's record, id and facet keys.
 
 Every tantivy document carries a `row` fast field. A hit's row locates, without
 touching tantivy's compressed document store, the paper record (a JSON array in a
-memory-mapped file), its id (a list kept in memory: 44K ids are ~3 MB) and its facet
-key code (a numpy array, so facets over a few hundred rows are one bincount).
+memory-mapped file), its id (a list kept in memory: 44K ids are ~3 MB) and the codes of
+its facet keys, one per facet group (a numpy array, so facets over a few hundred rows are
+one bincount; the groups are defined in index/lexical.py).
 
     rows.bin          concatenated JSON arrays, PAPER_FIELDS order (append-only)
     rows.offsets.npy  uint64 start of each row in rows.bin, plus the end
     rows.ids          paper id of each row, one per line
-    rows.facets.npy   uint32 facet-key code of each row
-    rows.keys.json    facet keys by code
+    rows.facets.npy   uint32 facet-key codes, one row per row, one column per facet group
+    rows.keys.json    for each facet group, its facet keys by code
 
 An update appends rows (a replaced paper gets a new row; its old row is garbage until
 the next full build) and then rewrites the small files atomically. Readers that meet a
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import mmap
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,9 +53,10 @@ def _save_atomically(path: Path, write) -> None:
 
 
 class RowWriter:
-    """Adds rows to a folder's row store (new, or appending to what is there)."""
+    """Adds rows to a folder's row store (new, or appending to what is there) whose
+    papers each have one facet key in each of `facet_groups` groups."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, facet_groups: int):
         self.folder = folder
         if (folder / OFFSETS).exists():
             self.offsets = np.load(folder / OFFSETS).tolist()
@@ -61,25 +64,31 @@ class RowWriter:
             self.facets = np.load(folder / FACETS).tolist()
             self.keys = orjson.loads((folder / KEYS).read_bytes())
         else:
-            self.offsets, self.ids, self.facets, self.keys = [0], [], [], []
-        self._codes = {key: code for code, key in enumerate(self.keys)}
+            self.offsets, self.ids, self.facets, self.keys = [0], [], [], [[] for _ in range(facet_groups)]
+        if len(self.keys) != facet_groups:
+            raise ValueError(f"{folder}: row store has {len(self.keys)} facet groups, expected {facet_groups}")
+        self._codes = [{key: code for code, key in enumerate(keys)} for keys in self.keys]
         self._bin = open(folder / BIN, "ab")
         self._bin.seek(0, os.SEEK_END)
         if self._bin.tell() != self.offsets[-1]:  # an update that died before saving its offsets
             self._bin.truncate(self.offsets[-1])
 
-    def add(self, paper: Paper, facet_key: str) -> tuple[int, int]:
-        """Append a paper; (its row, its facet-key code)."""
+    def add(self, paper: Paper, facet_keys: Sequence[str]) -> tuple[int, tuple[int, ...]]:
+        """Append a paper with its facet key in each group; (its row, the keys' codes)."""
         payload = encode_paper(paper)
         self._bin.write(payload)
         self.offsets.append(self.offsets[-1] + len(payload))
         self.ids.append(paper.id)
-        code = self._codes.get(facet_key)
+        codes = tuple(self._code(group, key) for group, key in enumerate(facet_keys))
+        self.facets.append(codes)
+        return len(self.ids) - 1, codes
+
+    def _code(self, group: int, key: str) -> int:
+        code = self._codes[group].get(key)
         if code is None:
-            code = self._codes[facet_key] = len(self.keys)
-            self.keys.append(facet_key)
-        self.facets.append(code)
-        return len(self.ids) - 1, code
+            code = self._codes[group][key] = len(self.keys[group])
+            self.keys[group].append(key)
+        return code
 
     @property
     def next_row(self) -> int:
@@ -91,7 +100,8 @@ class RowWriter:
         os.fsync(self._bin.fileno())
         self._bin.close()
         _save_atomically(self.folder / KEYS, lambda handle: handle.write(orjson.dumps(self.keys)))
-        _save_atomically(self.folder / FACETS, lambda handle: np.save(handle, np.asarray(self.facets, np.uint32)))
+        facets = np.asarray(self.facets, np.uint32).reshape(len(self.facets), len(self.keys))
+        _save_atomically(self.folder / FACETS, lambda handle: np.save(handle, facets))
         _save_atomically(self.folder / IDS, lambda handle: handle.write("\n".join(self.ids).encode()))
         _save_atomically(self.folder / OFFSETS, lambda handle: np.save(handle, np.asarray(self.offsets, np.uint64)))
 
@@ -100,8 +110,8 @@ class RowWriter:
 class _Rows:
     offsets: list[int]  # python ints: slicing the mmap with them is fastest
     ids: list[str]
-    facets: np.ndarray
-    keys: list[str]
+    facets: np.ndarray  # (row, facet group) -> code
+    keys: list[list[str]]  # facet group -> keys by code
     records: mmap.mmap | bytes
 
 
@@ -130,7 +140,7 @@ class RowReader:
         return len(self._rows.ids)
 
     @property
-    def keys(self) -> list[str]:
+    def keys(self) -> list[list[str]]:
         return self._rows.keys
 
     def _covering(self, rows: list[int]) -> _Rows:
@@ -154,19 +164,14 @@ class RowReader:
         return [ids[row] for row in rows]
 
     def facet_codes(self, rows: list[int]) -> np.ndarray:
+        """(len(rows), facet groups) array: each row's code in each group."""
         return self._covering(rows).facets[rows]
-
-    def facet_key(self, code: int) -> str:
-        keys = self._rows.keys
-        if code >= len(keys):  # a commit visible before this reader reloaded
-            self.load()
-            keys = self._rows.keys
-        return keys[code]
 
     def years(self, rows: list[int]) -> list[int]:
         """Year of each row (0 when unknown), from its facet key."""
-        from papersift.index.lexical import FACET_KEY_FIELDS, FACET_SEPARATOR
+        from papersift.index.lexical import FACET_POSITION, FACET_SEPARATOR
 
-        at = FACET_KEY_FIELDS.index("year")
+        group, at = FACET_POSITION["year"]
         snapshot = self._covering(rows)
-        return [int(snapshot.keys[code].split(FACET_SEPARATOR)[at] or 0) for code in snapshot.facets[rows].tolist()]
+        keys = snapshot.keys[group]
+        return [int(keys[code].split(FACET_SEPARATOR)[at] or 0) for code in snapshot.facets[rows, group].tolist()]

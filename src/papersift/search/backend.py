@@ -29,7 +29,7 @@ from typing import Protocol
 import tantivy
 
 from papersift.index.analyzers import ENGLISH, NAMES, positioned_terms, terms
-from papersift.index.lexical import META_FILE, POINTER_FILE, index_root, open_index
+from papersift.index.lexical import FACET_CODE_FIELDS, META_FILE, POINTER_FILE, index_root, open_index
 from papersift.index.rows import RowReader
 from papersift.record import Paper
 from papersift.search.facets import FacetTable, bucket_counts
@@ -49,7 +49,8 @@ DEFAULT_FIELDS = ("text", "title")  # the fields plain words are scored on (the 
 AUTHOR_BOOST = 1.0
 HIGHLIGHT_FIELDS = ("title", "abstract")
 MAX_MARKED_TERMS = 8
-FACET_BUCKETS = 65_000  # distinct facet-value combinations (215 in the shared corpus)
+FACET_BUCKETS = 65_000  # distinct keys per facet group (~130 and ~85 in the shared corpus)
+FACET_AGGREGATION = {name: {"terms": {"field": name, "size": FACET_BUCKETS}} for name in FACET_CODE_FIELDS}
 REFRESH_EVERY_S = 1.0
 FILTER_FIELD_NAMES = {"venues": "venue", "areas": "area", "subareas": "subarea", "statuses": "status"}
 
@@ -325,10 +326,11 @@ class _Live:
     all_facets: dict[str, list[FacetValue]] | None = None
     facet_table: FacetTable | None = None  # built once per row-store load, not per query
 
-    def facets_for(self, max_code: int = -1) -> FacetTable:
-        """The facet table of the rows' current keys (reloading rows for a code past them)."""
-        if max_code >= len(self.rows.keys):  # a commit visible before this reader reloaded
-            self.rows.load()
+    def facets_for(self, max_codes: Sequence[int] = ()) -> FacetTable:
+        """The facet table of the rows' current keys (reloading rows for a code past them;
+        max_codes: the highest code seen in each facet group)."""
+        if any(code >= len(keys) for code, keys in zip(max_codes, self.rows.keys)):
+            self.rows.load()  # a commit visible before this reader reloaded
         keys, table = self.rows.keys, self.facet_table
         if table is None or table.keys is not keys:
             table = self.facet_table = FacetTable(keys)
@@ -346,10 +348,11 @@ def _result(rows_of: RowReader, rows, scores, total, facets, with_papers, ignore
 
 
 def _facets(live: _Live, compiled: tantivy.Query) -> tuple[int, dict[str, list[FacetValue]]]:
-    """(total matches, counts per facet value) from one terms aggregation on facet_code."""
-    aggregation = {"codes": {"terms": {"field": "facet_code", "size": FACET_BUCKETS}}}
-    codes, counts = bucket_counts(live.searcher.aggregate(compiled, aggregation)["codes"]["buckets"])
-    return live.facets_for(int(codes.max()) if len(codes) else -1).of_code_counts(codes, counts)
+    """(total matches, counts per facet value) from one pass with a terms aggregation per facet group."""
+    answer = live.searcher.aggregate(compiled, FACET_AGGREGATION)
+    groups = [bucket_counts(answer[name]["buckets"]) for name in FACET_CODE_FIELDS]
+    max_codes = [int(codes.max()) if len(codes) else -1 for codes, _ in groups]
+    return live.facets_for(max_codes).of_code_counts(groups)
 
 
 def _facets_of_rows(live: _Live, rows: list[int]) -> dict[str, list[FacetValue]]:

@@ -1,27 +1,32 @@
 """Facet counts from facet-key codes, with numpy.
 
-Every indexed paper has a facet key (its venue, year, area, subarea and status joined,
-index/lexical.py) stored as a code (index/rows.py). A FacetTable is built once per
-generation of the row store, not per query: for each facet field, its distinct values
-in the order ties are shown, and for each key code the index of the key's value. A
-query's counts per code (from the aggregation over its matches, or from the rows of
-a page that holds every match) then become counts per value with one bincount for all
-fields. Keys are append-only, so a code keeps its meaning as the row store grows.
+Every indexed paper has one facet key per facet group (e.g. its venue, year and status
+joined; its area and subarea joined: index/lexical.py FACET_GROUPS), each stored as a
+code (index/rows.py). Small groups keep the codes few (a terms aggregation returns one
+bucket per code to Python). A FacetTable is built once per generation of the row store,
+not per query: for each facet field, its distinct values in the order ties are shown,
+and for each code of the field's group the index of the key's value. A query's counts
+per code (from the aggregations over its matches, or from the rows of a page that holds
+every match) then become counts per value with one bincount for all fields. Keys are
+append-only, so a code keeps its meaning as the row store grows.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from operator import itemgetter
 
 import numpy as np
 
-from papersift.index.lexical import FACET_KEY_FIELDS, FACET_SEPARATOR
+from papersift.index.lexical import FACET_POSITION, FACET_SEPARATOR
 from papersift.search.types import FACET_FIELDS, FacetValue
 
 _KEY, _DOC_COUNT = itemgetter("key"), itemgetter("doc_count")
 
+CodeCounts = tuple[np.ndarray, np.ndarray]  # (codes, paper counts) of one facet group
 
-def bucket_counts(buckets: list[dict]) -> tuple[np.ndarray, np.ndarray]:
+
+def bucket_counts(buckets: list[dict]) -> CodeCounts:
     """(codes, paper counts) of a terms aggregation's buckets over facet codes."""
     codes = np.fromiter(map(_KEY, buckets), dtype=np.float64, count=len(buckets)).astype(np.intp)
     return codes, np.fromiter(map(_DOC_COUNT, buckets), dtype=np.float64, count=len(buckets))
@@ -34,43 +39,45 @@ class FacetTable:
     within a field in the order ties are listed (by value; years newest first), so one
     bincount counts every field and one stable sort orders them all."""
 
-    def __init__(self, keys: list[str]):
-        self.keys = keys  # the row store's list: a reload brings a new one (see _Live.facets_for)
-        split = [key.split(FACET_SEPARATOR) for key in keys]
+    def __init__(self, keys: Sequence[list[str]]):
+        self.keys = keys  # the row store's lists: a reload brings new ones (see _Live.facets_for)
+        split = [[key.split(FACET_SEPARATOR) for key in group_keys] for group_keys in keys]
         self.values: list[str] = []
         field_of_value: list[int] = []
         by_count_of_value: list[bool] = []
-        value_ids = []
+        value_ids: list[list[list[int]]] = [[] for _ in keys]  # group -> field in it -> value per code
         for field_number, name in enumerate(FACET_FIELDS):
-            at = FACET_KEY_FIELDS.index(name)
-            per_key = [parts[at] for parts in split]
+            group, at = FACET_POSITION[name]
+            per_key = [parts[at] for parts in split[group]]
             ordered = sorted({value for value in per_key if value}, reverse=name == "year")
             first = len(self.values)
             position = {value: first + index for index, value in enumerate(ordered)}
-            value_ids.append([position.get(value, -1) for value in per_key])
+            value_ids[group].append([position.get(value, -1) for value in per_key])
             self.values += ordered
             field_of_value += [field_number] * len(ordered)
             by_count_of_value += [name != "year"] * len(ordered)  # most papers first, then the tie order
         missing = len(self.values)  # one extra bin for keys without a value in some field
-        ids = np.array(value_ids, dtype=np.intp).reshape(len(FACET_FIELDS), len(keys)).T
-        self._value_ids = np.where(ids < 0, missing, ids)  # (key code, field) -> value number
+        self._value_ids = []  # per group: (key code, field of the group) -> value number
+        for group_keys, ids in zip(keys, value_ids):
+            table = np.array(ids, dtype=np.intp).reshape(len(ids), len(group_keys)).T
+            self._value_ids.append(np.where(table < 0, missing, table))
         self._field_of_value = np.array(field_of_value, dtype=np.intp)
         self._by_count = np.array(by_count_of_value, dtype=bool)
 
-    def __len__(self) -> int:
-        return len(self.keys)
-
     def of_codes(self, codes: np.ndarray) -> dict[str, list[FacetValue]]:
-        """Facets of the papers whose codes these are (one code per paper)."""
+        """Facets of the papers whose codes these are ((paper, facet group) -> code)."""
         if not len(codes):  # e.g. a query no paper matches before it is relaxed
             return {name: [] for name in FACET_FIELDS}
-        return self._facets(np.bincount(self._value_ids[codes].ravel(), minlength=len(self.values) + 1))
+        value_numbers = np.concatenate([ids[codes[:, group]].ravel() for group, ids in enumerate(self._value_ids)])
+        return self._facets(np.bincount(value_numbers, minlength=len(self.values) + 1))
 
-    def of_code_counts(self, codes: np.ndarray, counts: np.ndarray) -> tuple[int, dict[str, list[FacetValue]]]:
-        """(papers counted, facets) from papers counted per code (each code at most once)."""
-        weights = np.repeat(counts, len(FACET_FIELDS))
-        per_value = np.bincount(self._value_ids[codes].ravel(), weights=weights, minlength=len(self.values) + 1)
-        return int(counts.sum()), self._facets(per_value)
+    def of_code_counts(self, groups: Sequence[CodeCounts]) -> tuple[int, dict[str, list[FacetValue]]]:
+        """(papers counted, facets) from papers counted per code in each facet group
+        (each code at most once in its group; every paper has a code in every group)."""
+        value_numbers = np.concatenate([ids[codes].ravel() for ids, (codes, _) in zip(self._value_ids, groups)])
+        weights = np.concatenate([np.repeat(counts, ids.shape[1]) for ids, (_, counts) in zip(self._value_ids, groups)])
+        per_value = np.bincount(value_numbers, weights=weights, minlength=len(self.values) + 1)
+        return int(groups[0][1].sum()), self._facets(per_value)
 
     def _facets(self, per_value: np.ndarray) -> dict[str, list[FacetValue]]:
         present = np.flatnonzero(per_value[:-1])
