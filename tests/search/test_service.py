@@ -165,3 +165,27 @@ def test_get_and_rank(service, papers):
     assert ranked[0][0] == paper.id
     pool = [p.id for p in papers[:50]]
     assert {paper_id for paper_id, _ in service.rank(paper.title, k=50, candidate_ids=pool)} <= set(pool)
+
+
+def test_a_running_service_picks_up_vectors_published_after_it_started(sample_data_dir, tmp_path, monkeypatch):
+    import numpy as np
+
+    from papersift.index.models import DEFAULT_MODEL, get_spec
+    from papersift.index.vectors import write_index
+    from papersift.search import service as service_module
+    from tests.search.conftest import indexed_copy
+
+    data_dir = indexed_copy(sample_data_dir, tmp_path / "data")
+    running = service_module.SearchService(data_dir)
+    request = SearchRequest(query="graph neural networks", mode="semantic")
+    assert any("not available" in notice for notice in running.search(request).notices)
+
+    seq_papers = list(Store(data_dir, readonly=True).iter_papers())
+    vectors = np.random.default_rng(0).standard_normal((len(seq_papers), get_spec(DEFAULT_MODEL).dim)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    write_index(data_dir, DEFAULT_MODEL, [paper.id for _, paper in seq_papers], vectors,
+                papers_total=len(seq_papers), last_seq=max(seq for seq, _ in seq_papers))
+    monkeypatch.setattr(service_module, "RETRIEVER_RECHECK_S", 0.0)
+    response = running.search(request)
+    assert not any("not available" in notice for notice in response.notices)
+    assert response.hits

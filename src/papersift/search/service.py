@@ -34,6 +34,7 @@ from papersift.topics.storage import PredictionStore
 
 RETRIEVER_MODULES = {"semantic": "papersift.search.semantic", "hybrid": "papersift.search.hybrid"}
 RELAXED_DEPTH = 200  # when no paper has all the words: the best this many by BM25 are the results
+RETRIEVER_RECHECK_S = 5.0  # how often a mode without an index looks for one again
 RETRIEVER_DEPTH = 1000  # candidates a retriever returns; filters and paging apply to these
 NO_FILTERS = Filters()
 
@@ -54,6 +55,7 @@ class SearchService:
         self.backend: SearchBackend = backend or TantivyBackend(self.data_dir)
         self._retrievers: dict[str, Retriever | None] = {}
         self._retriever_lock = threading.Lock()
+        self._checked_at: dict[str, float] = {}  # mode -> when a missing retriever was last looked for
 
     @property
     def store(self) -> Store:
@@ -112,6 +114,7 @@ class SearchService:
 
     def register_retriever(self, mode: str, retriever: Retriever | None) -> None:
         self._retrievers[mode] = retriever
+        self._checked_at[mode] = float("inf")  # chosen by the caller: never looked for again
 
     # -- internals -------------------------------------------------------------------
     @staticmethod
@@ -176,8 +179,12 @@ class SearchService:
         if mode == "keyword":
             return None
         with self._retriever_lock:
-            if mode not in self._retrievers:
+            stale = self._retrievers.get(mode) is None and time.monotonic() - self._checked_at.get(mode, -1e9) > RETRIEVER_RECHECK_S
+            if mode not in self._retrievers or stale:
+                # A missing index is looked for again now and then: a server started before
+                # `papersift embed` published its first vectors picks them up without a restart.
                 self._retrievers[mode] = self._load_retriever(mode)
+                self._checked_at[mode] = time.monotonic()
         retriever = self._retrievers[mode]
         if retriever is None:
             notices.append(f"{mode} search is not available in this data dir; showing keyword results")
