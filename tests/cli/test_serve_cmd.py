@@ -40,6 +40,7 @@ def test_quickstart_ingests_indexes_and_serves_on_loopback(corpus_dir, tmp_path,
     assert Store(data_dir, readonly=True).count() == 200
     assert lexical.current_generation(data_dir) is not None
     assert served[0]["host"] == "127.0.0.1" and served[0]["port"] == 8000
+    assert (data_dir / "embed.log").exists()  # papers were being embedded in the background while it served
     again = runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--corpus", str(corpus_dir), "--no-serve"])
     assert again.exit_code == 0 and "skipping ingest" in " ".join(again.output.split()) and len(served) == 1
 
@@ -79,3 +80,29 @@ def test_bench_web_writes_both_reports(corpus_dir, tmp_path):
     assert {row["target"] for row in report["results"]} == {"page /", "api /api/search"}
     assert all(row["requests"] == 100 and 0 < row["p50_ms"] <= row["p95_ms"] <= row["max_ms"] for row in report["results"])
     assert "| page / | 100 |" in (reports / "bench-web.md").read_text()
+
+
+def test_quickstart_background_embedding_publishes_vectors_while_serving(corpus_dir, tmp_path, monkeypatch):
+    """The server runs while a niced `papersift embed` child fills the vector index."""
+    import time
+
+    from papersift.index.models import DEFAULT_MODEL
+    from papersift.index.vectors import current_generation
+
+    data_dir = tmp_path / "data"
+    seen = {}
+
+    def serve_until_vectors(server_app, **options):
+        deadline = time.monotonic() + 240
+        while current_generation(data_dir, DEFAULT_MODEL) is None and time.monotonic() < deadline:
+            time.sleep(0.5)
+        seen["generation"] = current_generation(data_dir, DEFAULT_MODEL)
+
+    monkeypatch.setattr(uvicorn, "run", serve_until_vectors)
+    small = corpus_dir.parent / "small"
+    small.mkdir()
+    with gzip.open(corpus_dir / "papers.jsonl.gz", "rb") as source, gzip.open(small / "papers.jsonl.gz", "wb") as target:
+        target.write(b"".join(source.readlines()[:20]))
+    result = runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--corpus", str(small)])
+    assert result.exit_code == 0, result.output
+    assert seen["generation"] is not None, (data_dir / "embed.log").read_text(errors="replace")[-2000:]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -79,8 +81,11 @@ def quickstart(
     host: HostOption = "127.0.0.1",
     port: PortOption = 8000,
     no_serve: Annotated[bool, typer.Option("--no-serve", help="Ingest and index, then stop.")] = False,
+    embed: Annotated[bool, typer.Option(
+        "--embed/--no-embed", help="While serving, embed the papers in the background (semantic coverage grows; resumable).")] = True,
 ) -> None:
-    """Ingest the shared ML corpus if the store is empty, build the indexes, then serve."""
+    """Ingest the shared ML corpus if the store is empty, build the indexes, then serve
+    (keyword search at once; semantic and hybrid as the background embedding publishes vectors)."""
     from papersift.ingest.pipeline import ingest_paths
 
     resolved = data_dir_of(data_dir)
@@ -99,8 +104,25 @@ def quickstart(
         console.print(f"{store.count():,} papers already in {resolved}; skipping ingest", highlight=False)
     store.close()
     build_indexes(resolved)
-    if not no_serve:
+    if no_serve:
+        return
+    embedder = _start_background_embed(resolved) if embed else None
+    try:
         _run_server(resolved, host, port, enable_writes=False, write_token=os.environ.get("PAPERSIFT_WRITE_TOKEN"))
+    finally:
+        if embedder is not None and embedder.poll() is None:
+            embedder.terminate()  # the embedding cache keeps what was done; the next run resumes
+            embedder.wait(timeout=30)
+
+
+def _start_background_embed(data_dir: Path) -> subprocess.Popen:
+    """`papersift embed` in a niced child process; its log goes to DATA_DIR/embed.log."""
+    log = open(data_dir / "embed.log", "ab")  # noqa: SIM115 (the child keeps it open)
+    command = [sys.executable, "-c", "from papersift.cli import main; main()", "embed", "--data-dir", str(data_dir)]
+    console.print(f"embedding papers in the background (log: {data_dir / 'embed.log'}); "
+                  "semantic coverage grows as vectors are published", highlight=False)
+    return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            preexec_fn=lambda: os.nice(10))
 
 
 @bench_app.command("web")
