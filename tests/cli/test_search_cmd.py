@@ -53,9 +53,9 @@ def test_json_output_with_filters_and_paging(data_dir):
     assert result.exit_code == 0, result.output
     data = orjson.loads(result.stdout)
     assert data["page"] == 2 and len(data["hits"]) == 5
-    assert all(hit["venue"] == "ICML" and 2015 <= hit["year"] <= 2020 for hit in data["hits"])
+    assert all(hit["paper"]["venue"] == "ICML" and 2015 <= hit["paper"]["year"] <= 2020 for hit in data["hits"])
     assert [value["value"] for value in data["facets"]["venue"]] == ["ICML"]
-    years = [hit["year"] for hit in data["hits"]]
+    years = [hit["paper"]["year"] for hit in data["hits"]]
     assert years == sorted(years, reverse=True)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from papersift.config import AUTHORS_SHOWN
-from papersift.search.display import format_authors, language_of, response_to_dict
+from papersift.search.display import format_authors, language_of, search_json
 from papersift.search.types import SearchRequest
 
 
@@ -26,7 +26,8 @@ def test_language_follows_the_query():
 
 def test_response_json_shape(service):
     response = service.search(SearchRequest(query="bandit", mode="keyword", size=3))
-    data = response_to_dict(response)
+    data = search_json(response, "en")
     assert data["total"] == response.total and len(data["hits"]) == 3
-    assert {"id", "title", "authors", "abstract", "highlights", "score", "topic"} <= set(data["hits"][0])
+    assert {"paper", "highlights", "score", "topic_predicted", "authors_line"} <= set(data["hits"][0])
+    assert {"id", "title", "authors", "abstract", "topic"} <= set(data["hits"][0]["paper"])
     assert set(data["facets"]) == {"venue", "year", "area", "subarea", "status"}

@@ -9,9 +9,8 @@ from fastapi.responses import Response
 
 from papersift.api.errors import ApiError
 from papersift.api.params import ExportParams, FacetParams, PaperParams, SearchParams, SimilarParams
-from papersift.api.schemas import (
-    ErrorOut, FacetsOut, PaperOut, SearchOut, SimilarOut, facets_json, hit_json, paper_json, search_json,
-)
+from papersift.api.schemas import ErrorOut, FacetsOut, PaperOut, SearchOut, SimilarOut
+from papersift.search.display import facets_json, hit_json, paper_json, search_json
 from papersift.api.backend import (
     PaperNotFound, collect_result_papers, facet_response, lookup_papers, request_lang, service_of,
     similar_response, topic_tree,

@@ -3,14 +3,7 @@ the search layer's plain records."""
 
 from __future__ import annotations
 
-import math
-
 from pydantic import BaseModel, Field
-
-from papersift.record import Paper
-from papersift.search.types import FacetValue, Hit, SearchResponse
-from papersift.search.display import format_authors
-from papersift.web.i18n import Lang
 
 
 class PaperOut(BaseModel):
@@ -77,47 +70,3 @@ class ErrorOut(BaseModel):
     error: str = Field(description="Machine-readable error code.")
     message: str = Field(description="What is wrong, for people.")
     details: list[dict] = Field(default_factory=list)
-
-
-def paper_json(paper: Paper) -> dict:
-    record = paper.to_dict()
-    record.pop("source", None)
-    record["topic"] = paper.topic
-    return record
-
-
-def hit_json(hit: Hit, lang: Lang) -> dict:
-    return {
-        "paper": paper_json(hit.paper),
-        "score": hit.score if math.isfinite(hit.score) else 0.0,
-        "highlights": dict(hit.highlights),
-        "topic_predicted": hit.topic_predicted,
-        "topic_confidence": hit.topic_confidence,
-        "authors_line": format_authors(hit.paper.authors, lang),
-    }
-
-
-def facets_json(facets: dict[str, list[FacetValue]]) -> dict:
-    return {name: [{"value": item.value, "count": item.count} for item in values] for name, values in facets.items()}
-
-
-def page_count(total: int, size: int, max_page: int) -> int:
-    return min(max_page, math.ceil(total / size)) if size else 0
-
-
-def search_json(response: SearchResponse, lang: Lang, max_page: int) -> dict:
-    request = response.request
-    return {
-        "query": request.query,
-        "mode": request.mode,
-        "sort": request.sort,
-        "page": request.page,
-        "size": request.size,
-        "pages": page_count(response.total, request.size, max_page),
-        "total": response.total,
-        "hits": [hit_json(hit, lang) for hit in response.hits],
-        "facets": facets_json(response.facets),
-        "took_ms": round(response.took_ms, 3),
-        "notices": list(response.notices),
-        "lang": lang,
-    }

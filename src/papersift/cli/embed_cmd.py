@@ -142,7 +142,7 @@ def similar(
 ) -> None:
     """Papers most similar to a stored paper (its embedding's nearest neighbours)."""
     from papersift.cli.search_cmd import print_response
-    from papersift.search.display import response_to_dict
+    from papersift.search.display import search_json
     from papersift.search.service import SearchService
     from papersift.search.similar import UnknownPaperError
     from papersift.search.types import Filters, SearchRequest
@@ -161,7 +161,7 @@ def similar(
     if any("not available" in notice for notice in response.notices):
         fail("semantic search is not available here: run 'papersift models build' and 'papersift embed'")
     if as_json:
-        print_json(response_to_dict(response))
+        print_json(search_json(response, "en"))
     else:
         print_response(response)
 

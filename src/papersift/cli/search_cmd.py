@@ -14,7 +14,7 @@ from rich.text import Text
 from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_of, err_console, fail, print_json
 from papersift.config import DEFAULT_PAGE_SIZE
 from papersift.index import lexical
-from papersift.search.display import format_authors, language_of, response_to_dict
+from papersift.search.display import format_authors, language_of, search_json
 from papersift.search.types import Filters, QuerySyntaxError, SearchRequest, SearchResponse
 from papersift.store import Store
 
@@ -108,7 +108,7 @@ def search(
     except (FileNotFoundError, ValueError) as exc:
         fail(str(exc))
     if as_json:
-        print_json(response_to_dict(response))
+        print_json(search_json(response, language_of(query)))
     else:
         print_response(response)
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from papersift.config import AUTHORS_SHOWN
+import math
+
+from papersift.config import AUTHORS_SHOWN, MAX_PAGE
 from papersift.index.analyzers import has_cjk
-from papersift.search.types import SearchResponse
+from papersift.record import Paper
+from papersift.search.types import FacetValue, Hit, SearchResponse
 
 ET_AL = {"en": "et al.", "zh": "等"}
 
@@ -22,8 +25,34 @@ def format_authors(authors: tuple[str, ...] | list[str], lang: str = "en") -> st
     return f"{shown} {ET_AL[lang]}" if lang == "en" else f"{shown}{ET_AL[lang]}"
 
 
-def response_to_dict(response: SearchResponse) -> dict:
-    """The JSON shape of a search response (CLI --json and the HTTP API)."""
+def paper_json(paper: Paper) -> dict:
+    record = paper.to_dict()
+    record.pop("source", None)
+    record["topic"] = paper.topic
+    return record
+
+
+def hit_json(hit: Hit, lang: str) -> dict:
+    return {
+        "paper": paper_json(hit.paper),
+        "score": hit.score if math.isfinite(hit.score) else 0.0,
+        "highlights": dict(hit.highlights),
+        "topic_predicted": hit.topic_predicted,
+        "topic_confidence": hit.topic_confidence,
+        "authors_line": format_authors(hit.paper.authors, lang),
+    }
+
+
+def facets_json(facets: dict[str, list[FacetValue]]) -> dict:
+    return {name: [{"value": item.value, "count": item.count} for item in values] for name, values in facets.items()}
+
+
+def page_count(total: int, size: int, max_page: int) -> int:
+    return min(max_page, math.ceil(total / size)) if size else 0
+
+
+def search_json(response: SearchResponse, lang: str, max_page: int = MAX_PAGE) -> dict:
+    """The JSON shape of a search response, the same for `papersift search --json` and the API."""
     request = response.request
     return {
         "query": request.query,
@@ -31,15 +60,11 @@ def response_to_dict(response: SearchResponse) -> dict:
         "sort": request.sort,
         "page": request.page,
         "size": request.size,
+        "pages": page_count(response.total, request.size, max_page),
         "total": response.total,
+        "hits": [hit_json(hit, lang) for hit in response.hits],
+        "facets": facets_json(response.facets),
         "took_ms": round(response.took_ms, 3),
-        "notices": response.notices,
-        "hits": [
-            {**hit.paper.to_dict(), "score": hit.score, "highlights": hit.highlights,
-             "topic": hit.paper.topic, "topic_predicted": hit.topic_predicted,
-             "topic_confidence": hit.topic_confidence}
-            for hit in response.hits
-        ],
-        "facets": {name: [{"value": value.value, "count": value.count} for value in values]
-                   for name, values in response.facets.items()},
+        "notices": list(response.notices),
+        "lang": lang,
     }

@@ -23,7 +23,7 @@ from papersift.api.backend import (
 )
 from papersift.api.errors import ApiError
 from papersift.api.params import FacetParams, PaperParams, SearchParams, SimilarParams
-from papersift.api.schemas import page_count
+from papersift.search.display import page_count
 from papersift.config import AUTHORS_SHOWN, MAX_PAGE
 from papersift.export import to_bibtex
 from papersift.web.i18n import LANGS, Lang, negotiate_language, translate
