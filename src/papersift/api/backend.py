@@ -10,6 +10,7 @@ from fastapi import Request
 
 from papersift.config import MAX_PAGE_SIZE
 from papersift.record import Paper
+from papersift.search.notices import Notice
 from papersift.search.types import Hit, SearchRequest, SearchResponse
 from papersift.web.i18n import Lang, negotiate_language
 
@@ -56,7 +57,7 @@ def similar_response(service: SearchBackend, paper_id: str, size: int) -> Search
         ranked = service.rank(f"{paper.title}\n{paper.abstract or ''}", k=size + 1)
         papers = {found_id: service.get(found_id) for found_id, _ in ranked}
         hits = [Hit(papers[found_id], score) for found_id, score in ranked if papers[found_id] is not None]
-        notices = ["similar papers by shared words: the semantic index cannot answer yet"]
+        notices = [Notice("similar_by_words")]
     hits = [hit for hit in hits if hit.paper.id != paper.id][:size]
     return SearchResponse(replace(request, size=size), len(hits), hits, notices=notices)
 

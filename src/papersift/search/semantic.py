@@ -22,6 +22,7 @@ import numpy as np
 from papersift.index import vectors as vector_store
 from papersift.index.embeddings import Encoder, paper_text
 from papersift.index.models import DEFAULT_MODEL, ModelError, get_spec, is_built
+from papersift.search.notices import Notice
 from papersift.search.query import AnyOf, ParsedQuery, Words
 from papersift.search.similar import UnknownPaperError, embed_like_text, similar_to_paper, similar_to_vector
 from papersift.search.types import SearchRequest
@@ -89,10 +90,10 @@ class DenseRetriever:
     def notices(self) -> list[str]:
         index = self.index
         if index is None:
-            return ["semantic index not built yet (run 'papersift embed'); results are keyword matches only"]
+            return [Notice("semantic_not_built")]
         if index.meta.coverage < 0.999:
-            return [f"semantic index covers {index.meta.coverage:.0%} of papers "
-                    f"({index.meta.rows:,} of {index.meta.papers_total:,}); embedding is in progress"]
+            return [Notice("semantic_partial", coverage=index.meta.coverage, rows=index.meta.rows,
+                           total=index.meta.papers_total)]
         return []
 
     # -- filters ---------------------------------------------------------------------

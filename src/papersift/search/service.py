@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Protocol
 
 from papersift.config import MAX_PAGE, MAX_PAGE_SIZE
+from papersift.search.notices import Notice
 from papersift.record import Paper
 from papersift.search.backend import SearchBackend, TantivyBackend
 from papersift.search.query import ParsedQuery, natural_text_query, parse_query
@@ -122,10 +123,10 @@ class SearchService:
         if request.page < 1 or request.size < 1:
             raise ValueError(f"page and size must be at least 1 (got page {request.page}, size {request.size})")
         if request.size > MAX_PAGE_SIZE:
-            notices.append(f"page size capped at {MAX_PAGE_SIZE}")
+            notices.append(Notice("page_size_capped", limit=MAX_PAGE_SIZE))
             request = replace(request, size=MAX_PAGE_SIZE)
         if request.page > MAX_PAGE:
-            notices.append(f"only the first {MAX_PAGE} pages can be shown")
+            notices.append(Notice("page_capped", limit=MAX_PAGE))
             request = replace(request, page=MAX_PAGE)
         return request
 
@@ -135,13 +136,12 @@ class SearchService:
         result = self.backend.search(query, sort, offset, request.size, with_facets=request.with_facets,
                                      with_papers=True)
         if result.ignored_query:
-            notices.append("the query has only common words, which are not searched")
+            notices.append(Notice("common_words_only"))
         elif result.total == 0 and query.has_text and query.match_all:
             relaxed = self.backend.search(query.relaxed(), sort, offset, request.size,
                                           with_facets=request.with_facets, with_papers=True, depth=RELAXED_DEPTH)
             if relaxed.total:
-                notices.append(f"no paper contains all the words; showing the {relaxed.total:,} papers that "
-                               "best match some of them")
+                notices.append(Notice("relaxed_match", total=relaxed.total))
                 query, result = query.relaxed(), relaxed
         return self._hits(query, list(zip(result.papers, result.scores))), result.total, result.facets
 
@@ -187,7 +187,7 @@ class SearchService:
                 self._checked_at[mode] = time.monotonic()
         retriever = self._retrievers[mode]
         if retriever is None:
-            notices.append(f"{mode} search is not available in this data dir; showing keyword results")
+            notices.append(Notice("mode_unavailable", mode=mode))
         return retriever
 
     def _load_retriever(self, mode: str) -> Retriever | None:

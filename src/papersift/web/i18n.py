@@ -75,6 +75,30 @@ MESSAGES: dict[str, dict[Lang, str]] = {
 }
 
 
+# A search notice in the reader's language, by its code (search/notices.py has the English).
+NOTICES_ZH: dict[str, str] = {
+    "page_size_capped": "每页最多显示 {limit} 篇",
+    "page_capped": "最多只能翻到第 {limit} 页",
+    "common_words_only": "检索词都是常用词，未参与检索",
+    "relaxed_match": "没有论文包含全部检索词；显示与部分检索词最匹配的 {total:,} 篇论文",
+    "mode_unavailable": "此数据目录暂不支持{mode_name}检索，显示关键词检索结果",
+    "semantic_not_built": "语义索引尚未建立（请运行 papersift embed），结果仅为关键词匹配",
+    "semantic_partial": "语义索引已覆盖 {coverage:.0%} 的论文（{rows:,} / {total:,}），向量计算仍在进行",
+    "similar_by_words": "按共同词语查找相似论文：语义索引暂时无法回答",
+}
+
+
+def translate_notice(notice: str, lang: Lang) -> str:
+    """A Notice in `lang`; plain strings and codes without a translation stay as they are."""
+    code = getattr(notice, "code", None)
+    if lang != "zh" or code not in NOTICES_ZH:
+        return str(notice)
+    values = dict(notice.values)
+    if "mode" in values:
+        values["mode_name"] = MESSAGES.get(f"mode_{values['mode']}", {}).get("zh", values["mode"])
+    return NOTICES_ZH[code].format(**values)
+
+
 def translate(key: str, lang: Lang, **values) -> str:
     text = MESSAGES[key][lang]
     return text.format(**values) if values else text

@@ -26,7 +26,7 @@ from papersift.api.params import FacetParams, PaperParams, SearchParams, Similar
 from papersift.search.display import page_count
 from papersift.config import AUTHORS_SHOWN, MAX_PAGE
 from papersift.export import to_bibtex
-from papersift.web.i18n import LANGS, Lang, negotiate_language, translate
+from papersift.web.i18n import LANGS, Lang, negotiate_language, translate, translate_notice
 from papersift.web.urls import SearchState, export_path, paper_path
 
 WEB_DIR = Path(__file__).parent
@@ -86,9 +86,12 @@ def render(request: Request, template: str, lang: Lang, status: int = 200, **con
     def t(key: str, **values) -> str:
         return translate(key, lang, **values)
 
+    def notice_text(notice: str) -> str:
+        return translate_notice(notice, lang)
+
     lang_urls = {code: _with_lang(request, code) for code in LANGS}
     html = templates.get_template(template).render(
-        request_path=request.url.path, lang=lang, t=t, lang_urls=lang_urls, nav_links=NAV_LINKS, **context,
+        request_path=request.url.path, lang=lang, t=t, notice_text=notice_text, lang_urls=lang_urls, nav_links=NAV_LINKS, **context,
     )
     return HTMLResponse(html, status_code=status)
 
