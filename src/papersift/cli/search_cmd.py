@@ -73,7 +73,7 @@ def search(
     sort: Annotated[str, typer.Option("--sort", help="relevance, newest or oldest.")] = "relevance",
     page: Annotated[int, typer.Option("--page", min=1, help="Result page, from 1.")] = 1,
     size: Annotated[int, typer.Option("--size", min=1, help="Hits per page.")] = DEFAULT_PAGE_SIZE,
-    mode: Annotated[str, typer.Option("--mode", help="keyword, semantic or hybrid.")] = "keyword",
+    mode: Annotated[str, typer.Option("--mode", help="hybrid (default: keyword + semantic fused), keyword or semantic.")] = "hybrid",
     like: Annotated[typer.FileText | None, typer.Option("--like", help="Find papers like this text (a file, or - for stdin); implies --mode hybrid unless semantic.")] = None,
     data_dir: DataDirOption = None,
     as_json: JsonOption = False,
