@@ -311,6 +311,10 @@ class Store:
                 yield row["seq"], paper_from_row(row)
             last = rows[-1]["seq"]
 
+    def ids_without_abstract(self) -> list[str]:
+        """Title-only papers (listings that carry no abstract)."""
+        return [row[0] for row in self._conn().execute("SELECT id FROM papers WHERE abstract IS NULL")]
+
     def count(self) -> int:
         return self._conn().execute("SELECT COUNT(*) FROM papers").fetchone()[0]
 

@@ -26,6 +26,7 @@ from papersift.search.notices import Notice
 from papersift.search.query import AnyOf, ParsedQuery, Words
 from papersift.search.similar import UnknownPaperError, embed_like_text, similar_to_paper, similar_to_vector
 from papersift.search.types import SearchRequest
+from papersift.store import DB_FILE, Store
 
 FILTER_EXACT_MAX = 5000  # filtered sets up to this size are fetched and searched exactly
 REOPEN_CHECK_S = 1.0
@@ -60,6 +61,7 @@ class DenseRetriever:
         self.model = model
         self._encoder = encoder
         self._index: vector_store.VectorIndex | None = None
+        self._with_abstract: np.ndarray | None = None  # row mask; None when every row has one
         self._generation: Path | None = None
         self._checked_at = 0.0
         self._lock = threading.Lock()
@@ -80,6 +82,7 @@ class DenseRetriever:
                 generation = vector_store.current_generation(self.data_dir, self.model)
                 if generation != self._generation:
                     self._index = vector_store.VectorIndex(generation) if generation else None
+                    self._with_abstract = self._abstract_mask(self._index)
                     self._generation = generation
         return self._index
 
@@ -95,6 +98,22 @@ class DenseRetriever:
             return [Notice("semantic_partial", coverage=index.meta.coverage, rows=index.meta.rows,
                            total=index.meta.papers_total)]
         return []
+
+    def _abstract_mask(self, index: vector_store.VectorIndex | None) -> np.ndarray | None:
+        """Rows of papers that have an abstract. A title alone is a short, query-like text
+        that e5 scores close to any query on its topic: measured on the 44,693-paper dev data
+        dir, the 10,768 title-only papers pushed known-item zh targets down (dense MRR@10
+        0.02 with them, 0.28 without). They stay findable by keyword and in hybrid mode."""
+        if index is None or not (self.data_dir / DB_FILE).exists():
+            return None
+        store = Store(self.data_dir, readonly=True)
+        try:
+            title_only = store.ids_without_abstract()
+        finally:
+            store.close()
+        if not title_only:
+            return None
+        return ~index.mask_for_ids(title_only)
 
     # -- filters ---------------------------------------------------------------------
     def _filter_plan(self, index: vector_store.VectorIndex, query: ParsedQuery, k: int) -> tuple[np.ndarray | None, int]:
@@ -115,10 +134,12 @@ class DenseRetriever:
     def _plan(self, index: vector_store.VectorIndex, query: ParsedQuery, k: int,
               candidate_ids: Sequence[str] | None) -> tuple[np.ndarray | None, int]:
         allowed, depth = self._filter_plan(index, query, k)
+        masks = [mask for mask in (allowed, self._with_abstract if index is self._index else None) if mask is not None]
         if candidate_ids is not None:  # rank only a pool (evaluation)
-            pool = index.mask_for_ids(candidate_ids)
-            allowed = pool if allowed is None else (allowed & pool)
-        return allowed, depth
+            masks.append(index.mask_for_ids(candidate_ids))
+        for mask in masks[1:]:
+            masks[0] = masks[0] & mask
+        return (masks[0] if masks else None), depth
 
     def rank_text(self, text: str, query: ParsedQuery, k: int,
                   candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
