@@ -36,6 +36,7 @@ from papersift.search.backend import (
 from papersift.search.highlight import Highlighter
 from papersift.search.query import FieldValue, ParsedQuery, Words
 from papersift.search.types import FACET_FIELDS, FacetValue, Sort
+from papersift.throttle import Throttle
 
 FACET_SIZE = 250  # values per facet field (the shared corpus has 215 facet combinations)
 CANDIDATE_DEPTH = 250  # candidates rescored per query (one Typesense page)
@@ -123,16 +124,14 @@ class TypesenseBackend:
         self._meta: dict = {}
         self._doc_freqs: dict[tuple[str, str], int] = {}
         self._all_facets: dict[str, list[FacetValue]] | None = None
-        self._checked_at = 0.0
+        self._refresh_due = Throttle(REFRESH_EVERY_S)
         self.refresh(force=True)
 
     # -- collection lifecycle --------------------------------------------------------
     def refresh(self, force: bool = False) -> None:
-        now = time.monotonic()
-        if not force and now - self._checked_at < REFRESH_EVERY_S:
+        if not self._refresh_due.due(force):
             return
         with self._lock:
-            self._checked_at = now
             collection, meta = self._live_collection()
             if collection != self._collection:
                 self._meta = meta

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +35,7 @@ from papersift.search.facets import FacetTable, bucket_counts
 from papersift.search.highlight import Highlighter
 from papersift.search.query import AnyOf, FieldValue, ParsedQuery, Words
 from papersift.search.types import FacetValue, Filters, Sort
+from papersift.throttle import Throttle
 
 # Query-language words are scored by BM25 on `text` (title + abstract + keywords) plus a
 # boosted BM25 on the title alone, so a title match counts more than the same match in
@@ -89,7 +89,7 @@ class TantivyBackend:
     def __init__(self, data_dir: str | Path):
         self.data_dir = Path(data_dir)
         self._lock = threading.Lock()
-        self._checked_at = 0.0
+        self._refresh_due = Throttle(REFRESH_EVERY_S)
         self._open()
 
     # -- index lifecycle -------------------------------------------------------------
@@ -110,11 +110,9 @@ class TantivyBackend:
 
     def refresh(self, force: bool = False) -> None:
         """Pick up a swapped-in build or an update (checked at most once a second)."""
-        now = time.monotonic()
-        if not force and now - self._checked_at < REFRESH_EVERY_S:
+        if not self._refresh_due.due(force):
             return
         with self._lock:
-            self._checked_at = now
             stamp, live = self._stamp_now(), self._live
             if stamp and stamp != live.stamp:
                 if live.stamp and stamp[0] == live.stamp[0]:  # an update of the same generation

@@ -12,7 +12,6 @@ semantic coverage grows while embeddings are computed; `notices()` says how far 
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -27,6 +26,7 @@ from papersift.search.query import AnyOf, ParsedQuery, Words
 from papersift.search.similar import UnknownPaperError, embed_like_text, similar_to_paper, similar_to_vector
 from papersift.search.types import SearchRequest
 from papersift.store import DB_FILE, Store
+from papersift.throttle import Throttle
 
 FILTER_EXACT_MAX = 5000  # filtered sets up to this size are fetched and searched exactly
 REOPEN_CHECK_S = 1.0
@@ -63,7 +63,7 @@ class DenseRetriever:
         self._index: vector_store.VectorIndex | None = None
         self._with_abstract: np.ndarray | None = None  # row mask; None when every row has one
         self._generation: Path | None = None
-        self._checked_at = 0.0
+        self._reopen_due = Throttle(REOPEN_CHECK_S)
         self._lock = threading.Lock()
 
     @property
@@ -75,10 +75,8 @@ class DenseRetriever:
     @property
     def index(self) -> vector_store.VectorIndex | None:
         """The live vector index generation (rechecked at most once a second)."""
-        now = time.monotonic()
-        if now - self._checked_at >= REOPEN_CHECK_S:
+        if self._reopen_due.due():
             with self._lock:
-                self._checked_at = now
                 generation = vector_store.current_generation(self.data_dir, self.model)
                 if generation != self._generation:
                     self._index = vector_store.VectorIndex(generation) if generation else None

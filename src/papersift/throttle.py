@@ -1,0 +1,24 @@
+"""At most once per interval: how long-running readers poll for a swapped-in index."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+
+class Throttle:
+    """`due()` is true when `interval` seconds have passed since it last was (or when forced),
+    and only for one caller: readers on many threads look for a new index generation once."""
+
+    def __init__(self, interval: float):
+        self.interval = interval
+        self._last = float("-inf")
+        self._lock = threading.Lock()
+
+    def due(self, force: bool = False) -> bool:
+        now = time.monotonic()
+        with self._lock:
+            if not force and now - self._last < self.interval:
+                return False
+            self._last = now
+            return True
