@@ -53,6 +53,17 @@ FACET_BUCKETS = 65_000  # distinct keys per facet group (~130 and ~85 in the sha
 FACET_AGGREGATION = {name: {"terms": {"field": name, "size": FACET_BUCKETS}} for name in FACET_CODE_FIELDS}
 REFRESH_EVERY_S = 1.0
 FILTER_FIELD_NAMES = {"venues": "venue", "areas": "area", "subareas": "subarea", "statuses": "status"}
+_EMPTY = tantivy.Query.empty_query()
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A compiled query: `scored` ranks; `matching` matches the same papers without the
+    clauses that only add to scores (title boosts), so counts and facets skip them."""
+
+    scored: tantivy.Query
+    matching: tantivy.Query
+    ignored: bool  # the words had no searchable terms (only stop words): nothing matches
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +225,11 @@ class TantivyBackend:
 
     def compile(self, query: ParsedQuery, candidate_ids: Sequence[str] | None = None) -> tuple[tantivy.Query, bool]:
         """(tantivy query, whether typed words were all dropped as unsearchable)."""
+        plan = self.plan(query, candidate_ids)
+        return plan.scored, plan.ignored
+
+    def plan(self, query: ParsedQuery, candidate_ids: Sequence[str] | None = None) -> "Plan":
+        """The query to rank with, and the same query without its score-only clauses."""
         must: list[tantivy.Query] = []
         title_boosts: list[tantivy.Query] = []
         relaxed_words: list[Words] = []
@@ -233,39 +249,39 @@ class TantivyBackend:
                 dropped += len(relaxed_words)
             else:
                 must.append(disjunction)
-        ignored = bool(query.required) and dropped == len(query.required)
+        if query.required and dropped == len(query.required):
+            return Plan(_EMPTY, _EMPTY, True)
         filters = self._filter_clauses(query.filters)
         if candidate_ids is not None:
             filters.append(tantivy.Query.term_set_query(self._schema, "id", list(candidate_ids)))
         clauses = [(tantivy.Occur.Must, clause) for clause in must]
         clauses += [(tantivy.Occur.Must, tantivy.Query.const_score_query(clause, 0.0)) for clause in filters]
-        clauses += [(tantivy.Occur.Should, boost) for boost in title_boosts]
         for node in query.excluded:
             compiled = self._node(node)
             if compiled is not None:
                 clauses.append((tantivy.Occur.MustNot, compiled))
-        if ignored:
-            return tantivy.Query.empty_query(), True
-        if not any(occur == tantivy.Occur.Must for occur, _ in clauses):
+        if not must and not filters:
             clauses.append((tantivy.Occur.Must, tantivy.Query.all_query()))
-        if len(clauses) == 1:
-            return clauses[0][1], False
-        return tantivy.Query.boolean_query(clauses), False
+        matching = _combined(clauses)
+        if not title_boosts:
+            return Plan(matching, matching, False)
+        return Plan(_combined(clauses + [(tantivy.Occur.Should, boost) for boost in title_boosts]), matching, False)
 
     def search(self, query: ParsedQuery, sort: Sort = "relevance", offset: int = 0, limit: int = 20, *,
                with_facets: bool = True, with_papers: bool = False, candidate_ids: Sequence[str] | None = None,
                depth: int | None = None) -> BackendResult:
         live = self._current()
         searcher, rows_of = live.searcher, live.rows
-        compiled, ignored = self.compile(query, candidate_ids)
+        plan = self.plan(query, candidate_ids)
+        ignored = plan.ignored
         if query.match == "any" and query.has_text:
             depth = max(depth or 0, offset + limit)
-            return self._search_ranked(live, compiled, sort, offset, limit, depth, with_facets, with_papers, ignored)
+            return self._search_ranked(live, plan.scored, sort, offset, limit, depth, with_facets, with_papers, ignored)
         if sort == "relevance":
-            result = searcher.search(compiled, limit, count=not with_facets, offset=offset)
+            result = searcher.search(plan.scored, limit, count=not with_facets, offset=offset)
         else:
             order = tantivy.Order.Desc if sort == "newest" else tantivy.Order.Asc
-            result = searcher.search(compiled, limit, count=not with_facets, offset=offset,
+            result = searcher.search(plan.scored, limit, count=not with_facets, offset=offset,
                                      order_by_field="year", order=order)
         rows = _rows_of(searcher, [address for _, address in result.hits])
         scores = [float(score) if sort == "relevance" else 0.0 for score, _ in result.hits]
@@ -274,7 +290,7 @@ class TantivyBackend:
         elif offset == 0 and len(rows) < limit:
             total, facets = len(rows), _facets_of_rows(live, rows)  # the page holds every match
         else:
-            total, facets = _facets(live, compiled)  # one pass counts all and every facet
+            total, facets = _facets(live, plan.matching)  # one pass counts all and every facet
         return _result(rows_of, rows, scores, total, facets, with_papers, ignored)
 
     @staticmethod
@@ -372,6 +388,12 @@ def query_terms(query: ParsedQuery) -> frozenset[str]:
     for node in query.required:
         visit(node)
     return frozenset(found)
+
+
+def _combined(clauses: list[tuple[tantivy.Occur, tantivy.Query]]) -> tantivy.Query:
+    if len(clauses) == 1 and clauses[0][0] == tantivy.Occur.Must:
+        return clauses[0][1]
+    return tantivy.Query.boolean_query(clauses)
 
 
 def _should(queries: Sequence[tantivy.Query]) -> tantivy.Query:

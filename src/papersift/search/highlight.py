@@ -29,10 +29,17 @@ def escape_html(text: str) -> str:
 
 
 def _candidate_prefixes(query_terms: frozenset[str]) -> tuple[str, ...]:
-    """Lowercase prefixes every word analyzing to a query term starts with (Snowball: y→i)."""
-    return tuple(sorted({term.rstrip("i") or term for term in query_terms if not CJK_RUN.search(term)}))
+    """Lowercase prefixes every word analyzing to a query term starts with (Snowball: y→i).
+    A prefix that starts with another one is left out: the shorter one's scan finds its words."""
+    prefixes = sorted({term.rstrip("i") or term for term in query_terms if not CJK_RUN.search(term)})
+    kept: list[str] = []
+    for prefix in prefixes:  # sorted: a prefix comes right before the words it starts
+        if not kept or not prefix.startswith(kept[-1]):
+            kept.append(prefix)
+    return tuple(kept)
 
 
+@lru_cache(maxsize=4096)
 def _word_start_pattern(prefix: str) -> re.Pattern:
     """The words of an escaped, lowercased text that start with `prefix`.
 
@@ -109,7 +116,7 @@ class Highlighter:
         matches = self._matches
         spans = []
         for pattern in self._patterns:
-            spans += [match.span() for match in pattern.finditer(lowered) if matches(match.group())]
+            spans += [match.span() for match in pattern.finditer(lowered) if matches(match[0])]
         if len(self._patterns) > 1:
             spans.sort()
         return spans

@@ -141,6 +141,8 @@ def merge_filters(first: Filters, second: Filters) -> Filters:
 
 def _clean(text: str) -> str:
     # Control and format characters become spaces so positions still point at what was typed.
+    if text.isprintable():  # C-speed check: a printable text has none of them (most queries)
+        return text
     return "".join(" " if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch for ch in text)
 
 
