@@ -64,3 +64,27 @@ def test_with_and_without_records_agree(service):
     with_papers = service.backend.search(query, with_papers=True, with_facets=False)
     ids_only = service.backend.search(query, with_facets=False)
     assert [p.id for p in with_papers.papers] == ids_only.paper_ids and ids_only.papers == []
+
+
+@pytest.mark.parametrize("text", ["reinforcement learning", '"graph neural" networks', "title:attention sparse",
+                                  "learning -vision", "bengio deep"])
+def test_the_counting_query_matches_what_the_ranking_query_matches(service, text):
+    backend = service.backend
+    plan = backend.plan(parse_query(text))
+    assert plan.matching is not plan.scored  # these queries have title boosts
+    ranked = backend.searcher.search(plan.scored, 10_000, count=True)
+    counted = backend.searcher.search(plan.matching, 10_000, count=True)
+    assert ranked.count == counted.count > 0
+    assert {address.doc for _, address in ranked.hits} == {address.doc for _, address in counted.hits}
+
+
+def test_cheap_term_positions_agree_with_the_analyzer():
+    from papersift.index.analyzers import ENGLISH, NAMES, positioned_terms
+    from papersift.search.backend import _positioned_terms
+
+    for text in ["Learning", "the", "self-attention", "state-of-the-art", "图神经网络", "Döring", "", "x86-64 GPUs"]:
+        for analyzer in (ENGLISH, NAMES):
+            cheap, full = _positioned_terms(text, analyzer), positioned_terms(text, analyzer)
+            assert [term for _, term in cheap] == [term for _, term in full]
+            if len(full) > 1:
+                assert cheap == full  # phrases need the real positions

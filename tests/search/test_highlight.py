@@ -63,3 +63,14 @@ def test_entity_names_are_not_marked_but_the_same_words_are():
     html = marker("amp lt quot x27")("amp & lt < quot \" x27 '")
     assert html == ("<mark>amp</mark> &amp; <mark>lt</mark> &lt; <mark>quot</mark> &quot; "
                     "<mark>x27</mark> &#x27;")
+
+
+def test_a_word_is_marked_once_when_one_query_term_starts_another():
+    html = marker("learn learners")("Learners learning; learned learner")
+    assert html == ("<mark>Learners</mark> <mark>learning</mark>; <mark>learned</mark> <mark>learner</mark>")
+
+
+def test_prefixes_that_extend_another_need_no_scan_of_their_own():
+    from papersift.search.highlight import _candidate_prefixes
+
+    assert _candidate_prefixes(frozenset({"learn", "learner", "lead", "studi", "graph"})) == ("graph", "lead", "learn", "stud")

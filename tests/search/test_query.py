@@ -134,3 +134,14 @@ def test_arbitrary_unicode_never_crashes(query):
         parse_query(query)
     except QuerySyntaxError as error:
         assert 0 <= error.position <= len(query)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=60))
+def test_printable_queries_skip_cleaning_without_changing_it(text):
+    import unicodedata
+
+    from papersift.search.query import _clean
+
+    expected = "".join(" " if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch for ch in text)
+    assert _clean(text) == expected

@@ -161,7 +161,7 @@ class TantivyBackend:
         author of that name, as an author. Its title boost only scores: it goes to
         `title_boosts` (optional clauses of the whole query), so the required part stays
         a plain intersection of terms that tantivy skips through quickly."""
-        positioned = positioned_terms(words.text, ENGLISH)
+        positioned = _positioned_terms(words.text, ENGLISH)
         if words.field is not None:
             return self._field_match(words.field, positioned) if positioned else None
         if not positioned:
@@ -169,9 +169,9 @@ class TantivyBackend:
         match = self._field_match("text", positioned)
         title = tantivy.Query.boost_query(self._field_match("title", positioned), FIELD_BOOSTS["title"])
         if not words.phrase:
-            names = positioned_terms(words.text, NAMES)
-            if len(names) == 1 and self._live.searcher.doc_freq("authors", names[0][1]):
-                author = self._term("authors", names[0][1])
+            names = terms(words.text, NAMES)
+            if len(names) == 1 and self._live.searcher.doc_freq("authors", names[0]):
+                author = self._term("authors", names[0])
                 match = _should([match, author if AUTHOR_BOOST == 1.0 else tantivy.Query.boost_query(author, AUTHOR_BOOST)])
         if title_boosts is None:
             return _should([match, title])
@@ -183,7 +183,7 @@ class TantivyBackend:
         WAND); a word of several terms ("self-attention") is a phrase."""
         clauses: dict[tuple, tantivy.Query] = {}
         for word in words:
-            positioned = positioned_terms(word.text, ENGLISH)
+            positioned = _positioned_terms(word.text, ENGLISH)
             if positioned:
                 key = tuple(term for _, term in positioned)
                 if key not in clauses:
@@ -195,7 +195,7 @@ class TantivyBackend:
         return _should(list(clauses.values()))
 
     def _author(self, name: str) -> tantivy.Query | None:
-        positioned = positioned_terms(name, NAMES)
+        positioned = _positioned_terms(name, NAMES)
         return self._field_match("authors", positioned) if positioned else None
 
     def _node(self, node) -> tantivy.Query | None:
@@ -388,6 +388,15 @@ def query_terms(query: ParsedQuery) -> frozenset[str]:
     for node in query.required:
         visit(node)
     return frozenset(found)
+
+
+def _positioned_terms(text: str, analyzer_name: str) -> list[tuple[int, str]]:
+    """positioned_terms, cheaper for the common word of one term (whose position is not used):
+    the analyzer's plain term list skips building token objects."""
+    found = terms(text, analyzer_name)
+    if len(found) > 1:
+        return positioned_terms(text, analyzer_name)
+    return [(0, term) for term in found]
 
 
 def _combined(clauses: list[tuple[tantivy.Occur, tantivy.Query]]) -> tantivy.Query:
