@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import orjson
+import pytest
 from typer.testing import CliRunner
 
-from papersift.bench.lexical import Latency, bench_queries
+from papersift.bench.lexical import Latency, bench_queries, bench_query_sets, set_means_ms
 from papersift.cli import app
 
 
@@ -18,6 +19,15 @@ def test_latency_percentiles_and_qps():
 def test_queries_are_the_real_query_strings(shared_data):
     queries = bench_queries(shared_data)
     assert len(queries) == 100 + 25 and "deep learning" in queries
+    sets = bench_query_sets(shared_data)
+    assert [len(set_queries) for set_queries in sets.values()] == [100, 25]
+
+
+def test_means_per_query_set_follow_the_query_order_through_repeats():
+    sets = {"short": ["a", "b"], "long": ["c"]}
+    seconds = [0.001, 0.003, 0.010, 0.002, 0.004, 0.020]  # two passes over a, b, c
+    means = set_means_ms(seconds, sets)
+    assert means == pytest.approx({"short": (1 + 3 + 2 + 4) / 4, "long": 15.0})
 
 
 def test_bench_command_writes_reports_and_json(sample_jsonl, tmp_path):
@@ -34,3 +44,7 @@ def test_bench_command_writes_reports_and_json(sample_jsonl, tmp_path):
     assert written == [".json", ".md"]
     markdown = next(reports.glob("*.md")).read_text()
     assert "| bm25s |" in markdown and "QPS ratio" in markdown
+    by_set = data["by_query_set"]
+    assert {name: entry["queries"] for name, entry in by_set.items()} == {"s2cs_queries": 100, "knownitem_en": 25}
+    assert set(by_set["knownitem_en"]["mean_ms"]) == set(data["latency"])
+    assert "| knownitem_en | 25 |" in markdown

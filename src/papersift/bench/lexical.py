@@ -63,6 +63,10 @@ class BenchReport:
     latency: dict[str, Latency] = field(default_factory=dict)
     rss_mb: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    # query set -> engine -> mean ms (the sets cost very differently: short log queries and
+    # long known-item descriptions)
+    set_means_ms: dict[str, dict[str, float]] = field(default_factory=dict)
+    set_sizes: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         search = self.latency["papersift_search"]
@@ -76,6 +80,9 @@ class BenchReport:
             "latency": {name: {key: round(value, 4) for key, value in vars_of(latency).items()}
                         for name, latency in self.latency.items()},
             "rss_mb": self.rss_mb, "notes": self.notes,
+            "by_query_set": {name: {"queries": self.set_sizes[name],
+                                    "mean_ms": {engine: round(value, 4) for engine, value in means.items()}}
+                             for name, means in self.set_means_ms.items()},
         }
 
     def markdown(self) -> str:
@@ -104,10 +111,24 @@ class BenchReport:
             "with its default numpy backend, in the calling thread; bm25s_numba, when numba is installed: its "
             "numba backend).",
             "",
+            *self._set_table(),
             "RSS (MB): " + ", ".join(f"{name} {value:.0f}" for name, value in self.rss_mb.items()),
             *[f"\n{note}" for note in self.notes],
         ]
         return "\n".join(lines) + "\n"
+
+
+    def _set_table(self) -> list[str]:
+        if not self.set_means_ms:
+            return []
+        engines = list(self.latency)
+        lines = ["Mean ms by query set (same run):", "", "| query set | queries | " + " | ".join(engines)
+                 + " | bm25s / papersift_search |", "|---|---:|" + "---:|" * (len(engines) + 1)]
+        for name, means in self.set_means_ms.items():
+            ratio = means["bm25s"] / means["papersift_search"]
+            lines.append(f"| {name} | {self.set_sizes[name]} | " + " | ".join(f"{means[engine]:.3f}" for engine in engines)
+                         + f" | {ratio:.2f}× |")
+        return [*lines, ""]
 
 
 def vars_of(latency: Latency) -> dict[str, float]:
@@ -123,15 +144,26 @@ def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def bench_queries(shared: Path | None = None) -> list[str]:
-    """The 100 Semantic Scholar CS log queries and the English known-item queries."""
+def bench_query_sets(shared: Path | None = None) -> dict[str, list[str]]:
+    """The 100 Semantic Scholar CS log queries and the English known-item queries, by set."""
     shared = shared or shared_data_dir()
-    queries = [orjson.loads(line)["query"] for line in open(shared / "s2cs_queries" / "s2_query.jsonl", "rb")]
-    for line in open(shared / "knownitem" / "queries_dev.jsonl", "rb"):
-        record = orjson.loads(line)
-        if record.get("lang") == "en":
-            queries.append(record["text"])
-    return queries
+    log = [orjson.loads(line)["query"] for line in open(shared / "s2cs_queries" / "s2_query.jsonl", "rb")]
+    known_item = [record["text"] for record in map(orjson.loads, open(shared / "knownitem" / "queries_dev.jsonl", "rb"))
+                  if record.get("lang") == "en"]
+    return {"s2cs_queries": log, "knownitem_en": known_item}
+
+
+def bench_queries(shared: Path | None = None) -> list[str]:
+    return [query for queries in bench_query_sets(shared).values() for query in queries]
+
+
+def set_means_ms(seconds: list[float], sets: dict[str, list[str]]) -> dict[str, float]:
+    """Mean ms per query set of one engine's times (query order, repeated)."""
+    labels = [name for name, queries in sets.items() for _ in queries]
+    per_set: dict[str, list[float]] = {name: [] for name in sets}
+    for at, value in enumerate(seconds):
+        per_set[labels[at % len(labels)]].append(value)
+    return {name: statistics.fmean(values) * 1000 for name, values in per_set.items() if values}
 
 
 def paper_text(paper: Paper) -> str:
@@ -165,7 +197,8 @@ def run(corpus: Path | None = None, repeats: int = 3, work_dir: Path | None = No
     import Stemmer
 
     corpus = corpus or shared_data_dir() / "ml_papers" / "papers.jsonl.gz"
-    queries = bench_queries()
+    sets = bench_query_sets()
+    queries = [query for set_queries in sets.values() for query in set_queries]
     scratch = Path(tempfile.mkdtemp(prefix="papersift-bench-", dir=work_dir))
     try:
         log(f"ingesting {corpus}")
@@ -220,8 +253,11 @@ def run(corpus: Path | None = None, repeats: int = 3, work_dir: Path | None = No
         del tokens
 
         log(f"timing {len(queries)} queries × {repeats}, engines interleaved")
+        report.set_sizes = {name: len(set_queries) for name, set_queries in sets.items()}
         for name, seconds in time_interleaved(queries, engines, repeats).items():
             report.latency[name] = Latency.of(seconds)
+            for set_name, mean in set_means_ms(seconds, sets).items():
+                report.set_means_ms.setdefault(set_name, {})[name] = mean
         report.notes.append(
             f"papersift index build: {built.documents:,} papers in {built.seconds:.2f} s "
             f"({built.documents / built.seconds:,.0f} papers/s); CPU cores visible: {os.cpu_count()}; "
