@@ -18,7 +18,8 @@ app.add_typer(plot_app, name="plot")
 WordsOnlyOption = Annotated[bool, typer.Option(
     "--words-only", help="Use tf-idf words alone (no embeddings needed; weaker, see README).")]
 EmbedMissingOption = Annotated[bool, typer.Option(
-    "--embed-missing", help="Embed papers the vector index lacks now (slow on CPU) instead of failing.")]
+    "--embed-missing", help="Embed papers that lack a vector now (slow on CPU) instead of failing; "
+                            "computes the MiniLM int8 vectors of the default model.")]
 
 
 def _config(words_only: bool):
@@ -94,31 +95,29 @@ def topics_evaluate(
     from papersift.store import Store
     from papersift.topics.dataset import load_labeled
     from papersift.topics.evaluate import cross_validate, report_markdown
-    from papersift.topics.features import EmbeddingsUnavailable, paper_embeddings
-    from papersift.topics.predict import embedding_model_for
+    from papersift.topics.features import EmbeddingsUnavailable
+    from papersift.topics.predict import embedding_label, source_embeddings, unlabeled_corpus
 
+    config = _config(words_only)
     directory = _store_dir(data_dir)
     store = Store(directory, readonly=True)
     labeled = load_labeled(store)
+    corpus = unlabeled_corpus(store) if config.needs_corpus else None
     store.close()
     if limit is not None:
         labeled = labeled.subset(range(min(limit, len(labeled))))
     if len(labeled) < folds * 2:
         fail(f"only {len(labeled)} labeled papers (with an area and an abstract) in {directory}: too few for {folds} folds")
-    config = _config(words_only)
     with _progress(as_json) as progress:
         bars = _StageBars(progress)
-        embeddings = None
-        model_name = embedding_model_for(config)
-        if model_name is not None:
-            try:
-                embeddings = paper_embeddings(directory, labeled.papers, model_name, compute_missing=embed_missing,
-                                              progress=lambda done, total: bars("embed labeled", done, total))
-            except EmbeddingsUnavailable as exc:
-                fail(f"{exc} (or pass --embed-missing, or --words-only)")
-        report = cross_validate(labeled, embeddings, config, folds=folds, seed=seed,
+        try:
+            embeddings = source_embeddings(directory, labeled.papers, config.embedding_sources, embed_missing,
+                                           bars, "embed labeled")
+        except EmbeddingsUnavailable as exc:
+            fail(f"{exc} (or pass --embed-missing, or --words-only)")
+        report = cross_validate(labeled, embeddings, config, folds=folds, seed=seed, corpus=corpus,
                                 progress=lambda done, total: bars("folds", done, total))
-    report["embedding_model"] = model_name
+    report["embedding_model"] = embedding_label(config.embedding_sources)
     if report_dir is not None:
         import orjson
 

@@ -18,7 +18,7 @@ from sklearn.model_selection import StratifiedKFold
 
 from papersift.topics.classifier import ModelConfig, TopicClassifier, TopicRanking, ViewSpec
 from papersift.topics.dataset import LabeledSet
-from papersift.topics.features import TopicInputs
+from papersift.topics.features import TopicInputs, UnlabeledCorpus
 
 # The reference the issue quotes: tf-idf word 1-2 grams + logistic regression, one model per level.
 TFIDF_BASELINE = ModelConfig(views=(ViewSpec("words", C=10.0),), area_blend=1.0)
@@ -87,15 +87,20 @@ def confusion_summary(true_areas: list[str], predicted_areas: list[str], top: in
 
 def cross_validate(
     labeled: LabeledSet,
-    embeddings: np.ndarray | None,
+    embeddings: np.ndarray | dict[str, np.ndarray] | None,
     config: ModelConfig,
     folds: int = 5,
     seed: int = 0,
     baselines: bool = True,
     progress=None,
+    corpus: UnlabeledCorpus | None = None,
 ) -> dict:
-    """Run k-fold CV of `config` (and the baselines) on the labeled papers; returns a report dict."""
-    inputs = TopicInputs.from_papers(labeled.papers, embeddings)
+    """Run k-fold CV of `config` (and the baselines) on the labeled papers; returns a report dict.
+
+    `corpus`: unlabeled papers' texts for the unsupervised views (LSA); it holds no labeled
+    paper, so fitting on it once for all folds never sees a test fold.
+    """
+    inputs = TopicInputs.from_papers(labeled.papers, embeddings, corpus)
     splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
     model_scores, tfidf_scores = FoldScores.empty(), FoldScores.empty()
     majority: dict[str, list[bool]] = {name: [] for name in ("area_top1", "area_top3", "subarea_top1", "subarea_top3")}
@@ -126,6 +131,7 @@ def cross_validate(
         "seed": seed,
         "model": config.fingerprint(),
         "views": [spec.view + ("" if spec.learner == "lr" else f":{spec.learner}") for spec in config.views],
+        "unlabeled_corpus": None if corpus is None else len(corpus),
         "seconds": round(time.perf_counter() - started, 1),
         "confusion": confusion_summary(true_areas, predicted_areas),
     }

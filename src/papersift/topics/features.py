@@ -1,23 +1,80 @@
 """Feature views of a paper for the topic classifier.
 
 Each view sees one thing the paper tells: the words of title + abstract (tf-idf 1-2
-grams), their character n-grams, the title alone, the sentence embedding from
-papersift's encoder, or words and embedding side by side ("combined"). A view is
-fitted on TopicInputs and turns them into a feature matrix for one learner.
+grams), their character n-grams, the title alone, a sentence embedding (e5 from the vector
+index, or all-MiniLM-L6-v2), words and e5 embedding side by side ("combined"), or the
+latent topics of the words (LSA: tf-idf + SVD fitted on the unlabeled corpus, never on
+labeled papers). A view is fitted on TopicInputs and turns them into a feature matrix for
+one learner.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import sparse
 from sklearn.base import TransformerMixin
+from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer
 
+from papersift.index.models import DEFAULT_MODEL
 from papersift.record import Paper
+
+
+@dataclass(frozen=True)
+class EmbeddingSource:
+    """Where a view's vectors come from: a model and its ONNX variant.
+
+    variant None: the model's default variant, read from its vector index
+    (`papersift embed --model M`); another variant is read from (or written to) the
+    embedding cache, computed by `topics predict --embed-missing`.
+    """
+
+    key: str
+    model: str
+    variant: str | None = None
+
+    @property
+    def label(self) -> str:
+        return self.model if self.variant is None else f"{self.model} ({self.variant})"
+
+
+EMBEDDING_SOURCES: dict[str, EmbeddingSource] = {
+    "e5": EmbeddingSource("e5", DEFAULT_MODEL),
+    # int8: 2x faster to embed than fp32 (the whole corpus once), and as good here (README "Topics")
+    "minilm": EmbeddingSource("minilm", "all-MiniLM-L6-v2", "int8"),
+}
+
+
+class UnlabeledCorpus:
+    """Texts of papers without labels, for views fitted without supervision (LSA).
+
+    The fitted LSA is kept on the object, so the folds of one cross-validation share it:
+    it never sees a label or a labeled paper's text.
+    """
+
+    def __init__(self, texts: Sequence[str]):
+        self.texts = list(texts)
+        self._lsa = None
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def lsa(self):
+        if self._lsa is None:
+            if len(self.texts) < 2 * LSA_COMPONENTS:
+                raise ValueError(f"the 'lsa' view needs an unlabeled corpus of at least {2 * LSA_COMPONENTS} "
+                                 f"papers with abstracts, got {len(self.texts)}")
+            pipeline = make_pipeline(_corpus_words(), TruncatedSVD(LSA_COMPONENTS, random_state=0), Normalizer())
+            pipeline.fit(self.texts)
+            svd = pipeline[1]
+            svd.components_ = svd.components_.astype(np.float32)  # half the model file, same topics
+            self._lsa = pipeline
+        return self._lsa
 
 
 @dataclass(frozen=True)
@@ -26,33 +83,47 @@ class TopicInputs:
 
     titles: list[str]
     texts: list[str]  # title + abstract (title alone for title-only papers)
-    embeddings: np.ndarray | None = None  # (n, dim) float32, one row per paper
+    vectors: Mapping[str, np.ndarray] = field(default_factory=dict)  # source key -> (n, dim) float32
+    corpus: UnlabeledCorpus | None = None  # for fitting unsupervised views; not needed to transform
 
     @classmethod
-    def from_papers(cls, papers: Sequence[Paper], embeddings: np.ndarray | None = None) -> "TopicInputs":
-        if embeddings is not None and len(embeddings) != len(papers):
-            raise ValueError(f"{len(embeddings)} embeddings for {len(papers)} papers")
+    def from_papers(cls, papers: Sequence[Paper], embeddings: np.ndarray | Mapping[str, np.ndarray] | None = None,
+                    corpus: UnlabeledCorpus | None = None) -> "TopicInputs":
+        """`embeddings`: vectors per source key, or one array of the default (e5) vectors."""
+        if embeddings is None:
+            vectors = {}
+        elif isinstance(embeddings, Mapping):
+            vectors = dict(embeddings)
+        else:
+            vectors = {"e5": embeddings}
+        for key, rows in vectors.items():
+            if len(rows) != len(papers):
+                raise ValueError(f"{len(rows)} {key} embeddings for {len(papers)} papers")
         return cls(
             titles=[paper.title for paper in papers],
             texts=[paper_text(paper) for paper in papers],
-            embeddings=embeddings,
+            vectors=vectors,
+            corpus=corpus,
         )
 
     def __len__(self) -> int:
         return len(self.titles)
 
     def take(self, positions: Sequence[int] | np.ndarray) -> "TopicInputs":
+        rows = np.asarray(positions)
         return TopicInputs(
             titles=[self.titles[i] for i in positions],
             texts=[self.texts[i] for i in positions],
-            embeddings=None if self.embeddings is None else self.embeddings[np.asarray(positions)],
+            vectors={key: matrix[rows] for key, matrix in self.vectors.items()},
+            corpus=self.corpus,
         )
 
     def field(self, name: str):
-        value = getattr(self, name)
-        if value is None:
-            raise ValueError(f"the '{name}' view needs {name}, but none were given")
-        return value
+        if name in ("texts", "titles"):
+            return getattr(self, name)
+        if name not in self.vectors:
+            raise ValueError(f"the view needs {name} embeddings, but none were given")
+        return self.vectors[name]
 
 
 def paper_text(paper: Paper) -> str:
@@ -98,6 +169,15 @@ def _words() -> TfidfVectorizer:
                            dtype=np.float32)
 
 
+LSA_COMPONENTS = 300
+
+
+def _corpus_words() -> TfidfVectorizer:
+    # capped vocabulary: the SVD's components are kept in the model file (300 x 40,000 float32)
+    return TfidfVectorizer(ngram_range=(1, 2), min_df=3, max_df=0.5, sublinear_tf=True, stop_words="english",
+                           max_features=40_000, dtype=np.float32)
+
+
 def _chars() -> TfidfVectorizer:
     return TfidfVectorizer(
         analyzer="char_wb", ngram_range=(3, 5), min_df=3, max_df=0.5, sublinear_tf=True, max_features=150_000,
@@ -109,14 +189,34 @@ def _title_words() -> TfidfVectorizer:
     return TfidfVectorizer(ngram_range=(1, 2), min_df=1, sublinear_tf=True, dtype=np.float32)
 
 
-VIEWS: dict[str, Callable[[], FieldView | CombinedView]] = {
+class LsaView:
+    """Latent topics of the words: tf-idf + SVD fitted on the unlabeled corpus (TopicInputs.corpus)."""
+
+    def __init__(self):
+        self.transformer = None
+
+    def fit(self, inputs: TopicInputs) -> "LsaView":
+        if inputs.corpus is None:
+            raise ValueError("the 'lsa' view needs the unlabeled corpus, but none was given")
+        self.transformer = inputs.corpus.lsa()
+        return self
+
+    def transform(self, inputs: TopicInputs):
+        return self.transformer.transform(inputs.texts)
+
+
+VIEWS: dict[str, Callable[[], FieldView | CombinedView | LsaView]] = {
     "words": lambda: FieldView("texts", _words),
     "chars": lambda: FieldView("texts", _chars),
     "title": lambda: FieldView("titles", _title_words),
-    "embed": lambda: FieldView("embeddings", Normalizer),
-    "combined": lambda: CombinedView([FieldView("texts", _words), FieldView("embeddings", Normalizer)]),
+    "embed": lambda: FieldView("e5", Normalizer),
+    "minilm": lambda: FieldView("minilm", Normalizer),
+    "lsa": LsaView,
+    "combined": lambda: CombinedView([FieldView("texts", _words), FieldView("e5", Normalizer)]),
 }
-EMBEDDING_VIEWS = {"embed", "combined"}
+# The embedding sources (EMBEDDING_SOURCES keys) each view reads; views not listed read text only.
+VIEW_SOURCES: dict[str, tuple[str, ...]] = {"embed": ("e5",), "combined": ("e5",), "minilm": ("minilm",)}
+CORPUS_VIEWS = {"lsa"}
 
 
 def make_view(name: str) -> FieldView | CombinedView:
@@ -136,19 +236,23 @@ def paper_embeddings(
     model: str | None = None,
     compute_missing: bool = True,
     progress: Callable[[int, int], None] | None = None,
+    variant: str | None = None,
 ) -> np.ndarray:
     """Passage vectors of `papers` (rows aligned), from papersift's vector index.
 
     Papers the published index lacks are read from the embedding cache (where a running
     `papersift embed` writes them); with `compute_missing` the rest are embedded with the
     same encoder (and cached), else EmbeddingsUnavailable says how many lack a vector.
+    A `variant` other than the model's default (the one its index holds) skips the index.
     """
     from papersift.index.embeddings import EmbeddingCache, Encoder, embed_with_cache
-    from papersift.index.models import DEFAULT_MODEL, ModelError
+    from papersift.index.models import ModelError, get_spec
     from papersift.index.vectors import VectorIndex
 
     model = model or DEFAULT_MODEL
-    index = VectorIndex.open(data_dir, model)
+    label = EmbeddingSource("", model, variant).label
+    from_index = variant is None or variant == get_spec(model).default_variant
+    index = VectorIndex.open(data_dir, model) if from_index else None
     rows = [None if index is None else index.row_of.get(paper.id) for paper in papers]
     missing = [position for position, row in enumerate(rows) if row is None]
     if index is not None and len(missing) < len(papers):
@@ -159,9 +263,9 @@ def paper_embeddings(
     vectors_missing = None
     if missing:
         try:
-            encoder = Encoder(model)
+            encoder = Encoder(model, variant=variant)
         except ModelError as exc:
-            raise EmbeddingsUnavailable(f"{len(missing):,} papers have no {model} vector and the model "
+            raise EmbeddingsUnavailable(f"{len(missing):,} papers have no {label} vector and the model "
                                         f"cannot run: {exc}") from None
         dim = encoder.dim
         texts = [_embedding_text(papers[position]) for position in missing]
@@ -172,7 +276,8 @@ def paper_embeddings(
                     report = lambda state: progress(state.cached + state.embedded, state.total)  # noqa: E731
                 vectors_missing = embed_with_cache(encoder, cache, texts, on_progress=report)
             else:
-                vectors_missing = _cached_only(encoder, cache, texts, len(papers), model)
+                hint = "run 'papersift embed' first" if from_index else "it is computed with --embed-missing"
+                vectors_missing = _cached_only(encoder, cache, texts, len(papers), label, hint)
     vectors = np.zeros((len(papers), dim), dtype=np.float32)
     if present:
         vectors[present] = index.vectors[[rows[position] for position in present]]
@@ -181,7 +286,7 @@ def paper_embeddings(
     return vectors
 
 
-def _cached_only(encoder, cache, texts: list[str], total: int, model: str) -> np.ndarray:
+def _cached_only(encoder, cache, texts: list[str], total: int, label: str, hint: str) -> np.ndarray:
     """Vectors the embedding cache already holds (a run in progress writes them there)."""
     from papersift.index.embeddings import token_key
 
@@ -190,7 +295,7 @@ def _cached_only(encoder, cache, texts: list[str], total: int, model: str) -> np
     found = cache.get_many(keys)
     if len(found) < len(keys):
         raise EmbeddingsUnavailable(
-            f"{len(keys) - len(found):,} of {total:,} papers have no {model} vector yet; run 'papersift embed' first"
+            f"{len(keys) - len(found):,} of {total:,} papers have no {label} vector yet; {hint}"
         )
     return np.stack([found[key] for key in keys])
 

@@ -1,7 +1,7 @@
 """Train the topic model on the store's labeled papers and predict every unlabeled paper.
 
 The model version is a hash of the labels (ids, topics, text hashes), the model config and
-the embedding model. A trained model is kept as DATA_DIR/topics/model-<version>.joblib;
+the embedding models. A trained model is kept as DATA_DIR/topics/model-<version>.joblib;
 predictions go to the `predicted_topics` table. A run recomputes every prediction when the
 version changed, otherwise only papers ingested (or changed) since the last run.
 """
@@ -21,7 +21,7 @@ import numpy as np
 from papersift.store import Store
 from papersift.topics.classifier import ModelConfig, TopicClassifier
 from papersift.topics.dataset import LabeledSet, labels_fingerprint, load_labeled, load_unlabeled
-from papersift.topics.features import TopicInputs, paper_embeddings
+from papersift.topics.features import EMBEDDING_SOURCES, TopicInputs, UnlabeledCorpus, paper_embeddings, paper_text
 from papersift.topics.storage import PredictionStore, StoredPrediction
 
 TOPICS_DIR = "topics"
@@ -34,8 +34,12 @@ Progress = Callable[[str, int, int], None]  # (stage, done, total)
 class TrainedModel:
     classifier: TopicClassifier
     version: str
-    embedding_model: str | None
+    embedding_sources: tuple[str, ...]  # EMBEDDING_SOURCES keys the classifier reads
     labeled_papers: int
+
+    @property
+    def embedding_model(self) -> str | None:
+        return embedding_label(self.embedding_sources)
 
 
 @dataclass
@@ -57,47 +61,61 @@ def topics_dir(data_dir: str | Path) -> Path:
     return Path(data_dir) / TOPICS_DIR
 
 
-def embedding_model_for(config: ModelConfig, embedding_model: str | None = None) -> str | None:
-    if not config.needs_embeddings:
-        return None
-    from papersift.index.models import DEFAULT_MODEL
-
-    return embedding_model or DEFAULT_MODEL
+def embedding_label(sources: tuple[str, ...]) -> str | None:
+    """The models behind `sources`, as people read them: 'multilingual-e5-small + all-MiniLM-L6-v2 (int8)'."""
+    return " + ".join(EMBEDDING_SOURCES[key].label for key in sources) or None
 
 
-def model_version(labeled: LabeledSet, config: ModelConfig, embedding_model: str | None) -> str:
-    payload = f"{labels_fingerprint(labeled)}|{config.fingerprint()}|{embedding_model or '-'}"
+def model_version(labeled: LabeledSet, config: ModelConfig) -> str:
+    payload = f"{labels_fingerprint(labeled)}|{config.fingerprint()}|{embedding_label(config.embedding_sources) or '-'}"
     return hashlib.sha1(payload.encode()).hexdigest()[:16]
 
 
-def _embeddings(data_dir, papers, embedding_model, compute_missing: bool, progress: Progress | None, stage: str):
-    if embedding_model is None:
-        return None
-    report = None if progress is None else (lambda done, total: progress(stage, done, total))
-    return paper_embeddings(data_dir, papers, embedding_model, compute_missing=compute_missing, progress=report)
+def source_embeddings(data_dir, papers, sources: tuple[str, ...], compute_missing: bool,
+                      progress: Progress | None = None, stage: str = "embed") -> dict[str, np.ndarray]:
+    """Vectors of `papers` from every embedding source the model reads (see paper_embeddings)."""
+    vectors = {}
+    for key in sources:
+        source = EMBEDDING_SOURCES[key]
+        label = f"{stage} {key}"
+        report = None if progress is None else (lambda done, total, label=label: progress(label, done, total))
+        vectors[key] = paper_embeddings(data_dir, papers, source.model, compute_missing=compute_missing,
+                                        progress=report, variant=source.variant)
+    return vectors
 
 
-def train_model(data_dir: str | Path, config: ModelConfig, embedding_model: str | None = None,
-                compute_missing: bool = True, progress: Progress | None = None) -> tuple[TrainedModel, bool]:
+def unlabeled_corpus(store: Store) -> UnlabeledCorpus:
+    """Texts of the papers without a source area that have an abstract (the unsupervised views' corpus)."""
+    return UnlabeledCorpus([paper_text(paper)
+                            for _, paper in load_unlabeled(store) if paper.has_abstract])
+
+
+def train_model(data_dir: str | Path, config: ModelConfig, compute_missing: bool = True,
+                progress: Progress | None = None) -> tuple[TrainedModel, bool]:
     """The model for the current labels and config, trained (and saved) when absent; and whether it was."""
     store = Store(data_dir, readonly=True)
     try:
         labeled = load_labeled(store)
+        corpus = unlabeled_corpus(store) if config.needs_corpus else None
     finally:
         store.close()
     if len(labeled) < 10:
         raise TopicsError(f"only {len(labeled)} papers with a source area and an abstract: too few to train on")
-    embedding_model = embedding_model_for(config, embedding_model)
-    version = model_version(labeled, config, embedding_model)
+    version = model_version(labeled, config)
     folder = topics_dir(data_dir)
     path = folder / f"model-{version}.joblib"
     if path.exists():
         return joblib.load(path), False
-    embeddings = _embeddings(data_dir, labeled.papers, embedding_model, compute_missing, progress, "embed labeled")
+    embeddings = source_embeddings(data_dir, labeled.papers, config.embedding_sources, compute_missing, progress,
+                                   "embed labeled")
     if progress:
         progress("train", 0, len(labeled))
-    classifier = TopicClassifier(config).fit(TopicInputs.from_papers(labeled.papers, embeddings), labeled.topics)
-    model = TrainedModel(classifier, version, embedding_model, len(labeled))
+    inputs = TopicInputs.from_papers(labeled.papers, embeddings, corpus)
+    try:
+        classifier = TopicClassifier(config).fit(inputs, labeled.topics)
+    except ValueError as exc:  # e.g. an unlabeled corpus too small for the LSA view
+        raise TopicsError(f"{exc} (or pass --words-only)") from None
+    model = TrainedModel(classifier, version, config.embedding_sources, len(labeled))
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("model-*.joblib"):
         old.unlink()
@@ -109,12 +127,12 @@ def train_model(data_dir: str | Path, config: ModelConfig, embedding_model: str 
     return model, True
 
 
-def predict_all(data_dir: str | Path, config: ModelConfig | None = None, embedding_model: str | None = None,
-                force: bool = False, compute_missing: bool = False, progress: Progress | None = None) -> PredictSummary:
+def predict_all(data_dir: str | Path, config: ModelConfig | None = None, force: bool = False,
+                compute_missing: bool = False, progress: Progress | None = None) -> PredictSummary:
     """Predict topics of every paper without a source area and store them."""
     started = time.perf_counter()
     config = config or ModelConfig()
-    model, trained = train_model(data_dir, config, embedding_model, compute_missing, progress)
+    model, trained = train_model(data_dir, config, compute_missing, progress)
     store = Store(data_dir, readonly=True)
     try:
         unlabeled = load_unlabeled(store)
@@ -130,7 +148,7 @@ def predict_all(data_dir: str | Path, config: ModelConfig | None = None, embeddi
         if not todo and not full and not stale_ids:
             return PredictSummary("up-to-date", 0, predictions.count(), model.version, trained,
                                   round(time.perf_counter() - started, 2))
-        embeddings = _embeddings(data_dir, todo, model.embedding_model, compute_missing, progress, "embed")
+        embeddings = source_embeddings(data_dir, todo, model.embedding_sources, compute_missing, progress)
         rows = _predict_rows(model, todo, embeddings, progress)
         predictions.write(rows, model.version, last_seq, replace_all=full, drop_ids=stale_ids)
         return PredictSummary(
@@ -144,12 +162,12 @@ def predict_all(data_dir: str | Path, config: ModelConfig | None = None, embeddi
         )
 
 
-def _predict_rows(model: TrainedModel, papers, embeddings: np.ndarray | None,
+def _predict_rows(model: TrainedModel, papers, embeddings: dict[str, np.ndarray],
                   progress: Progress | None) -> list[StoredPrediction]:
     rows: list[StoredPrediction] = []
     for start in range(0, len(papers), PREDICT_BATCH):
         batch = papers[start:start + PREDICT_BATCH]
-        batch_vectors = None if embeddings is None else embeddings[start:start + PREDICT_BATCH]
+        batch_vectors = {key: vectors[start:start + PREDICT_BATCH] for key, vectors in embeddings.items()}
         for paper, prediction in zip(batch, model.classifier.predict(TopicInputs.from_papers(batch, batch_vectors))):
             rows.append(StoredPrediction(
                 paper_id=paper.id, area=prediction.area, subarea=prediction.subarea,
