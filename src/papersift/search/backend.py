@@ -179,8 +179,9 @@ class TantivyBackend:
         return match
 
     def _disjunction(self, words: list[Words]) -> tantivy.Query | None:
-        """One flat OR over the words' terms in `text` (tantivy can then skip with block-max
-        WAND); a word of several terms ("self-attention") is a phrase."""
+        """One flat OR over the words' terms in `text`; a word of several terms ("self-attention")
+        is a phrase. (tantivy-py collects through a MultiCollector, so tantivy's block-max WAND
+        does not run: every paper with one of the terms is scored.)"""
         clauses: dict[tuple, tantivy.Query] = {}
         for word in words:
             positioned = _positioned_terms(word.text, ENGLISH)
@@ -296,7 +297,7 @@ class TantivyBackend:
     @staticmethod
     def _search_ranked(live: "_Live", compiled, sort, offset, limit, depth, with_facets, with_papers,
                        ignored) -> BackendResult:
-        """The best `depth` matches by BM25 are the result set (block-max WAND finds them fast)."""
+        """The best `depth` matches by BM25 are the result set."""
         hits = live.searcher.search(compiled, depth, count=False).hits
         rows = _rows_of(live.searcher, [address for _, address in hits])
         scores = [float(score) for score, _ in hits]
