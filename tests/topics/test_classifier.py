@@ -3,7 +3,7 @@ import pytest
 
 from papersift.topics.classifier import WORDS_ONLY, ModelConfig, TopicClassifier, ViewSpec
 from papersift.topics.dataset import area_of
-from papersift.topics.features import TopicInputs
+from papersift.topics.features import TopicInputs, UnlabeledCorpus, paper_text
 
 from topic_vectors import text_vectors
 
@@ -65,3 +65,57 @@ def test_unknown_view_is_a_clear_error(split):
     train, _ = split
     with pytest.raises(ValueError, match="unknown feature view 'nope'"):
         TopicClassifier(ModelConfig(views=(ViewSpec("nope"),))).fit(TopicInputs.from_papers(train.papers), train.topics)
+
+
+@pytest.fixture(scope="module")
+def default_inputs(corpus_labeled):
+    """600 training and 200 test papers with stand-in vectors for both embedding sources, and the
+    texts of 1,192 other papers as the unlabeled corpus (their labels are not used)."""
+    papers = corpus_labeled.papers[:800]
+    vectors = text_vectors([paper_text(p) for p in papers], dim=48)
+    embeddings = {"e5": vectors, "minilm": vectors[:, ::-1].copy()}
+    corpus = UnlabeledCorpus([paper_text(p) for p in corpus_labeled.papers[800:]])
+    inputs = TopicInputs.from_papers(papers, embeddings, corpus)
+    return inputs.take(range(600)), inputs.take(range(600, 800))
+
+
+def test_default_model_averages_lr_and_lda_views(split, default_inputs):
+    (train, test), (train_inputs, test_inputs) = split, default_inputs
+    config = ModelConfig()
+    assert config.embedding_sources == ("e5", "minilm") and config.needs_corpus
+    assert {spec.learner for spec in config.views} == {"lr", "lda"}
+    model = TopicClassifier(config).fit(train_inputs, train.topics)
+    ranking = model.rank(test_inputs)
+    assert np.allclose(ranking.area_probs.sum(axis=1), 1.0)
+    accuracy = np.mean([model.area_classes[c] == t for c, t in zip(ranking.top_areas(1)[:, 0], test.areas)])
+    majority = max(np.mean([t == area for t in test.areas]) for area in set(train.areas))
+    assert accuracy > majority + 0.1
+    # each view's probabilities are averaged: the mean of the single-view models' area probabilities
+    lda_views = tuple(spec for spec in config.views if spec.learner == "lda")
+    singles = [TopicClassifier(ModelConfig(views=(spec,), area_blend=1.0)).fit(train_inputs, train.topics)
+               for spec in lda_views]
+    blended = TopicClassifier(ModelConfig(views=lda_views, area_blend=1.0)).fit(train_inputs, train.topics)
+    expected = np.mean([single.rank(test_inputs).area_probs for single in singles], axis=0)
+    assert np.allclose(blended.rank(test_inputs).area_probs, expected, atol=1e-6)
+
+
+def test_lsa_is_fitted_once_per_corpus_and_never_on_training_texts(split, default_inputs):
+    (train, _), (train_inputs, test_inputs) = split, default_inputs
+    lsa_only = ModelConfig(views=(ViewSpec("lsa", learner="lda"),))
+    first = TopicClassifier(lsa_only).fit(train_inputs, train.topics)
+    second = TopicClassifier(lsa_only).fit(train_inputs.take(range(300)), train.topics[:300])
+    assert first._models[0][1].transformer is second._models[0][1].transformer is train_inputs.corpus.lsa()
+    vocabulary = train_inputs.corpus.lsa()[0].vocabulary_
+    corpus_only = TopicInputs(titles=[], texts=train_inputs.corpus.texts)
+    assert len(vocabulary) <= 40_000 and vocabulary.keys() <= set(
+        term for text in corpus_only.texts for term in train_inputs.corpus.lsa()[0].build_analyzer()(text))
+    with pytest.raises(ValueError, match="unlabeled corpus"):
+        TopicClassifier(lsa_only).fit(TopicInputs(train_inputs.titles, train_inputs.texts), train.topics)
+
+
+def test_missing_embedding_source_is_a_clear_error(split, default_inputs):
+    (train, _), (train_inputs, _) = split, default_inputs
+    without_minilm = TopicInputs(train_inputs.titles, train_inputs.texts, {"e5": train_inputs.vectors["e5"]},
+                                 train_inputs.corpus)
+    with pytest.raises(ValueError, match="minilm embeddings"):
+        TopicClassifier(ModelConfig()).fit(without_minilm, train.topics)

@@ -2,6 +2,7 @@ import shutil
 import sqlite3
 from dataclasses import replace
 
+import joblib
 import pytest
 from typer.testing import CliRunner
 
@@ -93,6 +94,14 @@ def test_config_change_recomputes_with_embeddings(data_dir):
     combined = predict_all(data_dir, ModelConfig())
     assert combined.mode == "full" and combined.model_version != words.model_version
     assert combined.stored_total == words.stored_total
+    model = joblib.load(topics_dir(data_dir) / f"model-{combined.model_version}.joblib")
+    assert model.embedding_sources == ("e5", "minilm")
+    assert model.embedding_model == "multilingual-e5-small + all-MiniLM-L6-v2 (int8)"
+    lsa = next(features for spec, features, *_ in model.classifier._models if spec.view == "lsa")
+    _, unlabeled = counts(data_dir)  # the LSA learned its vocabulary from unlabeled papers only
+    assert lsa.transformer[0].vocabulary_.keys() <= set(
+        term for _, paper in unlabeled if paper.has_abstract for term in lsa.transformer[0].build_analyzer()(
+            f"{paper.title}. {paper.abstract}"))
 
 
 def test_missing_vectors_are_reported_not_computed(data_dir):
@@ -102,9 +111,12 @@ def test_missing_vectors_are_reported_not_computed(data_dir):
     result = CliRunner().invoke(app, ["topics", "predict", "--data-dir", str(data_dir)])
     assert result.exit_code != 0
     assert "no multilingual-e5-small vector" in result.stderr and "--words-only" in result.stderr
-    publish_text_vectors(data_dir)
-    result = CliRunner().invoke(app, ["topics", "predict", "--data-dir", str(data_dir), "--json"])
-    assert result.exit_code == 0, result.output
+    publish_text_vectors(data_dir, minilm=False)  # e5 now complete, MiniLM int8 still lacks NEW-2
+    result = CliRunner().invoke(app, ["topics", "predict", "--data-dir", str(data_dir)])
+    assert result.exit_code != 0
+    assert "1 of" in result.stderr and "no all-MiniLM-L6-v2 (int8) vector" in result.stderr
+    assert "--embed-missing" in result.stderr
+    # (with both sources complete the default model trains and predicts: test_config_change_...)
 
 
 def test_train_command(data_dir):

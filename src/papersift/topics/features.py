@@ -267,7 +267,6 @@ def paper_embeddings(
         except ModelError as exc:
             raise EmbeddingsUnavailable(f"{len(missing):,} papers have no {label} vector and the model "
                                         f"cannot run: {exc}") from None
-        dim = encoder.dim
         texts = [_embedding_text(papers[position]) for position in missing]
         with EmbeddingCache(data_dir) as cache:
             if compute_missing:
@@ -278,6 +277,8 @@ def paper_embeddings(
             else:
                 hint = "run 'papersift embed' first" if from_index else "it is computed with --embed-missing"
                 vectors_missing = _cached_only(encoder, cache, texts, len(papers), label, hint)
+    if dim is None:  # nothing from the index: the cache's (or the encoder's) width
+        dim = vectors_missing.shape[1] if len(missing) else 0
     vectors = np.zeros((len(papers), dim), dtype=np.float32)
     if present:
         vectors[present] = index.vectors[[rows[position] for position in present]]
