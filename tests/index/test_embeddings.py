@@ -83,14 +83,17 @@ def test_embed_store_resumes_and_publishes_coverage(encoder, papers, tmp_path):
     store.close()
     partial = embed_store(data_dir, encoder, chunk_size=5, limit=10)  # as if killed after 10
     assert (partial.cached, partial.embedded) == (0, 10)
+    assert partial.bridge_folder is None  # the term bridge waits until every paper has a vector
     index = vectors.VectorIndex.open(data_dir, encoder.name)
     assert len(index) == 10 and index.meta.coverage == pytest.approx(10 / len(papers))
     rest = embed_store(data_dir, encoder, chunk_size=5)
     assert (rest.cached, rest.embedded) == (10, len(papers) - 10)
     index = vectors.VectorIndex.open(data_dir, encoder.name)
     assert len(index) == len(papers) and index.meta.coverage == 1.0
+    assert rest.bridge_folder is not None and rest.bridge_folder.parent.name == f"{encoder.name}@terms"
     again = embed_store(data_dir, encoder)
     assert again.embedded == 0 and again.index_folder == index.folder  # nothing to do, nothing rewritten
+    assert again.bridge_folder is None
     # a paper's stored vector is what the encoder gives for its text
     paper = papers[3]
     assert float(index.vector_of(paper.id) @ encoder.encode_passages([paper_text(paper)])[0]) > 0.98

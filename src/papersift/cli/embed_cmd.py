@@ -97,18 +97,20 @@ def embed(
         # the same corpus indexed under an older index schema holds the same vectors
         seed = list(seed or []) + [d for d in directory.parent.glob(directory.name.rsplit("-v", 1)[0] + "-v*")
                                    if d != directory]
-        run = lambda report: embed_papers(directory, papers, encoder, seed_dirs=seed,  # noqa: E731
-                                          limit=limit, on_progress=report)
+        run = lambda report, report_terms: embed_papers(  # noqa: E731
+            directory, papers, encoder, seed_dirs=seed, limit=limit, on_progress=report,
+            on_terms_progress=report_terms)
     else:
         directory = data_dir_of(data_dir)
         if not (directory / "papers.sqlite3").exists():
             fail(f"no papers in {directory}; run 'papersift ingest' first")
-        run = lambda report: embed_store(directory, encoder, limit=limit, on_progress=report)  # noqa: E731
+        run = lambda report, report_terms: embed_store(  # noqa: E731
+            directory, encoder, limit=limit, on_progress=report, on_terms_progress=report_terms)
         if dask:
             from papersift.distributed.dask_embed import embed_store_distributed
 
-            run = lambda report: embed_store_distributed(directory, encoder, dask, models_root=models_dir,  # noqa: E731
-                                                         on_progress=report)
+            run = lambda report, report_terms: embed_store_distributed(  # noqa: E731
+                directory, encoder, dask, models_root=models_dir, on_progress=report)
     started = time.perf_counter()
     with _progress(disable=as_json) as progress:
         task = progress.add_task("embed", total=None, rate="")
@@ -119,12 +121,24 @@ def embed(
             progress.update(task, total=todo, completed=state.embedded,
                             rate=f"{state.embedded / elapsed:.1f} papers/s, {state.cached} cached")
 
-        summary = run(report)
+        terms_task: dict[str, float] = {}
+
+        def report_terms(state: EmbedProgress) -> None:
+            """The term bridge's progress (index/bridge.py), once the papers are done."""
+            if not terms_task:
+                terms_task["id"] = progress.add_task("terms", total=state.total - state.cached, rate="")
+                terms_task["started"] = time.perf_counter()
+            elapsed = max(time.perf_counter() - terms_task["started"], 1e-9)
+            progress.update(terms_task["id"], completed=state.embedded,
+                            rate=f"{state.embedded / elapsed:.0f} terms/s, {state.cached} cached")
+
+        summary = run(report, report_terms)
     result = {"model": encoder.name, "papers": summary.papers, "cached": summary.cached, "embedded": summary.embedded,
               "seconds": round(summary.seconds, 1),
               "papers_per_s": round(summary.embedded / summary.seconds, 2) if summary.seconds else None,
               "coverage": round((summary.cached + summary.embedded) / summary.papers, 4) if summary.papers else 1.0,
-              "index": str(summary.index_folder) if summary.index_folder else None}
+              "index": str(summary.index_folder) if summary.index_folder else None,
+              "term_bridge": str(summary.bridge_folder) if summary.bridge_folder else None}
     if as_json:
         print_json(result)
     else:

@@ -182,10 +182,12 @@ class EmbedProgress:
 
 def embed_with_cache(encoder: Encoder, cache: EmbeddingCache, texts: Sequence[str],
                      chunk_size: int = 256, batch_size: int = 32,
-                     on_progress: Callable[[EmbedProgress], None] | None = None) -> np.ndarray:
-    """Passage vectors for `texts`: cached ones are read, the rest embedded and written
-    chunk by chunk (so a kill loses at most one chunk)."""
-    token_lists = encoder.tokenize([encoder.passage_input(t) for t in texts])
+                     on_progress: Callable[[EmbedProgress], None] | None = None,
+                     as_queries: bool = False) -> np.ndarray:
+    """Passage (or query) vectors for `texts`: cached ones are read, the rest embedded and
+    written chunk by chunk (so a kill loses at most one chunk)."""
+    to_input = encoder.query_input if as_queries else encoder.passage_input
+    token_lists = encoder.tokenize([to_input(t) for t in texts])
     keys = [token_key(encoder.cache_key_prefix, ids) for ids in token_lists]
     vectors = np.zeros((len(texts), encoder.dim), dtype=np.float32)
     found = cache.get_many(keys)
@@ -219,6 +221,7 @@ class EmbedSummary:
     embedded: int
     seconds: float
     index_folder: Path | None
+    bridge_folder: Path | None = None  # set when this run (re)built the term bridge
 
 
 def embed_store(data_dir: str | os.PathLike, encoder: Encoder, **options) -> EmbedSummary:
@@ -236,17 +239,21 @@ def embed_store(data_dir: str | os.PathLike, encoder: Encoder, **options) -> Emb
 
 def embed_papers(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: Encoder, last_seq: int = 0,
                  seed_dirs: Sequence[str | os.PathLike] = (), publish_every: int = 4096, chunk_size: int = 256,
-                 limit: int | None = None, on_progress: Callable[[EmbedProgress], None] | None = None) -> EmbedSummary:
+                 limit: int | None = None, on_progress: Callable[[EmbedProgress], None] | None = None,
+                 with_bridge: bool = True,
+                 on_terms_progress: Callable[[EmbedProgress], None] | None = None) -> EmbedSummary:
     """Embed the papers the cache lacks into DATA_DIR's vector index, publishing it as it grows.
 
     Shortest texts go first (title-only papers take milliseconds), so coverage climbs fast;
     the index is rewritten every `publish_every` new vectors, which is what lets search use
     semantic results while the run continues. Killing the run loses at most one chunk.
     `seed_dirs` are other data dirs whose caches are read first (an evaluation corpus reuses
-    the vectors the main data dir already has for the same texts).
+    the vectors the main data dir already has for the same texts). Once every paper has a
+    vector, the term bridge (index/bridge.py) is rebuilt if the papers changed since it was.
     """
     import time
 
+    from papersift.index import bridge
     from papersift.index import vectors as vector_index
 
     started = time.perf_counter()
@@ -299,7 +306,13 @@ def embed_papers(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: 
                 folder, since_publish = publish(), 0
         if embedded or stale:
             folder = publish()
-    return EmbedSummary(len(papers), cached, embedded, time.perf_counter() - started, folder)
+        bridge_folder = None
+        if with_bridge and have.all() and bridge.is_stale(data_dir, encoder.name, len(papers), last_seq):
+            bridge_folder = bridge.build_bridge(
+                data_dir, papers, encoder, last_seq,
+                embed_terms=lambda terms: embed_with_cache(encoder, cache, terms, batch_size=128,
+                                                           on_progress=on_terms_progress, as_queries=True))
+    return EmbedSummary(len(papers), cached, embedded, time.perf_counter() - started, folder, bridge_folder)
 
 
 def _meta_differs(folder: Path, rows: int, papers_total: int, last_seq: int) -> bool:

@@ -14,7 +14,9 @@ The weights say how far each side can be trusted for this query:
 - the lexical side only sees a Chinese query's Latin terms (the papers are in English), so
   the more of the query is CJK, the more the dense side leads;
 - a lexical side that found almost nothing is no evidence against a paper, so its weight
-  shrinks with its hit count.
+  shrinks with its hit count;
+- a Chinese query's English carry-over (search.crosslingual) is a third, keyword list; it
+  counts as much as the dense side (no weight was fitted).
 
 `rrf` (Cormack et al. 2009; tests check it against ranx) stays for rank-only lists, such
 as "similar papers" for pasted text.
@@ -39,6 +41,7 @@ Scored = Sequence[tuple[str, float]]  # (paper id, score), best first
 class FusionWeights:
     lexical: float
     dense: float
+    translated: float = 1.0  # keyword side over a Chinese query carried over to English terms
 
 
 def cjk_fraction(text: str) -> float:
@@ -89,10 +92,13 @@ def zscore_sum(scored_lists: Sequence[Scored], weights: Sequence[float] | None =
     return sorted(fused.items(), key=lambda item: -item[1])
 
 
-def fuse_hybrid(query: str, lexical: Scored, dense: Scored) -> list[tuple[str, float]]:
+def fuse_hybrid(query: str, lexical: Scored, dense: Scored,
+                translated: Scored | None = None) -> list[tuple[str, float]]:
     """The default hybrid ranking: z-score fusion with query-dependent weights."""
     weights = fusion_weights(query, lexical_hits=len(lexical))
-    return zscore_sum([lexical, dense], [weights.lexical, weights.dense])
+    if translated is None:
+        return zscore_sum([lexical, dense], [weights.lexical, weights.dense])
+    return zscore_sum([lexical, dense, translated], [weights.lexical, weights.dense, weights.translated])
 
 
 def _checked_weights(lists: Sequence, weights: Sequence[float] | None) -> Sequence[float]:

