@@ -119,3 +119,19 @@ def test_missing_embedding_source_is_a_clear_error(split, default_inputs):
                                  train_inputs.corpus)
     with pytest.raises(ValueError, match="minilm embeddings"):
         TopicClassifier(ModelConfig()).fit(without_minilm, train.topics)
+
+
+def test_view_specs_parse_as_the_cli_writes_them():
+    assert tuple(ViewSpec.parse(part) for part in "combined:lr:30,minilm:lda,lsa:lda".split(",")) == ModelConfig().views
+    assert ViewSpec.parse("words") == ViewSpec("words", "lr", C=10.0)
+    assert ViewSpec.parse("embed:knn:15") == ViewSpec("embed", "knn", neighbors=15)
+    for bad, message in (("a:b:c:d", "expected view"), ("words:lr:x", "not a number"), ("", "expected view")):
+        with pytest.raises(ValueError, match=message):
+            ViewSpec.parse(bad)
+
+
+def test_lda_on_a_sparse_view_is_a_clear_error(split):
+    train, _ = split
+    with pytest.raises(ValueError, match="lda learner needs a dense view"):
+        TopicClassifier(ModelConfig(views=(ViewSpec("words", "lda"),))).fit(
+            TopicInputs.from_papers(train.papers), train.topics)

@@ -4,7 +4,7 @@ import orjson
 from typer.testing import CliRunner
 
 from papersift.cli import app
-from papersift.topics.classifier import WORDS_ONLY
+from papersift.topics.classifier import WORDS_ONLY, ModelConfig, ViewSpec
 from papersift.topics.evaluate import cross_validate, majority_scores, report_markdown
 
 METRICS = ("area_top1", "area_top3", "subarea_top1", "subarea_top3")
@@ -43,6 +43,17 @@ def test_evaluate_command_json(topics_data_dir):
     report = orjson.loads(result.stdout)
     assert all(name in report for name in METRICS)
     assert set(report["baselines"]) == {"majority", "tfidf_lr"}
+
+
+def test_evaluate_other_views(topics_data_dir):
+    result = CliRunner().invoke(app, ["topics", "evaluate", "--data-dir", str(topics_data_dir), "--views",
+                                      "title,words:lr:30", "--folds", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    report = orjson.loads(result.stdout)
+    assert report["views"] == ["title", "words"] and report["embedding_model"] is None
+    assert report["model"] == ModelConfig(views=(ViewSpec("title"), ViewSpec("words", C=30.0))).fingerprint()
+    result = CliRunner().invoke(app, ["topics", "evaluate", "--data-dir", str(topics_data_dir), "--views", "nope"])
+    assert result.exit_code != 0 and "unknown view nope" in result.stderr
 
 
 def test_evaluate_without_labels_fails_clearly(store, tmp_path):

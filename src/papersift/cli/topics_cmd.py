@@ -87,6 +87,9 @@ def topics_evaluate(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the fold split.")] = 0,
     limit: Annotated[int | None, typer.Option("--limit", min=20, help="Evaluate on the first N labeled papers only.")] = None,
     words_only: WordsOnlyOption = False,
+    views: Annotated[str | None, typer.Option(
+        "--views", help="Evaluate another model: comma-separated view[:learner[:C]] averaged, e.g. "
+                        "'combined:lr:30,minilm:lda,lsa:lda' (the default) or 'embed:lda'.")] = None,
     embed_missing: EmbedMissingOption = False,
     report_dir: Annotated[Path | None, typer.Option("--report-dir", help="Also write report.json + report.md here.")] = None,
     as_json: JsonOption = False,
@@ -99,6 +102,18 @@ def topics_evaluate(
     from papersift.topics.predict import embedding_label, source_embeddings, unlabeled_corpus
 
     config = _config(words_only)
+    if views is not None:
+        from papersift.topics.classifier import ModelConfig, ViewSpec
+        from papersift.topics.features import VIEWS
+
+        try:
+            specs = tuple(ViewSpec.parse(part) for part in views.split(","))
+        except ValueError as exc:
+            fail(f"--views: {exc}")
+        unknown = [spec.view for spec in specs if spec.view not in VIEWS]
+        if unknown:
+            fail(f"--views: unknown view {', '.join(unknown)} (known: {', '.join(VIEWS)})")
+        config = ModelConfig(views=specs)
     directory = _store_dir(data_dir)
     store = Store(directory, readonly=True)
     labeled = load_labeled(store)
@@ -115,8 +130,11 @@ def topics_evaluate(
                                            bars, "embed labeled")
         except EmbeddingsUnavailable as exc:
             fail(f"{exc} (or pass --embed-missing, or --words-only)")
-        report = cross_validate(labeled, embeddings, config, folds=folds, seed=seed, corpus=corpus,
-                                progress=lambda done, total: bars("folds", done, total))
+        try:
+            report = cross_validate(labeled, embeddings, config, folds=folds, seed=seed, corpus=corpus,
+                                    progress=lambda done, total: bars("folds", done, total))
+        except ValueError as exc:  # a view that cannot run here (e.g. lsa on a tiny corpus)
+            fail(str(exc))
     report["embedding_model"] = embedding_label(config.embedding_sources)
     if report_dir is not None:
         import orjson

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import orjson
+from scipy import sparse
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
@@ -38,6 +39,24 @@ class ViewSpec:
     C: float = 10.0
     neighbors: int = 25
     weight: float = 1.0
+
+
+    @classmethod
+    def parse(cls, text: str) -> "ViewSpec":
+        """'view[:learner[:C or neighbors]]', e.g. 'minilm:lda', 'combined:lr:30', 'embed:knn:25'."""
+        parts = text.strip().split(":")
+        if len(parts) > 3 or not parts[0]:
+            raise ValueError(f"view spec '{text}': expected view[:learner[:number]]")
+        view = parts[0]
+        learner = parts[1] if len(parts) > 1 and parts[1] else "lr"
+        knob = parts[2] if len(parts) > 2 else ""
+        try:
+            number = float(knob) if knob else None
+        except ValueError:
+            raise ValueError(f"view spec '{text}': '{knob}' is not a number") from None
+        if learner == "knn":
+            return cls(view, learner, neighbors=int(number) if number else 25)
+        return cls(view, learner, C=number or 10.0)
 
 
 @dataclass(frozen=True)
@@ -149,6 +168,8 @@ class TopicClassifier:
         for spec in self.config.views:
             features = make_view(spec.view).fit(inputs)
             matrix = features.transform(inputs)
+            if spec.learner == "lda" and sparse.issparse(matrix):
+                raise ValueError(f"the lda learner needs a dense view (embed, minilm, lsa), not '{spec.view}'")
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 # LDA's covariance estimate warns about labels with a single paper; shrinkage copes
