@@ -170,7 +170,13 @@ class VectorIndex:
             rows = top_k(scores, k)
             return rows, scores[rows]
         subset = np.flatnonzero(allowed)
-        scores = self.vectors[subset] @ query
+        if 4 * len(subset) >= len(self):
+            # Most rows allowed (e.g. all but the title-only papers): one product over the whole
+            # matrix, then pick the allowed scores. Gathering the allowed rows first copies them
+            # (52 MB for 34K x 384) and measured ~7x slower than the product itself.
+            scores = (self.vectors @ query)[subset]
+        else:
+            scores = self.vectors[subset] @ query
         best = top_k(scores, k)
         return subset[best], scores[best]
 
