@@ -84,3 +84,25 @@ def test_new_generation_replaces_the_old_one(tmp_path):
     assert second.mask_for_ids(["c", "zzz"]).tolist() == [False, False, True]
     with pytest.raises(ValueError, match="ids but"):
         write_index(tmp_path, "m", ["a"], _unit(2, 9), 10, 3)
+
+
+def test_an_ann_index_opened_before_the_encoder_loads_does_not_crash_the_process(tmp_path):
+    # usearch loaded before onnxruntime crashed the interpreter (segfault); a server past
+    # ANN_MIN_ROWS opens the HNSW index first, then embeds the query
+    import subprocess
+    import sys
+
+    script = f"""
+import numpy as np
+from papersift.index.vectors import VectorIndex, write_index
+vectors = np.random.default_rng(0).standard_normal((40, 8)).astype(np.float32)
+vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+write_index({str(tmp_path)!r}, "m", [str(i) for i in range(40)], vectors, 40, 1, ann_min_rows=10)
+index = VectorIndex.open({str(tmp_path)!r}, "m")
+assert index.ann is not None
+import onnxruntime
+print(index.search_ids(vectors[3], 1, exact=False)[0][0])
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "3"

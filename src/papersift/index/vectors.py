@@ -69,12 +69,24 @@ def _write_atomically(path: Path, payload: bytes) -> None:
     os.replace(temporary, path)
 
 
-def build_ann(vectors: np.ndarray, path: Path, threads: int = 0):
-    """An HNSW index (cosine on unit vectors, inner product) keyed by row number."""
+def usearch_index_class():
+    """usearch's Index class, imported after onnxruntime.
+
+    Measured with usearch 2.26.6 and onnxruntime 1.32.0: importing onnxruntime after usearch
+    crashes the process (segmentation fault), the other order works. A server past
+    ANN_MIN_ROWS opens the HNSW index before the query encoder loads, so the order is fixed here.
+    """
+    import onnxruntime  # noqa: F401 - must be loaded before usearch
     from usearch.index import Index
 
-    index = Index(ndim=vectors.shape[1], metric="ip", dtype="f32", connectivity=16,
-                  expansion_add=128, expansion_search=ANN_EXPANSION_SEARCH)
+    return Index
+
+
+def build_ann(vectors: np.ndarray, path: Path, threads: int = 0):
+    """An HNSW index (cosine on unit vectors, inner product) keyed by row number."""
+    index_class = usearch_index_class()
+    index = index_class(ndim=vectors.shape[1], metric="ip", dtype="f32", connectivity=16,
+                        expansion_add=128, expansion_search=ANN_EXPANSION_SEARCH)
     index.add(np.arange(len(vectors), dtype=np.uint64), vectors, threads=threads)
     index.save(str(path))
     return index
@@ -147,9 +159,7 @@ class VectorIndex:
     @property
     def ann(self):
         if self._ann is None and self.meta.ann and (self.folder / "ann.usearch").exists():
-            from usearch.index import Index
-
-            self._ann = Index.restore(str(self.folder / "ann.usearch"), view=True)
+            self._ann = usearch_index_class().restore(str(self.folder / "ann.usearch"), view=True)
             self._ann.expansion_search = ANN_EXPANSION_SEARCH  # a query-time setting, not saved
         return self._ann
 
