@@ -34,6 +34,7 @@ def test_title_only_records_are_marked(sample_records):
     ({"title": "T", "year": 1850}, "field 'year' is 1850, outside 1900..2100"),
     ({"title": "T", "year": True}, "field 'year' must be an integer, got bool"),
     ({"title": "T", "year": "soon"}, "field 'year' must be an integer"),
+    ({"title": "T", "year": "²"}, "field 'year' must be an integer"),  # a digit to isdigit(), not to int()
     ({"title": "T", "abstract": "a" * (MAX_ABSTRACT_CHARS + 1)}, "field 'abstract' is 100,001 characters long"),
     ({"title": "T", "abstract": "a" * 10_000_000}, "field 'abstract' is 10,000,000 characters long"),
     ("not a dict", "record must be a JSON object, got str"),

@@ -160,7 +160,7 @@ def _year(raw: dict) -> int | None:
         return None
     if isinstance(value, bool):
         raise RecordError("field 'year' must be an integer, got bool")
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and value.strip().isdecimal():  # isdigit() admits "²", which int() rejects
         value = int(value.strip())
     if isinstance(value, float) and value.is_integer():
         value = int(value)
