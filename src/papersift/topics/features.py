@@ -275,7 +275,7 @@ def paper_embeddings(
                     report = lambda state: progress(state.cached + state.embedded, state.total)  # noqa: E731
                 vectors_missing = embed_with_cache(encoder, cache, texts, on_progress=report)
             else:
-                hint = "run 'papersift embed' first" if from_index else "it is computed with --embed-missing"
+                hint = "run 'papersift embed' first" if from_index else "it lives in the embedding cache, not a vector index"
                 vectors_missing = _cached_only(encoder, cache, texts, len(papers), label, hint)
     if dim is None:  # nothing from the index: the cache's (or the encoder's) width
         dim = vectors_missing.shape[1] if len(missing) else 0
