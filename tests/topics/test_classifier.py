@@ -100,15 +100,15 @@ def test_default_model_averages_lr_and_lda_views(split, default_inputs):
 
 
 def test_lsa_is_fitted_once_per_corpus_and_never_on_training_texts(split, default_inputs):
-    (train, _), (train_inputs, test_inputs) = split, default_inputs
+    (train, _), (train_inputs, _) = split, default_inputs
     lsa_only = ModelConfig(views=(ViewSpec("lsa", learner="lda"),))
     first = TopicClassifier(lsa_only).fit(train_inputs, train.topics)
     second = TopicClassifier(lsa_only).fit(train_inputs.take(range(300)), train.topics[:300])
-    assert first._models[0][1].transformer is second._models[0][1].transformer is train_inputs.corpus.lsa()
-    vocabulary = train_inputs.corpus.lsa()[0].vocabulary_
-    corpus_only = TopicInputs(titles=[], texts=train_inputs.corpus.texts)
-    assert len(vocabulary) <= 40_000 and vocabulary.keys() <= set(
-        term for text in corpus_only.texts for term in train_inputs.corpus.lsa()[0].build_analyzer()(text))
+    corpus_lsa = train_inputs.corpus.lsa()
+    assert first._models[0][1].transformer is second._models[0][1].transformer is corpus_lsa
+    words = corpus_lsa[0]
+    corpus_terms = {term for text in train_inputs.corpus.texts for term in words.build_analyzer()(text)}
+    assert len(words.vocabulary_) <= 40_000 and words.vocabulary_.keys() <= corpus_terms
     with pytest.raises(ValueError, match="unlabeled corpus"):
         TopicClassifier(lsa_only).fit(TopicInputs(train_inputs.titles, train_inputs.texts), train.topics)
 
