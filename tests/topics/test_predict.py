@@ -3,6 +3,7 @@ import sqlite3
 from dataclasses import replace
 
 import joblib
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -11,7 +12,7 @@ from papersift.record import paper_from_dict
 from papersift.store import Store
 from papersift.topics.classifier import WORDS_ONLY, ModelConfig
 from papersift.topics.dataset import load_labeled, load_unlabeled
-from papersift.topics.predict import predict_all, topics_dir
+from papersift.topics.predict import predict_all, source_embeddings, topics_dir
 from papersift.topics.storage import PredictionStore
 
 from topic_vectors import publish_text_vectors
@@ -117,6 +118,17 @@ def test_missing_vectors_are_reported_not_computed(data_dir):
     assert "1 of" in result.stderr and "no all-MiniLM-L6-v2 (int8) vector" in result.stderr
     assert "--embed-missing" in result.stderr
     # (with both sources complete the default model trains and predicts: test_config_change_...)
+
+
+def test_papers_with_the_same_text_share_a_cached_vector(data_dir):
+    _, unlabeled = counts(data_dir)
+    twin = replace(unlabeled[0][1], id="TWIN-1")  # same title and abstract, another id
+    store = Store(data_dir)
+    store.upsert([twin])
+    store.close()
+    publish_text_vectors(data_dir)
+    vectors = source_embeddings(data_dir, [unlabeled[0][1], twin], ("minilm",), compute_missing=False)["minilm"]
+    assert np.array_equal(vectors[0], vectors[1]) and np.linalg.norm(vectors[0]) > 0
 
 
 def test_train_command(data_dir):

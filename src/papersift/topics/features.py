@@ -294,10 +294,9 @@ def _cached_only(encoder, cache, texts: list[str], total: int, label: str, hint:
     model_inputs = [encoder.passage_input(text) for text in texts]
     keys = [token_key(encoder.cache_key_prefix, ids) for ids in encoder.tokenize(model_inputs)]
     found = cache.get_many(keys)
-    if len(found) < len(keys):
-        raise EmbeddingsUnavailable(
-            f"{len(keys) - len(found):,} of {total:,} papers have no {label} vector yet; {hint}"
-        )
+    lacking = sum(key not in found for key in keys)  # papers with the same text share one key
+    if lacking:
+        raise EmbeddingsUnavailable(f"{lacking:,} of {total:,} papers have no {label} vector yet; {hint}")
     return np.stack([found[key] for key in keys])
 
 
