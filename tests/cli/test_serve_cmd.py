@@ -106,3 +106,15 @@ def test_quickstart_background_embedding_publishes_vectors_while_serving(corpus_
     result = runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--corpus", str(small)])
     assert result.exit_code == 0, result.output
     assert seen["generation"] is not None, (data_dir / "embed.log").read_text(errors="replace")[-2000:]
+
+
+def test_quickstart_background_chain_embeds_then_predicts_topics(tmp_path):
+    from papersift.cli.serve_cmd import background_commands
+
+    embed, predict = background_commands(tmp_path)
+    assert embed[-3:] == ["embed", "--data-dir", str(tmp_path)]
+    assert predict[-5:] == ["topics", "predict", "--data-dir", str(tmp_path), "--embed-missing"]
+    # both are real commands of this CLI
+    for command in (embed, predict):
+        shown = runner.invoke(app, [*command[3:], "--help"])
+        assert shown.exit_code == 0, shown.output

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -111,18 +112,30 @@ def quickstart(
         _run_server(resolved, host, port, enable_writes=False, write_token=os.environ.get("PAPERSIFT_WRITE_TOKEN"))
     finally:
         if embedder is not None and embedder.poll() is None:
-            embedder.terminate()  # the embedding cache keeps what was done; the next run resumes
+            os.killpg(embedder.pid, signal.SIGTERM)  # the chain and its current step; caches keep what was done
             embedder.wait(timeout=30)
 
 
+def background_commands(data_dir: Path) -> list[list[str]]:
+    """What quickstart runs behind the server, one after the other: embed the papers (vectors
+    and term bridge), then predict every paper's topic (it reads those vectors)."""
+    cli = [sys.executable, "-c", "from papersift.cli import main; main()"]
+    return [cli + ["embed", "--data-dir", str(data_dir)],
+            cli + ["topics", "predict", "--data-dir", str(data_dir), "--embed-missing"]]
+
+
 def _start_background_embed(data_dir: Path) -> subprocess.Popen:
-    """`papersift embed` in a niced child process; its log goes to DATA_DIR/embed.log."""
+    """The background commands in a niced child process; their log goes to DATA_DIR/embed.log.
+    A step that fails stops the chain (its error is in the log); a rerun resumes from caches."""
     log = open(data_dir / "embed.log", "ab")  # noqa: SIM115 (the child keeps it open)
-    command = [sys.executable, "-c", "from papersift.cli import main; main()", "embed", "--data-dir", str(data_dir)]
-    console.print(f"embedding papers in the background (log: {data_dir / 'embed.log'}); "
+    chain = ("import subprocess, sys\n"
+             f"for command in {background_commands(data_dir)!r}:\n"
+             "    if subprocess.run(command).returncode:\n"
+             "        sys.exit(1)\n")
+    console.print(f"embedding papers, then predicting topics, in the background (log: {data_dir / 'embed.log'}); "
                   "semantic coverage grows as vectors are published", highlight=False)
-    return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            preexec_fn=lambda: os.nice(10))
+    return subprocess.Popen([sys.executable, "-c", chain], stdout=log, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, preexec_fn=lambda: os.nice(10), start_new_session=True)
 
 
 @bench_app.command("web")
