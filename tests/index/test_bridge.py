@@ -77,3 +77,20 @@ def test_chinese_words_find_their_english_terms(encoder, tmp_path):
 
 def test_no_bridge_before_it_is_built(tmp_path):
     assert bridge.TermBridge.open(tmp_path, DEFAULT_MODEL) is None
+
+
+def test_translate_embeds_each_new_segment_once(encoder, tmp_path):
+    write_index(tmp_path, bridge.terms_model(encoder.name), FIELD_TERMS, encoder.encode_queries(FIELD_TERMS),
+                papers_total=len(FIELD_TERMS), last_seq=1)
+    opened = bridge.TermBridge.open(tmp_path, encoder.name)
+    embedded: list[str] = []
+
+    def embed(texts: list[str]) -> np.ndarray:
+        embedded.extend(texts)
+        return encoder.encode_queries(texts)
+
+    assert opened.translate(["强化学习", "联邦学习", "强化学习"], embed) == [
+        "reinforcement learning", "federated learning", "reinforcement learning"]
+    assert opened.translate(["联邦学习", "知识蒸馏"], embed) == ["federated learning", "knowledge distillation"]
+    assert embedded == ["强化学习", "联邦学习", "知识蒸馏"]
+    assert opened.translate([], embed) == []

@@ -90,11 +90,17 @@ def build_bridge(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder, 
 
 
 class TermBridge:
-    """Nearest corpus term for each embedded query segment (exact search: one small product)."""
+    """Nearest corpus term for each embedded query segment (exact search: one small product).
+
+    Chinese queries share most of their words (学习, 网络, 模型 ...), so each segment's term is
+    remembered for the life of this generation (bounded): a repeated word costs no model call."""
+
+    MEMO_SIZE = 50_000
 
     def __init__(self, index: vector_index.VectorIndex):
         self.index = index
         self.terms = index.paper_ids
+        self._memo: dict[str, str] = {}
 
     @classmethod
     def open(cls, data_dir: str | os.PathLike, model: str) -> "TermBridge | None":
@@ -111,3 +117,16 @@ class TermBridge:
             return []
         best = np.argmax(np.asarray(segment_vectors, dtype=np.float32) @ self.index.vectors.T, axis=1)
         return [self.terms[row] for row in best]
+
+    def translate(self, segments: Sequence[str], embed: Callable[[list[str]], np.ndarray]) -> list[str]:
+        """The nearest term of each segment; `embed` (texts -> query vectors) runs only for
+        segments not seen before."""
+        found = {segment: self._memo.get(segment) for segment in segments}
+        unseen = [segment for segment, term in found.items() if term is None]
+        if unseen:
+            new_terms = dict(zip(unseen, self.nearest_terms(embed(unseen))))
+            found.update(new_terms)
+            if len(self._memo) + len(new_terms) > self.MEMO_SIZE:
+                self._memo.clear()
+            self._memo.update(new_terms)
+        return [found[segment] for segment in segments]

@@ -38,5 +38,5 @@ def english_query(text: str, encoder: Encoder, bridge: TermBridge) -> str | None
     if not has_cjk(text):
         return None
     segments = cjk_segments(text)
-    terms = bridge.nearest_terms(encoder.encode_queries(segments)) if segments else []
+    terms = bridge.translate(segments, encoder.encode_queries)
     return " ".join([*_LATIN_WORD.findall(text), *terms]) or None
