@@ -249,7 +249,8 @@ def embed_papers(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: 
     semantic results while the run continues. Killing the run loses at most one chunk.
     `seed_dirs` are other data dirs whose caches are read first (an evaluation corpus reuses
     the vectors the main data dir already has for the same texts). Once every paper has a
-    vector, the term bridge (index/bridge.py) is rebuilt if the papers changed since it was.
+    vector, the term bridge (index/bridge.py; multilingual models only) is rebuilt if the papers
+    changed since it was.
     """
     import time
 
@@ -307,7 +308,7 @@ def embed_papers(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: 
         if embedded or stale:
             folder = publish()
         bridge_folder = None
-        if with_bridge and have.all() and bridge.is_stale(data_dir, encoder.name, len(papers), last_seq):
+        if with_bridge and encoder.spec.multilingual and have.all() and bridge.is_stale(data_dir, encoder.name, len(papers), last_seq):
             bridge_folder = bridge.build_bridge(
                 data_dir, papers, encoder, last_seq,
                 embed_terms=lambda terms: embed_with_cache(encoder, cache, terms, batch_size=128,

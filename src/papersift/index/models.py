@@ -63,6 +63,11 @@ class ModelSpec:
     query_variant: str = "fp32"
     extra: dict = field(default_factory=dict)
 
+    @property
+    def multilingual(self) -> bool:
+        """Reads more than English (a Chinese query): the model for cross-lingual search."""
+        return self.languages != "en"
+
 
 MODELS: dict[str, ModelSpec] = {
     spec.name: spec
@@ -101,6 +106,9 @@ MODELS: dict[str, ModelSpec] = {
             dim=384,
             max_tokens=256,  # its sentence-transformers config
             languages="en",
+            # int8 passages: 2x faster, and on SciFact int8 MiniLM + BM25 scored as e5 fp32 + BM25
+            # (0.738 vs 0.737); the topic classifier reads the same int8 vectors from the cache.
+            default_variant="int8",
             license="Apache-2.0 (model), MIT (package)",
         ),
     )

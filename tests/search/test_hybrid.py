@@ -1,0 +1,88 @@
+"""The hybrid retriever picks its dense side by the query's language and the English index's coverage."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from papersift.index.models import DEFAULT_MODEL
+from papersift.index.vectors import write_index
+from papersift.search.hybrid import ENGLISH_MODEL, HybridRetriever
+from papersift.search.query import parse_query
+from papersift.search.semantic import DenseRetriever
+from papersift.search.service import SearchService
+from papersift.search.types import SearchRequest
+from papersift.store import Store
+
+
+class FixedEncoder:
+    """Every query embeds to one vector: which index answered shows in the ranking alone."""
+
+    dim = 384
+
+    def __init__(self, vector: np.ndarray):
+        self.vector = vector
+
+    def encode_query(self, text: str) -> np.ndarray:
+        return self.vector
+
+
+@pytest.fixture(scope="module")
+def two_model_dir(sample_data_dir, tmp_path_factory):
+    from tests.search.conftest import indexed_copy
+
+    data_dir = indexed_copy(sample_data_dir, tmp_path_factory.mktemp("hybrid"))
+    seq_papers = list(Store(data_dir, readonly=True).iter_papers())
+    ids = [paper.id for _, paper in seq_papers]
+    last_seq = max(seq for seq, _ in seq_papers)
+    rng = np.random.default_rng(5)
+    for model in (DEFAULT_MODEL, ENGLISH_MODEL):
+        vectors = rng.standard_normal((len(ids), 384)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        write_index(data_dir, model, ids, vectors, len(ids), last_seq)
+    return data_dir, ids, last_seq
+
+
+def retriever_for(data_dir) -> HybridRetriever:
+    service = SearchService(data_dir)
+    query_vector = np.ones(384, dtype=np.float32) / np.sqrt(384)
+    multilingual = DenseRetriever(data_dir, service, encoder=FixedEncoder(query_vector))
+    english = DenseRetriever(data_dir, service, model=ENGLISH_MODEL, encoder=FixedEncoder(query_vector))
+    return HybridRetriever(multilingual, service, english=english)
+
+
+def test_english_queries_use_the_english_model_and_chinese_ones_e5(two_model_dir):
+    data_dir, _, _ = two_model_dir
+    hybrid = retriever_for(data_dir)
+    assert hybrid.dense_for("graph neural networks") is hybrid.english
+    assert hybrid.dense_for("图神经网络 GNN") is hybrid.dense
+    request = SearchRequest(query="graph neural networks", mode="hybrid")
+    dense_ids = [paper_id for paper_id, _ in hybrid.english.retrieve(request, parse_query(request.query), 200)]
+    fused = [paper_id for paper_id, _ in hybrid.retrieve(request, parse_query(request.query), 50)]
+    multilingual_ids = [paper_id for paper_id, _ in hybrid.dense.retrieve(request, parse_query(request.query), 200)]
+    lexical_ids = {paper_id for paper_id, _ in hybrid.lexical_ranking(parse_query(request.query), 200)}
+    # the English model's best paper made it into the fused list; e5's best only if another side has it
+    assert dense_ids[0] in fused
+    assert multilingual_ids[0] not in fused or multilingual_ids[0] in lexical_ids | set(dense_ids)
+
+
+def test_a_partly_embedded_english_index_is_not_used(two_model_dir, tmp_path):
+    data_dir, ids, last_seq = two_model_dir
+    vectors = np.eye(len(ids), 384, dtype=np.float32)[:100] + 1e-3
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    write_index(data_dir, ENGLISH_MODEL, ids[:100], vectors, len(ids), last_seq)  # 100 of 2,000 papers
+    try:
+        hybrid = retriever_for(data_dir)
+        assert hybrid.english.coverage() < 0.1
+        assert hybrid.dense_for("graph neural networks") is hybrid.dense
+    finally:
+        rng = np.random.default_rng(5)
+        full = rng.standard_normal((len(ids), 384)).astype(np.float32)
+        write_index(data_dir, ENGLISH_MODEL, ids, full / np.linalg.norm(full, axis=1, keepdims=True), len(ids), last_seq)
+
+
+def test_without_an_english_model_e5_serves_every_query(two_model_dir):
+    data_dir, _, _ = two_model_dir
+    service = SearchService(data_dir)
+    hybrid = HybridRetriever(DenseRetriever(data_dir, service), service)
+    assert hybrid.dense_for("graph neural networks") is hybrid.dense
