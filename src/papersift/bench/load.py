@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
@@ -82,7 +83,11 @@ def run_load(base_url: str, queries: Sequence[str], clients: int = 50, seconds: 
         raise ValueError(f"clients must be 1..{MAX_CLIENTS} and seconds 0..{MAX_SECONDS}")
     if not queries:
         raise ValueError("no queries to send")
-    latencies, errors, elapsed = asyncio.run(_run(base_url, queries, clients, seconds, mode))
+    # The clients' event loop runs in its own thread, so a caller that already runs a loop in
+    # this one (a notebook, Playwright's sync API in the same test session) can still call this.
+    with ThreadPoolExecutor(max_workers=1) as runner:
+        latencies, errors, elapsed = runner.submit(
+            lambda: asyncio.run(_run(base_url, queries, clients, seconds, mode))).result()
     millis = np.array(latencies) * 1000 if latencies else np.zeros(1)
     return LoadResult(
         label=label or base_url, clients=clients, seconds=round(elapsed, 2), requests=len(latencies) + len(errors),
