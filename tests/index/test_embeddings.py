@@ -9,10 +9,10 @@ import pytest
 
 from papersift.config import shared_data_dir
 from papersift.index import vectors
-from papersift.index.embeddings import EmbeddingCache, Encoder, embed_store, embed_with_cache, paper_text
+from papersift.index.embeddings import EmbeddingCache, Encoder, embed_store, embed_with_cache, paper_text, tail_text
 from papersift.index.models import DEFAULT_MODEL, build_model
 from papersift.ingest.pipeline import ingest_paths
-from papersift.record import paper_from_dict
+from papersift.record import Paper, paper_from_dict
 from papersift.store import Store
 
 
@@ -81,15 +81,16 @@ def test_embed_store_resumes_and_publishes_coverage(encoder, papers, tmp_path):
     store = Store(data_dir)
     store.upsert(papers)
     store.close()
-    partial = embed_store(data_dir, encoder, chunk_size=5, limit=10)  # as if killed after 10
+    partial = embed_store(data_dir, encoder, chunk_size=5, limit=10)  # as if killed after 10 texts
     assert (partial.cached, partial.embedded) == (0, 10)
     assert partial.bridge_folder is None  # the term bridge waits until every paper has a vector
     index = vectors.VectorIndex.open(data_dir, encoder.name)
-    assert len(index) == 10 and index.meta.coverage == pytest.approx(10 / len(papers))
+    assert len(index) == 10 and index.meta.coverage == pytest.approx(partial.covered / len(papers))
     rest = embed_store(data_dir, encoder, chunk_size=5)
-    assert (rest.cached, rest.embedded) == (10, len(papers) - 10)
+    assert rest.texts > len(papers)  # at 128 tokens many abstracts are cut: they get a second passage
+    assert (rest.cached, rest.embedded) == (10, rest.texts - 10) and rest.covered == len(papers)
     index = vectors.VectorIndex.open(data_dir, encoder.name)
-    assert len(index) == len(papers) and index.meta.coverage == 1.0
+    assert len(index) == rest.texts and index.meta.coverage == 1.0 and index.rows_per_paper == 2
     assert rest.bridge_folder is not None and rest.bridge_folder.parent.name == f"{encoder.name}@terms"
     again = embed_store(data_dir, encoder)
     assert again.embedded == 0 and again.index_folder == index.folder  # nothing to do, nothing rewritten
@@ -97,3 +98,26 @@ def test_embed_store_resumes_and_publishes_coverage(encoder, papers, tmp_path):
     # a paper's stored vector is what the encoder gives for its text
     paper = papers[3]
     assert float(index.vector_of(paper.id) @ encoder.encode_passages([paper_text(paper)])[0]) > 0.98
+
+
+def test_a_paper_the_model_cannot_read_whole_gets_a_second_passage_from_the_cut_sentence(encoder, papers):
+    long_paper = max(papers, key=lambda paper: len(paper.abstract or ""))
+    short_paper = Paper(id="x", title="A short one", abstract="Only one sentence here.", venue="ICML", year=2020)
+    long_chunks, short_chunks = encoder.passage_chunks([long_paper, short_paper])
+    assert len(short_chunks) == 1 and len(long_chunks) == 2
+    assert len(long_chunks[0]) == encoder.max_tokens
+    head = encoder.tokenizer.decode(long_chunks[0])
+    tail = encoder.tokenizer.decode(long_chunks[1])
+    assert tail.startswith(f"passage: {long_paper.title.strip()}.")
+    resumed = tail[len(f"passage: {long_paper.title.strip()}. "):][:40]
+    start = long_paper.abstract.index(resumed)  # the tail resumes inside the abstract,
+    assert start > 0 and long_paper.abstract[:start].rstrip()[-1] in ".!?"  # at a sentence start,
+    assert resumed[:20] in head or len(head) < len(long_paper.abstract)  # which the head had begun to read
+
+
+def test_tail_text_starts_at_the_cut_sentence():
+    paper = Paper(id="y", title="T", abstract="First sentence here. Second sentence is long enough to matter here. Third one.",
+                  venue="ICML", year=2020)
+    read = len("T. First sentence here. Second sen")  # the first passage stopped inside sentence two
+    assert tail_text(paper, read) == "T. Second sentence is long enough to matter here. Third one."
+    assert tail_text(paper, len("T. First sentence here. Second sentence is long enough to matter here. Th")) is None

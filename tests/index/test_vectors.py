@@ -106,3 +106,22 @@ print(index.search_ids(vectors[3], 1, exact=False)[0][0])
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "3"
+
+
+def test_papers_with_several_chunks_are_found_once_by_their_best_chunk(tmp_path):
+    rng = np.random.default_rng(4)
+    vectors = rng.standard_normal((5, 8)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    ids = ["a", "a", "b", "c", "c"]  # a and c have two chunks each
+    write_index(tmp_path, "m", ids, vectors, papers_total=4, last_seq=1)
+    index = VectorIndex.open(tmp_path, "m")
+    assert index.meta.rows == 5 and index.meta.papers == 3 and index.meta.coverage == pytest.approx(3 / 4)
+    assert index.rows_per_paper == 2 and index.row_of == {"a": 0, "b": 2, "c": 3}
+    assert list(index.first_rows()) == [0, 2, 3]
+    assert list(index.mask_for_ids(["a", "c"])) == [True, True, False, True, True]
+    query = vectors[4]  # c's second chunk
+    hits = index.search_ids(query, 3)
+    assert [paper_id for paper_id, _ in hits][0] == "c" and len({paper_id for paper_id, _ in hits}) == 3
+    best = {paper_id: max(float(vectors[row] @ query) for row in range(5) if ids[row] == paper_id) for paper_id in "abc"}
+    assert {paper_id: round(score, 5) for paper_id, score in hits} == {k: round(v, 5) for k, v in best.items()}
+    assert [paper_id for paper_id, _ in index.search_ids(query, 1)] == ["c"]

@@ -26,7 +26,10 @@ def data_dir(sample_records, tmp_path_factory):
     store.upsert([paper_from_dict(record) for record in sample_records[:PAPERS]])
     store.close()
     lexical.build(data_dir)
-    embed_store(data_dir, Encoder(DEFAULT_MODEL, max_tokens=128), limit=PAPERS - 5)  # 5 papers not embedded yet
+    encoder = Encoder(DEFAULT_MODEL, max_tokens=128)
+    texts = sum(len(chunks) for chunks in encoder.passage_chunks(
+        [paper_from_dict(record) for record in sample_records[:PAPERS]]))
+    embed_store(data_dir, encoder, limit=texts - 5)  # the 5 longest texts not embedded yet
     return data_dir
 
 
@@ -40,8 +43,9 @@ def test_similar_to_paper_is_the_exact_neighbour_order_without_itself(data_dir):
     paper_id = index.paper_ids[7]
     hits = similar_to_paper(index, paper_id, 10)
     vectors = np.asarray(index.vectors)
-    scores = vectors @ vectors[7]
-    expected = [index.paper_ids[row] for row in np.argsort(-scores, kind="stable") if row != 7][:10]
+    scores = vectors @ index.vector_of(paper_id)  # its own (first) passage against every passage
+    ranked = dict.fromkeys(index.paper_ids[row] for row in np.argsort(-scores, kind="stable"))  # best chunk first
+    expected = [other for other in ranked if other != paper_id][:10]
     assert [paper_id for paper_id, _ in hits] == expected
     with pytest.raises(UnknownPaperError):
         similar_to_paper(index, "no-such-paper", 3)
@@ -54,7 +58,7 @@ def test_like_id_through_the_service_applies_filters(service, data_dir):
     response = service.search(SearchRequest(mode="semantic", like_id=paper_id, filters=Filters(venues=(venue,)), size=50))
     assert response.hits and all(hit.paper.venue == venue for hit in response.hits)
     assert paper_id not in [hit.paper.id for hit in response.hits]
-    in_venue = [pid for pid in index.paper_ids if pid != paper_id and service.get(pid).venue == venue]
+    in_venue = [pid for pid in index.row_of if pid != paper_id and service.get(pid).venue == venue]
     assert response.total == len(in_venue)  # filtering lost nothing
 
 

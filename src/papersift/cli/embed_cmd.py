@@ -119,7 +119,7 @@ def embed(
             elapsed = max(time.perf_counter() - started, 1e-9)
             todo = state.total - state.cached if limit is None else min(limit, state.total - state.cached)
             progress.update(task, total=todo, completed=state.embedded,
-                            rate=f"{state.embedded / elapsed:.1f} papers/s, {state.cached} cached")
+                            rate=f"{state.embedded / elapsed:.1f} texts/s, {state.cached} cached")
 
         terms_task: dict[str, float] = {}
 
@@ -133,16 +133,18 @@ def embed(
                             rate=f"{state.embedded / elapsed:.0f} terms/s, {state.cached} cached")
 
         summary = run(report, report_terms)
-    result = {"model": encoder.name, "papers": summary.papers, "cached": summary.cached, "embedded": summary.embedded,
+    # texts: a paper the model cannot read whole is embedded as two passages
+    result = {"model": encoder.name, "papers": summary.papers, "texts": summary.texts,
+              "cached": summary.cached, "embedded": summary.embedded,
               "seconds": round(summary.seconds, 1),
-              "papers_per_s": round(summary.embedded / summary.seconds, 2) if summary.seconds else None,
-              "coverage": round((summary.cached + summary.embedded) / summary.papers, 4) if summary.papers else 1.0,
+              "texts_per_s": round(summary.embedded / summary.seconds, 2) if summary.seconds else None,
+              "coverage": round(summary.covered / summary.papers, 4) if summary.papers else 1.0,
               "index": str(summary.index_folder) if summary.index_folder else None,
               "term_bridge": str(summary.bridge_folder) if summary.bridge_folder else None}
     if as_json:
         print_json(result)
     else:
-        console.print(f"{result['embedded']} embedded, {result['cached']} cached of {result['papers']} papers "
+        console.print(f"{result['embedded']} texts embedded, {result['cached']} cached for {result['papers']} papers "
                       f"({result['coverage']:.1%} covered) in {result['seconds']}s", highlight=False)
 
 

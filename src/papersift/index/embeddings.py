@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -37,6 +38,23 @@ def paper_text(paper: Paper) -> str:
     abstract = (paper.abstract or "").strip()
     title = paper.title.strip()
     return f"{title}. {abstract}" if abstract else title
+
+
+_SENTENCE_END = re.compile(r"[.!?]\s+")
+MIN_TAIL_CHARS = 40
+
+
+def tail_text(paper: Paper, read_chars: int) -> str | None:
+    """The second chunk of a paper the model could not read whole: its title, then its abstract
+    from the start of the sentence the first chunk cut (`read_chars`: how much of paper_text the
+    first chunk read). None when little is left."""
+    abstract = (paper.abstract or "").strip()
+    cut = read_chars - (len(paper_text(paper)) - len(abstract))
+    if not abstract or cut <= 0 or len(abstract) - cut < MIN_TAIL_CHARS:
+        return None
+    ends = [match.end() for match in _SENTENCE_END.finditer(abstract, 0, cut)]
+    start = ends[-1] if ends else cut
+    return f"{paper.title.strip()}. {abstract[start:]}"
 
 
 class Encoder:
@@ -94,6 +112,25 @@ class Encoder:
 
     def encode_query(self, text: str) -> np.ndarray:
         return self.encode_queries([text])[0]
+
+    def passage_chunks(self, papers: Sequence[Paper]) -> list[list[list[int]]]:
+        """Token ids of each paper's passages: its first max_tokens, and for a paper the model
+        cannot read whole, a second passage from the sentence it cut (title + rest). Measured
+        with the hybrid ranking (score = best chunk): SciFact nDCG@10 0.737 -> 0.747 and
+        known-item zh MRR@10 0.606 -> 0.671 for e5, known-item en 0.580 -> 0.608 for MiniLM."""
+        inputs = [self.passage_input(paper_text(paper)) for paper in papers]
+        heads = self.tokenizer.encode_batch(inputs)
+        chunks = [[head.ids] for head in heads]
+        tails: list[tuple[int, str]] = []
+        for position, (paper, head) in enumerate(zip(papers, heads)):
+            if len(head.ids) >= self.max_tokens:
+                read = max(end for _, end in head.offsets) - len(self.spec.passage_prefix)
+                tail = tail_text(paper, read)
+                if tail is not None:
+                    tails.append((position, self.passage_input(tail)))
+        for (position, _), encoding in zip(tails, self.tokenizer.encode_batch([text for _, text in tails])):
+            chunks[position].append(encoding.ids)
+        return chunks
 
     def tokenize(self, inputs: Sequence[str]) -> list[list[int]]:
         """Token ids of already-prefixed model inputs, truncated to max_tokens."""
@@ -222,6 +259,8 @@ class EmbedSummary:
     seconds: float
     index_folder: Path | None
     bridge_folder: Path | None = None  # set when this run (re)built the term bridge
+    texts: int = 0  # passages: a paper the model cannot read whole has two
+    covered: int = 0  # papers with at least one vector
 
 
 def embed_store(data_dir: str | os.PathLike, encoder: Encoder, **options) -> EmbedSummary:
@@ -258,11 +297,14 @@ def embed_papers(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: 
     from papersift.index import vectors as vector_index
 
     started = time.perf_counter()
-    paper_ids = [paper.id for paper in papers]
-    token_lists = encoder.tokenize([encoder.passage_input(paper_text(paper)) for paper in papers])
+    row_papers: list[int] = []  # the paper (position in `papers`) of each text, chunks in order
+    token_lists: list[list[int]] = []
+    for position, chunks in enumerate(encoder.passage_chunks(papers)):
+        row_papers.extend([position] * len(chunks))
+        token_lists.extend(chunks)
     keys = [token_key(encoder.cache_key_prefix, ids) for ids in token_lists]
-    vectors = np.zeros((len(papers), encoder.dim), dtype=np.float32)
-    have = np.zeros(len(papers), dtype=bool)
+    vectors = np.zeros((len(token_lists), encoder.dim), dtype=np.float32)
+    have = np.zeros(len(token_lists), dtype=bool)
     with EmbeddingCache(data_dir) as cache:
         found = cache.get_many(keys)
         for seed_dir in seed_dirs:
@@ -282,15 +324,15 @@ def embed_papers(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: 
             missing = missing[:limit]
 
         def publish() -> Path:
-            rows = np.flatnonzero(have)
-            return vector_index.write_index(data_dir, encoder.name, [paper_ids[r] for r in rows], vectors[rows],
-                                            papers_total=len(paper_ids), last_seq=last_seq)
+            rows = np.flatnonzero(have)  # in paper order, a paper's chunks in order
+            return vector_index.write_index(data_dir, encoder.name, [papers[row_papers[r]].id for r in rows],
+                                            vectors[rows], papers_total=len(papers), last_seq=last_seq)
 
         current = vector_index.current_generation(data_dir, encoder.name)
         folder = current
-        stale = current is None or _meta_differs(current, int(have.sum()), len(paper_ids), last_seq)
+        stale = current is None or _meta_differs(current, int(have.sum()), len(papers), last_seq)
         if on_progress:
-            on_progress(EmbedProgress(len(papers), cached, 0))
+            on_progress(EmbedProgress(len(token_lists), cached, 0))
         if missing and stale:
             folder = publish()  # what the cache already holds is searchable at once
         embedded, since_publish = 0, 0
@@ -302,7 +344,7 @@ def embed_papers(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: 
             embedded += len(rows)
             since_publish += len(rows)
             if on_progress:
-                on_progress(EmbedProgress(len(papers), cached, embedded))
+                on_progress(EmbedProgress(len(token_lists), cached, embedded))
             if since_publish >= publish_every:
                 folder, since_publish = publish(), 0
         if embedded or stale:
@@ -313,7 +355,9 @@ def embed_papers(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: 
                 data_dir, papers, encoder, last_seq,
                 embed_terms=lambda terms: embed_with_cache(encoder, cache, terms, batch_size=128,
                                                            on_progress=on_terms_progress, as_queries=True))
-    return EmbedSummary(len(papers), cached, embedded, time.perf_counter() - started, folder, bridge_folder)
+    covered = len({row_papers[row] for row in np.flatnonzero(have)})
+    return EmbedSummary(len(papers), cached, embedded, time.perf_counter() - started, folder, bridge_folder,
+                        texts=len(token_lists), covered=covered)
 
 
 def _meta_differs(folder: Path, rows: int, papers_total: int, last_seq: int) -> bool:

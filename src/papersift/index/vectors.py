@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -44,10 +45,12 @@ class VectorMeta:
     last_seq: int
     written_at: float
     ann: bool
+    papers: int = -1  # distinct papers (a long paper has a row per chunk); -1: written before chunks
 
     @property
     def coverage(self) -> float:
-        return self.rows / self.papers_total if self.papers_total else 1.0
+        papers = self.papers if self.papers >= 0 else self.rows
+        return papers / self.papers_total if self.papers_total else 1.0
 
 
 def model_root(data_dir: str | os.PathLike, model: str) -> Path:
@@ -110,7 +113,7 @@ def write_index(data_dir: str | os.PathLike, model: str, paper_ids: list[str], v
         if ann:
             build_ann(vectors, staging / "ann.usearch")
         meta = VectorMeta(model, int(vectors.shape[1]) if vectors.ndim == 2 else 0, len(paper_ids),
-                          papers_total, last_seq, time.time(), ann)
+                          papers_total, last_seq, time.time(), ann, papers=len(set(paper_ids)))
         (staging / "meta.json").write_bytes(orjson.dumps(asdict(meta)))
         os.rename(staging, root / name)
         _write_atomically(root / POINTER_FILE, name.encode())
@@ -145,7 +148,13 @@ class VectorIndex:
         # Larger indexes stay memory-mapped and are searched through the HNSW view.
         self.vectors = np.load(folder / "vectors.npy", mmap_mode=None if not self.meta.ann else "r")
         self.paper_ids: list[str] = orjson.loads((folder / "ids.json").read_bytes())
-        self.row_of = {paper_id: row for row, paper_id in enumerate(self.paper_ids)}
+        # A paper longer than the model reads has a row per chunk, its first chunk first:
+        # row_of gives that first row (the paper's own vector, for "similar papers").
+        self.row_of: dict[str, int] = {}
+        for row, paper_id in enumerate(self.paper_ids):
+            self.row_of.setdefault(paper_id, row)
+        self.rows_per_paper = max(Counter(self.paper_ids).values(), default=1)
+        self._first_row_of_rows: np.ndarray | None = None
         self._ann = None
 
     @classmethod
@@ -168,10 +177,19 @@ class VectorIndex:
         return None if row is None else np.asarray(self.vectors[row])
 
     def mask_for_ids(self, paper_ids) -> np.ndarray:
-        mask = np.zeros(len(self), dtype=bool)
+        """Rows (every chunk) of these papers."""
         rows = [self.row_of[i] for i in paper_ids if i in self.row_of]
+        if self.rows_per_paper > 1:
+            if self._first_row_of_rows is None:
+                self._first_row_of_rows = np.array([self.row_of[i] for i in self.paper_ids], dtype=np.int64)
+            return np.isin(self._first_row_of_rows, rows)
+        mask = np.zeros(len(self), dtype=bool)
         mask[rows] = True
         return mask
+
+    def first_rows(self) -> np.ndarray:
+        """One row per paper (its first chunk), in row order."""
+        return np.array(sorted(self.row_of.values()), dtype=np.int64)
 
     def search_exact(self, query: np.ndarray, k: int, allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(rows, scores) of the k nearest allowed rows by inner product."""
@@ -214,5 +232,11 @@ class VectorIndex:
 
     def search_ids(self, query: np.ndarray, k: int, allowed: np.ndarray | None = None,
                    exact: bool | None = None) -> list[tuple[str, float]]:
-        rows, scores = self.search(query, k, allowed, exact)
-        return [(self.paper_ids[row], float(score)) for row, score in zip(rows, scores)]
+        """The k best papers, each scored by its best chunk."""
+        rows, scores = self.search(query, k * self.rows_per_paper, allowed, exact)
+        best: dict[str, float] = {}
+        for row, score in zip(rows, scores):
+            best.setdefault(self.paper_ids[row], float(score))
+            if len(best) == k:
+                break
+        return list(best.items())

@@ -106,7 +106,7 @@ class DenseRetriever:
         if index is None:
             return [Notice("semantic_not_built")]
         if index.meta.coverage < 0.999:
-            return [Notice("semantic_partial", coverage=index.meta.coverage, rows=index.meta.rows,
+            return [Notice("semantic_partial", coverage=index.meta.coverage, rows=len(index.row_of),
                            total=index.meta.papers_total)]
         return []
 

@@ -84,12 +84,14 @@ def map_points(data_dir: str | Path, method: str = AUTO, model: str | None = Non
     if found is not None:
         return found
     path = topics_dir(data_dir) / f"map-{method}.npz"
-    xy = project(np.asarray(index.vectors, dtype=np.float32), method)
+    rows = index.first_rows()  # one point per paper: its first chunk
+    paper_ids = [index.paper_ids[row] for row in rows]
+    xy = project(np.asarray(index.vectors[rows], dtype=np.float32), method)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(path.name + ".tmp.npz")
-    np.savez(temporary, paper_ids=np.array(index.paper_ids), xy=xy, source=np.array(source))
+    np.savez(temporary, paper_ids=np.array(paper_ids), xy=xy, source=np.array(source))
     temporary.replace(path)
-    return MapPoints(list(index.paper_ids), xy, method, source)
+    return MapPoints(paper_ids, xy, method, source)
 
 
 def neighbour_agreement(xy: np.ndarray, labels: list[str], k: int = 10) -> float:
