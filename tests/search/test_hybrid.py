@@ -86,3 +86,13 @@ def test_without_an_english_model_e5_serves_every_query(two_model_dir):
     service = SearchService(data_dir)
     hybrid = HybridRetriever(DenseRetriever(data_dir, service), service)
     assert hybrid.dense_for("graph neural networks") is hybrid.dense
+
+
+def test_a_dense_side_without_a_term_bridge_serves_chinese_queries_without_the_carry_over(two_model_dir):
+    # the Typesense dense retriever has no bridge: hybrid must not need one
+    from papersift.backends.typesense_vectors import TypesenseDenseRetriever
+
+    data_dir, _, _ = two_model_dir
+    service = SearchService(data_dir)
+    dense = TypesenseDenseRetriever(backend=None, encoder=None)
+    assert HybridRetriever(dense, service).translated_ranking(parse_query("图神经网络 GNN"), 20) is None

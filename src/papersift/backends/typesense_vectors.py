@@ -47,6 +47,9 @@ class TypesenseDenseRetriever:
         self.backend = backend
         self.encoder = encoder
         self.index = True  # HybridRetriever falls back to keyword ranking when this is None
+        # The term bridge (Chinese words -> English terms) lives in an embedded data dir; the
+        # cluster does not carry it yet, so Chinese queries get no carried-over keyword side here.
+        self.bridge = None
 
     def notices(self) -> list[str]:
         return []
