@@ -70,3 +70,20 @@ def test_filters_and_similar_papers(setup):
     similar = [paper_id for paper_id, _ in retriever.retrieve(SearchRequest(like_id=like), parse_query(""), 5)]
     assert like not in similar
     assert similar[:3] == exact_top(vectors[0], papers, vectors, 6)[1:4]
+
+
+def test_hybrid_through_the_cluster_answers_english_and_chinese_queries(setup, tmp_path):
+    from papersift.backends.typesense_vectors import register_typesense_retrievers
+    from papersift.search.service import SearchService
+
+    retriever, papers, _, backend = setup
+    store = Store(tmp_path)  # the papers the cluster holds, for the service to show
+    store.upsert(papers)
+    store.close()
+    service = SearchService(tmp_path, backend=backend)
+    register_typesense_retrievers(service, backend, retriever.encoder)
+    english = service.search(SearchRequest(query="reinforcement learning", mode="hybrid", size=5))
+    assert "reinforcement" in f"{english.hits[0].paper.title} {english.hits[0].paper.abstract}".lower()
+    # no term bridge in the cluster path: a Chinese query is answered by its Latin words and the dense side
+    mixed = service.search(SearchRequest(query="强化学习 reinforcement", mode="hybrid", size=5))
+    assert mixed.hits and mixed.total > 0
