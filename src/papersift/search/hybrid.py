@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from papersift.index.analyzers import has_cjk
-from papersift.index.models import MODELS, ModelError, get_spec, is_built
+from papersift.index.models import ModelError, get_spec, is_built
 from papersift.search.crosslingual import english_query
 from papersift.search.fusion import fuse_hybrid
 from papersift.search.query import ParsedQuery, natural_text_query
@@ -93,7 +93,7 @@ def _english_retriever(data_dir: str | Path, service) -> DenseRetriever | None:
     """A retriever over the English model's vectors when that model is built (its index may
     appear later: the retriever picks it up, and dense_for waits for full coverage)."""
     try:
-        built = ENGLISH_MODEL in MODELS and is_built(get_spec(ENGLISH_MODEL))
+        built = is_built(get_spec(ENGLISH_MODEL))
     except ModelError:
         built = False
     return DenseRetriever(data_dir, service, model=ENGLISH_MODEL) if built else None
