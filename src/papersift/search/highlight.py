@@ -133,19 +133,22 @@ def _lower_in_place(text: str) -> str:
     return lowered
 
 
-def _mark_escaped(escaped: str, spans: list[tuple[int, int]]) -> str:
-    """Wrap the spans (sorted; overlaps: first wins) of an escaped text in <mark>."""
-    if not spans:
-        return escaped
+def _wrap_spans(text: str, spans: list[tuple[int, int]], opening: str, closing: str) -> str:
+    """`text` with each span (sorted; overlaps: first wins) between `opening` and `closing`."""
     pieces: list[str] = []
     cursor = 0
     for start, end in spans:
         if start < cursor or end <= start:
             continue
-        pieces += (escaped[cursor:start], MARK_OPEN, escaped[start:end], MARK_CLOSE)
+        pieces += (text[cursor:start], opening, text[start:end], closing)
         cursor = end
-    pieces.append(escaped[cursor:])
+    pieces.append(text[cursor:])
     return "".join(pieces)
+
+
+def _mark_escaped(escaped: str, spans: list[tuple[int, int]]) -> str:
+    """Wrap the spans of an already escaped text in <mark>."""
+    return _wrap_spans(escaped, spans, MARK_OPEN, MARK_CLOSE) if spans else escaped
 
 
 def mark_spans(text: str, spans: list[tuple[int, int]]) -> str:
@@ -157,12 +160,5 @@ def mark_spans(text: str, spans: list[tuple[int, int]]) -> str:
     text = _drop_sentinels(text)
     if not spans:
         return escape_html(text)
-    pieces: list[str] = []
-    cursor = 0
-    for start, end in spans:
-        if start < cursor or end <= start:
-            continue
-        pieces += (text[cursor:start], MARK_START, text[start:end], MARK_END)
-        cursor = end
-    pieces.append(text[cursor:])
-    return escape_html("".join(pieces)).replace(MARK_START, MARK_OPEN).replace(MARK_END, MARK_CLOSE)
+    wrapped = _wrap_spans(text, spans, MARK_START, MARK_END)
+    return escape_html(wrapped).replace(MARK_START, MARK_OPEN).replace(MARK_END, MARK_CLOSE)
