@@ -73,10 +73,8 @@ def corpus_terms(papers: Iterable[Paper], min_df: int = MIN_DOCUMENT_FREQUENCY,
 def is_stale(data_dir: str | os.PathLike, model: str, papers_total: int, last_seq: int) -> bool:
     """True when the bridge is missing or was built from another state of the papers."""
     folder = vector_index.current_generation(data_dir, terms_model(model))
-    if folder is None:
-        return True
-    meta = vector_index.VectorIndex(folder).meta
-    return (meta.papers_total, meta.last_seq) != (papers_total, last_seq)
+    meta = vector_index.read_meta(folder) if folder is not None else None
+    return meta is None or (meta.papers_total, meta.last_seq) != (papers_total, last_seq)
 
 
 def build_bridge(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder, last_seq: int,

@@ -67,6 +67,14 @@ def current_generation(data_dir: str | os.PathLike, model: str) -> Path | None:
     return folder if folder.is_dir() else None
 
 
+def read_meta(folder: Path) -> VectorMeta | None:
+    """A generation's meta.json (None when missing or unreadable), without loading its vectors."""
+    try:
+        return VectorMeta(**orjson.loads((folder / "meta.json").read_bytes()))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
 def _write_atomically(path: Path, payload: bytes) -> None:
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     temporary.write_bytes(payload)
