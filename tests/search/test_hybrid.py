@@ -96,3 +96,15 @@ def test_a_dense_side_without_a_term_bridge_serves_chinese_queries_without_the_c
     service = SearchService(data_dir)
     dense = TypesenseDenseRetriever(backend=None, encoder=None)
     assert HybridRetriever(dense, service).translated_ranking(parse_query("图神经网络 GNN"), 20) is None
+
+
+def test_the_ranking_does_not_depend_on_how_many_papers_are_asked_for(two_model_dir):
+    # z-scores are taken over each side's list: eval (k=100) must rank as the page (k=1000) does
+    data_dir, _, _ = two_model_dir
+    hybrid = retriever_for(data_dir)
+    request = SearchRequest(query="graph neural networks for molecules", mode="hybrid")
+    query = parse_query(request.query)
+    deep = hybrid.retrieve(request, query, 1000)
+    shallow = hybrid.retrieve(request, query, 20)
+    assert len(shallow) == 20
+    assert shallow == deep[:20]

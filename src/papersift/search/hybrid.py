@@ -27,6 +27,8 @@ from papersift.search.semantic import make_retriever as make_dense_retriever
 from papersift.search.similar import clip_like_text, fuse_like
 from papersift.search.types import SearchRequest
 
+# Each side's list is this deep whatever k the caller wants: z-scores depend on the list
+# they are taken over, so a page (k=1000) and `eval` (k=100) must fuse the same lists.
 LEXICAL_DEPTH = 200  # fusion rarely lifts a paper from below lexical rank 200 into the top pages
 DENSE_DEPTH = 200
 ENGLISH_MODEL = "all-MiniLM-L6-v2"
@@ -76,10 +78,10 @@ class HybridRetriever:
             return fuse_like([paper_id for paper_id, _ in dense], [paper_id for paper_id, _ in lexical])
         if self.dense.index is None:
             return self.service.rank(query_text(query), k, candidate_ids=candidate_ids)
-        dense = self.dense_for(query_text(query)).retrieve(request, query, min(k, DENSE_DEPTH), candidate_ids)
-        lexical = self.lexical_ranking(query, min(k, LEXICAL_DEPTH), candidate_ids)
-        translated = self.translated_ranking(query, min(k, LEXICAL_DEPTH), candidate_ids)
-        return fuse_hybrid(query_text(query), lexical, dense, translated)
+        dense = self.dense_for(query_text(query)).retrieve(request, query, DENSE_DEPTH, candidate_ids)
+        lexical = self.lexical_ranking(query, LEXICAL_DEPTH, candidate_ids)
+        translated = self.translated_ranking(query, LEXICAL_DEPTH, candidate_ids)
+        return fuse_hybrid(query_text(query), lexical, dense, translated)[:k]
 
 
 def make_retriever(data_dir: str | Path, service) -> HybridRetriever | None:
