@@ -94,3 +94,40 @@ def test_translate_embeds_each_new_segment_once(encoder, tmp_path):
     assert opened.translate(["联邦学习", "知识蒸馏"], embed) == ["federated learning", "knowledge distillation"]
     assert embedded == ["强化学习", "联邦学习", "知识蒸馏"]
     assert opened.translate([], embed) == []
+
+
+def unit_rows(*rows: list[float]) -> np.ndarray:
+    vectors = np.array(rows, dtype=np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def test_dictionary_senses_that_are_corpus_terms_constrain_the_choice(tmp_path):
+    terms = ["review", "critic", "reviewer", "actor"]
+    write_index(tmp_path, bridge.terms_model("toy"), terms,
+                unit_rows([1, 0, 0], [0.8, 0.6, 0], [0.6, 0.8, 0], [0, 0, 1]), papers_total=4, last_seq=1)
+    opened = bridge.TermBridge.open(tmp_path, "toy")
+    segment = unit_rows([1, 0.1, 0])  # nearest of all terms: "review"
+    assert opened.nearest_terms(segment) == ["review"]
+    # the nearest of the senses that are terms; a sense the corpus lacks ("judge") is ignored
+    assert opened.nearest_terms(segment, [["judge", "reviewer", "critic"]]) == ["critic"]
+    # no sense is a corpus term: every term competes again
+    assert opened.nearest_terms(segment, [["judge"]]) == ["review"]
+    assert opened.nearest_terms(np.vstack([segment, segment]), [[], ["actor"]]) == ["review", "actor"]
+
+
+def test_translate_asks_for_senses_once_per_new_segment(tmp_path):
+    terms = ["review", "critic"]
+    write_index(tmp_path, bridge.terms_model("toy"), terms, unit_rows([1, 0], [0.7, 0.7]), papers_total=2, last_seq=1)
+    opened = bridge.TermBridge.open(tmp_path, "toy")
+    asked: list[str] = []
+
+    def senses(segment: str) -> tuple[str, ...]:
+        asked.append(segment)
+        return ("critic",) if segment == "评论家" else ()
+
+    def embed(texts: list[str]) -> np.ndarray:
+        return unit_rows(*[[1, 0.05]] * len(texts))
+
+    assert opened.translate(["评论家", "评论"], embed, senses) == ["critic", "review"]
+    assert opened.translate(["评论家"], embed, senses) == ["critic"]
+    assert asked == ["评论家", "评论"]

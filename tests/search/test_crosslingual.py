@@ -83,3 +83,12 @@ def service_request(text: str):
     from papersift.search.types import SearchRequest
 
     return SearchRequest(query=text, mode="hybrid")
+
+
+def test_load_resources_loads_the_dictionary():
+    from papersift.search.cedict import glossary
+    from papersift.search.crosslingual import load_resources
+
+    glossary.cache_clear()
+    load_resources()
+    assert glossary.cache_info().currsize == 1

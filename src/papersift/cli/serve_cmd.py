@@ -40,7 +40,17 @@ def _run_server(data_dir: Path, host: str, port: int, enable_writes: bool, write
     except FileNotFoundError as missing:
         fail(f"{missing}\n(run 'papersift quickstart --data-dir {data_dir}' to ingest and index a corpus)")
     console.print(f"papersift: http://{host}:{port}/  (API docs at /docs; Ctrl-C stops)", highlight=False)
+    _load_in_background()
     uvicorn.run(server_app, host=host, port=port, log_level="info", access_log=False)
+
+
+def _load_in_background() -> None:
+    """Chinese-query resources load while the server starts, not on the first Chinese query."""
+    import threading
+
+    from papersift.search.crosslingual import load_resources
+
+    threading.Thread(target=load_resources, name="load-cjk-resources", daemon=True).start()
 
 
 @app.command()

@@ -8,7 +8,9 @@ model that embeds queries, so a Chinese word or phrase of a query maps to its ne
 English term (lexicon induction with a shared embedding space, as in Conneau et al. 2018,
 here without a seed dictionary: the model is already cross-lingual). Terms come from the
 corpus, so a translation is always a word the index can match, in the corpus's own usage
-("对抗" becomes "adversarial", not a dictionary's "to resist").
+("对抗" becomes "adversarial", not a dictionary's "to resist"). When a dictionary's senses of a
+word are corpus terms, the choice is made among those (search/cedict.py: the embedding alone
+lands loose neighbours, "评论家" on "review" rather than "critic").
 
 Stored like the paper vectors (vectors/<model>@terms/, generations swapped atomically; the
 "paper ids" are the terms) and built by `papersift embed` after the papers: a rerun embeds
@@ -98,6 +100,7 @@ class TermBridge:
     def __init__(self, index: vector_index.VectorIndex):
         self.index = index
         self.terms = index.paper_ids
+        self._row_of_term: dict[str, int] | None = None
         self._memo: dict[str, str] = {}
 
     @classmethod
@@ -109,20 +112,37 @@ class TermBridge:
     def folder(self) -> Path:
         return self.index.folder
 
-    def nearest_terms(self, segment_vectors: np.ndarray) -> list[str]:
-        """The closest term to each row (cosine; rows and terms are unit vectors)."""
+    @property
+    def row_of_term(self) -> dict[str, int]:
+        if self._row_of_term is None:
+            self._row_of_term = {term: row for row, term in enumerate(self.terms)}
+        return self._row_of_term
+
+    def nearest_terms(self, segment_vectors: np.ndarray,
+                      senses: Sequence[Sequence[str]] | None = None) -> list[str]:
+        """The closest term to each row (cosine; rows and terms are unit vectors). With
+        `senses` (per row: the English terms a dictionary gives), a row picks among those of
+        its senses that are corpus terms, and only when none is picks from every term."""
         if len(segment_vectors) == 0:
             return []
-        best = np.argmax(np.asarray(segment_vectors, dtype=np.float32) @ self.index.vectors.T, axis=1)
-        return [self.terms[row] for row in best]
+        segment_vectors = np.asarray(segment_vectors, dtype=np.float32)
+        best = [self.terms[row] for row in np.argmax(segment_vectors @ self.index.vectors.T, axis=1)]
+        for at, row_senses in enumerate(senses or ()):
+            rows = [self.row_of_term[term] for term in row_senses if term in self.row_of_term]
+            if rows:
+                best[at] = self.terms[rows[int(np.argmax(self.index.vectors[rows] @ segment_vectors[at]))]]
+        return best
 
-    def translate(self, segments: Sequence[str], embed: Callable[[list[str]], np.ndarray]) -> list[str]:
-        """The nearest term of each segment; `embed` (texts -> query vectors) runs only for
-        segments not seen before."""
+    def translate(self, segments: Sequence[str], embed: Callable[[list[str]], np.ndarray],
+                  senses: Callable[[str], Sequence[str]] | None = None) -> list[str]:
+        """The nearest term of each segment, among its dictionary senses when `senses`
+        (segment -> English terms) gives some that are corpus terms; `embed` (texts -> query
+        vectors) runs only for segments not seen before."""
         found = {segment: self._memo.get(segment) for segment in segments}
         unseen = [segment for segment, term in found.items() if term is None]
         if unseen:
-            new_terms = dict(zip(unseen, self.nearest_terms(embed(unseen))))
+            unseen_senses = [senses(segment) for segment in unseen] if senses is not None else None
+            new_terms = dict(zip(unseen, self.nearest_terms(embed(unseen), unseen_senses)))
             found.update(new_terms)
             if len(self._memo) + len(new_terms) > self.MEMO_SIZE:
                 self._memo.clear()
