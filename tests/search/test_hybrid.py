@@ -26,6 +26,9 @@ class FixedEncoder:
     def encode_query(self, text: str) -> np.ndarray:
         return self.vector
 
+    def encode_passages(self, texts, batch_size: int = 32) -> np.ndarray:
+        return np.tile(self.vector, (len(texts), 1))
+
 
 @pytest.fixture(scope="module")
 def two_model_dir(sample_data_dir, tmp_path_factory):
@@ -35,12 +38,19 @@ def two_model_dir(sample_data_dir, tmp_path_factory):
     seq_papers = list(Store(data_dir, readonly=True).iter_papers())
     ids = [paper.id for _, paper in seq_papers]
     last_seq = max(seq for seq, _ in seq_papers)
-    rng = np.random.default_rng(5)
-    for model in (DEFAULT_MODEL, ENGLISH_MODEL):
-        vectors = rng.standard_normal((len(ids), 384)).astype(np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    for model, vectors in random_vectors(len(ids)).items():
         write_index(data_dir, model, ids, vectors, len(ids), last_seq)
     return data_dir, ids, last_seq
+
+
+def random_vectors(count: int) -> dict[str, np.ndarray]:
+    """Each model's unit vectors for the fixture (its own draw per model)."""
+    rng = np.random.default_rng(5)
+    drawn = {}
+    for model in (DEFAULT_MODEL, ENGLISH_MODEL):
+        vectors = rng.standard_normal((count, 384)).astype(np.float32)
+        drawn[model] = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    return drawn
 
 
 def retriever_for(data_dir) -> HybridRetriever:
@@ -76,9 +86,7 @@ def test_a_partly_embedded_english_index_is_not_used(two_model_dir, tmp_path):
         assert hybrid.english.coverage() < 0.1
         assert hybrid.dense_for("graph neural networks") is hybrid.dense
     finally:
-        rng = np.random.default_rng(5)
-        full = rng.standard_normal((len(ids), 384)).astype(np.float32)
-        write_index(data_dir, ENGLISH_MODEL, ids, full / np.linalg.norm(full, axis=1, keepdims=True), len(ids), last_seq)
+        write_index(data_dir, ENGLISH_MODEL, ids, random_vectors(len(ids))[ENGLISH_MODEL], len(ids), last_seq)
 
 
 def test_without_an_english_model_e5_serves_every_query(two_model_dir):
@@ -108,3 +116,19 @@ def test_the_ranking_does_not_depend_on_how_many_papers_are_asked_for(two_model_
     shallow = hybrid.retrieve(request, query, 20)
     assert len(shallow) == 20
     assert shallow == deep[:20]
+
+
+def test_pasted_text_fuses_keyword_e5_and_the_english_model(two_model_dir):
+    data_dir, _, _ = two_model_dir
+    hybrid = retriever_for(data_dir)
+    paragraph = "We train graph neural networks on molecules and predict their properties from the graph structure."
+    request = SearchRequest(query="", mode="hybrid", like_text=paragraph)
+    query = parse_query("")
+    fused = [paper_id for paper_id, _ in hybrid.retrieve(request, query, 50)]
+    english_best = hybrid.english.retrieve(request, query, 1)[0][0]
+    e5_best = hybrid.dense.retrieve(request, query, 1)[0][0]
+    assert english_best != e5_best  # each index has its own random vectors
+    assert english_best in fused and e5_best in fused
+    chinese = SearchRequest(query="", mode="hybrid", like_text="我们在分子图上训练图神经网络并预测分子性质。")
+    fused_chinese = {paper_id for paper_id, _ in hybrid.retrieve(chinese, query, 50)}
+    assert english_best not in fused_chinese  # CJK text: e5 and keywords only

@@ -89,3 +89,14 @@ def test_clip_like_text_and_pool_ranking():
     assert clip_like_text("a\n\n b") == "a b"
     vectors = np.array([[0.0, 1.0], [1.0, 0.0], [0.6, 0.8]], np.float32)
     assert rank_candidates(vectors, np.array([1.0, 0.0], np.float32)).tolist() == [1, 2, 0]
+
+
+def test_rank_as_pasted_text_is_the_similar_papers_path(service, data_dir):
+    index = VectorIndex.open(data_dir, DEFAULT_MODEL)
+    paper = service.get(index.paper_ids[11])
+    for mode in ("semantic", "hybrid"):
+        ranked = service.rank(paper.abstract, 5, mode=mode, like=True)
+        page = service.search(SearchRequest(mode=mode, like_text=paper.abstract, size=5))
+        assert [paper_id for paper_id, _ in ranked] == [hit.paper.id for hit in page.hits], mode
+    with pytest.raises(ValueError, match="semantic or hybrid"):
+        service.rank(paper.abstract, 5, mode="keyword", like=True)

@@ -21,9 +21,11 @@ class EvalResult:
     mode: str
     metrics: dict[str, dict[str, float]]  # slice ("all", "lang=zh", ...) -> metric -> mean
     queries: int
+    like: bool = False  # queries were ranked as pasted text (similar papers)
 
     def to_dict(self) -> dict:
-        return {"mode": self.mode, "metrics": self.metrics, "queries": self.queries}
+        shown = {"mode": self.mode, "metrics": self.metrics, "queries": self.queries}
+        return {**shown, "like": True} if self.like else shown
 
 
 def default_cache_dir() -> Path:
@@ -50,7 +52,7 @@ def corpus_data_dir(corpus: str | Path, cache_dir: str | Path | None = None) -> 
 
 def run_queries(service: SearchService, queries: list[EvalQuery], mode: str,
                 pools: dict[str, list[str]] | None = None, depth: int = RANK_DEPTH,
-                progress: Callable[[int], None] | None = None) -> dict[str, dict[str, float]]:
+                progress: Callable[[int], None] | None = None, like: bool = False) -> dict[str, dict[str, float]]:
     """query id -> {paper id: score}; scores are rank-based so ties keep the engine's order."""
     run: dict[str, dict[str, float]] = {}
     for query in queries:
@@ -58,7 +60,7 @@ def run_queries(service: SearchService, queries: list[EvalQuery], mode: str,
         if pools is not None and pool is None:
             run[query.id] = {}
         else:
-            ranked = service.rank(query.text, depth + len(query.exclude_ids), candidate_ids=pool, mode=mode)
+            ranked = service.rank(query.text, depth + len(query.exclude_ids), candidate_ids=pool, mode=mode, like=like)
             kept = [paper_id for paper_id, _ in ranked if paper_id not in query.exclude_ids][:depth]
             run[query.id] = {paper_id: float(depth - rank) for rank, paper_id in enumerate(kept)}
         if progress:
@@ -68,14 +70,14 @@ def run_queries(service: SearchService, queries: list[EvalQuery], mode: str,
 
 def evaluate(service: SearchService, queries: list[EvalQuery], qrels: dict[str, dict[str, int]], mode: str,
              pools: dict[str, list[str]] | None = None,
-             progress: Callable[[int], None] | None = None) -> EvalResult:
+             progress: Callable[[int], None] | None = None, like: bool = False) -> EvalResult:
     judged = [query for query in queries if query.id in qrels]
-    run = run_queries(service, judged, mode, pools, progress=progress)
+    run = run_queries(service, judged, mode, pools, progress=progress, like=like)
     values = per_query({query.id: qrels[query.id] for query in judged}, run)
     metrics = {"all": mean_over(values, [query.id for query in judged])}
     for lang in sorted({query.lang for query in judged if query.lang}):
         metrics[f"lang={lang}"] = mean_over(values, [query.id for query in judged if query.lang == lang])
-    return EvalResult(mode, metrics, len(judged))
+    return EvalResult(mode, metrics, len(judged), like)
 
 
 def markdown_table(result: EvalResult) -> str:
@@ -83,4 +85,5 @@ def markdown_table(result: EvalResult) -> str:
     lines = [f"| slice | {' | '.join(names)} |", f"|---|{'---:|' * len(names)}"]
     for slice_name, values in result.metrics.items():
         lines.append(f"| {slice_name} | {' | '.join(f'{values[name]:.4f}' for name in names)} |")
-    return "\n".join(lines) + f"\n\nmode {result.mode}, {result.queries} queries"
+    ranked_as = " (query texts ranked as pasted text: similar papers)" if result.like else ""
+    return "\n".join(lines) + f"\n\nmode {result.mode}{ranked_as}, {result.queries} queries"

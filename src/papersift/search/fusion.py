@@ -18,8 +18,6 @@ The weights say how far each side can be trusted for this query:
 - a Chinese query's English carry-over (search.crosslingual) is a third, keyword list; it
   counts as much as the dense side (no weight was fitted).
 
-`rrf` (Cormack et al. 2009; tests check it against ranx) stays for rank-only lists, such
-as "similar papers" for pasted text.
 """
 
 from __future__ import annotations
@@ -30,7 +28,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-RRF_K = 60
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
 
@@ -59,17 +56,6 @@ def fusion_weights(query: str, lexical_hits: int | None = None, few_hits: int = 
     if lexical_hits is not None and lexical_hits < few_hits:
         lexical *= 0.5
     return FusionWeights(lexical=lexical, dense=1.0)
-
-
-def rrf(ranked_lists: Sequence[Sequence[str]], weights: Sequence[float] | None = None,
-        k: int = RRF_K) -> list[tuple[str, float]]:
-    """Weighted reciprocal rank fusion of best-first id lists; ties keep first-seen order."""
-    weights = _checked_weights(ranked_lists, weights)
-    fused: dict[str, float] = {}
-    for ranked, weight in zip(ranked_lists, weights):
-        for rank, doc_id in enumerate(ranked, start=1):
-            fused[doc_id] = fused.get(doc_id, 0.0) + weight / (k + rank)
-    return sorted(fused.items(), key=lambda item: -item[1])
 
 
 def standardized(scores: Sequence[float]) -> np.ndarray:

@@ -20,11 +20,11 @@ from pathlib import Path
 from papersift.index.analyzers import has_cjk
 from papersift.index.models import ModelError, get_spec, is_built
 from papersift.search.crosslingual import english_query
-from papersift.search.fusion import fuse_hybrid
+from papersift.search.fusion import fuse_hybrid, zscore_sum
 from papersift.search.query import ParsedQuery, natural_text_query
 from papersift.search.semantic import DenseRetriever, query_text
 from papersift.search.semantic import make_retriever as make_dense_retriever
-from papersift.search.similar import clip_like_text, fuse_like
+from papersift.search.similar import clip_like_text
 from papersift.search.types import SearchRequest
 
 # Each side's list is this deep whatever k the caller wants: z-scores depend on the list
@@ -70,18 +70,32 @@ class HybridRetriever:
 
     def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
                  candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
-        if request.like_id or request.like_text:
-            dense = self.dense.retrieve(request, query, min(k, DENSE_DEPTH), candidate_ids)
-            if request.like_id:
-                return dense
-            lexical = self.service.rank(clip_like_text(request.like_text), LEXICAL_DEPTH, candidate_ids=candidate_ids)
-            return fuse_like([paper_id for paper_id, _ in dense], [paper_id for paper_id, _ in lexical])
+        if request.like_id:
+            return self.dense.retrieve(request, query, min(k, DENSE_DEPTH), candidate_ids)
+        if request.like_text:
+            return self.like_text_ranking(request, query, k, candidate_ids)
         if self.dense.index is None:
             return self.service.rank(query_text(query), k, candidate_ids=candidate_ids)
         dense = self.dense_for(query_text(query)).retrieve(request, query, DENSE_DEPTH, candidate_ids)
         lexical = self.lexical_ranking(query, LEXICAL_DEPTH, candidate_ids)
         translated = self.translated_ranking(query, LEXICAL_DEPTH, candidate_ids)
         return fuse_hybrid(query_text(query), lexical, dense, translated)[:k]
+
+
+    def like_text_ranking(self, request: SearchRequest, query: ParsedQuery, k: int,
+                          candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
+        """Similar papers for pasted text: the keyword ranking of the text, e5's ranking of it as a
+        passage and, for text without CJK, the English model's, z-score fused. Pasted text is long
+        enough for both dense models to read it alike, and their agreement helps here (CSFCube
+        facet sentences NDCG@20 0.537 with RRF of BM25 + e5, 0.578 with these three; SciFact
+        nDCG@10 0.695 → 0.737), unlike short queries, where e5 beside MiniLM hurt (README)."""
+        text = clip_like_text(request.like_text)
+        lists = [self.service.rank(text, LEXICAL_DEPTH, candidate_ids=candidate_ids),
+                 self.dense.retrieve(request, query, DENSE_DEPTH, candidate_ids)]
+        english = self.dense_for(text)
+        if english is not self.dense:
+            lists.append(english.retrieve(request, query, DENSE_DEPTH, candidate_ids))
+        return zscore_sum(lists)[:k]
 
 
 def make_retriever(data_dir: str | Path, service) -> HybridRetriever | None:

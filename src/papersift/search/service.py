@@ -93,22 +93,25 @@ class SearchService:
         return self.backend.facet_values()
 
     def rank(self, text: str, k: int = 100, candidate_ids: Sequence[str] | None = None,
-             mode: str = "keyword") -> list[tuple[str, float]]:
+             mode: str = "keyword", like: bool = False) -> list[tuple[str, float]]:
         """Rank papers for natural text (no operators; any word may match), best first.
 
-        For evaluation and for fusion. `candidate_ids` restricts the ranking to a pool.
+        For evaluation and for fusion. `candidate_ids` restricts the ranking to a pool;
+        `like` ranks the text as pasted text ("similar papers", semantic and hybrid modes).
         Unlike search(), a mode without a retriever is an error here: a benchmark
         must not silently measure another mode.
         """
-        query = natural_text_query(text)
+        if like and mode == "keyword":
+            raise ValueError("ranking pasted text needs the semantic or hybrid mode")
+        query = natural_text_query("" if like else text)
         if mode == "keyword":
             result = self.backend.search(query, "relevance", 0, k, with_facets=False, candidate_ids=candidate_ids)
             return list(zip(result.paper_ids, result.scores))
         notices: list[str] = []
-        retriever = self._retriever_for(SearchRequest(query=text, mode=mode), notices)
+        request = SearchRequest(query="", mode=mode, like_text=text) if like else SearchRequest(query=text, mode=mode)
+        retriever = self._retriever_for(request, notices)
         if retriever is None:
             raise RuntimeError(notices[0])
-        request = SearchRequest(query=text, mode=mode)
         if candidate_ids is None:
             return retriever.retrieve(request, query, k)
         return retriever.retrieve(request, query, k, candidate_ids=candidate_ids)

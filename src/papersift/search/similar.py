@@ -2,9 +2,9 @@
 
 A stored paper reuses its own vector from the index (no model call). Pasted text (an
 abstract, a paragraph, a few sentences about a method) is embedded as a passage, since it
-reads like one, and searched against the passage vectors. When a lexical ranking of the same
-text is given, the two are fused: long pasted text shares many exact terms with its
-neighbours, and terms are what the dense side of a small model blurs.
+reads like one, and searched against the passage vectors. Hybrid mode fuses that ranking
+with a keyword ranking of the same text (search/hybrid.py): long pasted text shares many
+exact terms with its neighbours, and terms are what the dense side of a small model blurs.
 """
 
 from __future__ import annotations
@@ -16,10 +16,8 @@ import numpy as np
 from papersift.config import MAX_QUERY_CHARS
 from papersift.index.embeddings import Encoder
 from papersift.index.vectors import VectorIndex
-from papersift.search.fusion import rrf
 
 MAX_LIKE_CHARS = 4 * MAX_QUERY_CHARS  # an abstract fits; the model reads ~256 tokens anyway
-LIKE_LEXICAL_WEIGHT = 1.0
 
 
 class UnknownPaperError(KeyError):
@@ -58,10 +56,3 @@ def rank_candidates(vectors: np.ndarray, query_vector: np.ndarray) -> np.ndarray
     """Row order of candidate vectors by similarity to the query vector (pool re-ranking)."""
     scores = vectors @ query_vector
     return np.lexsort((np.arange(len(scores)), -scores))
-
-
-def fuse_like(dense_ids: Sequence[str], lexical_ids: Sequence[str] | None) -> list[tuple[str, float]]:
-    """Dense ranking of pasted text, fused with a lexical ranking of the same text when given."""
-    if not lexical_ids:
-        return rrf([dense_ids])
-    return rrf([lexical_ids, dense_ids], [LIKE_LEXICAL_WEIGHT, 1.0])
