@@ -44,3 +44,7 @@ def test_like_needs_a_vector_mode(shared_data, tmp_path):
                                  "--qrels", str(qrels), "--corpus", str(corpus), "--like"])
     assert result.exit_code != 0
     assert "--like" in result.stderr and "semantic or hybrid" in result.stderr
+    both = runner.invoke(app, ["eval", "--queries", str(shared_data / "scifact" / "queries_dev.jsonl"),
+                               "--qrels", str(qrels), "--corpus", str(corpus), "--like", "--like-paper",
+                               "--mode", "hybrid"])
+    assert both.exit_code != 0 and "choose one" in both.stderr

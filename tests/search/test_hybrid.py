@@ -132,3 +132,24 @@ def test_pasted_text_fuses_keyword_e5_and_the_english_model(two_model_dir):
     chinese = SearchRequest(query="", mode="hybrid", like_text="我们在分子图上训练图神经网络并预测分子性质。")
     fused_chinese = {paper_id for paper_id, _ in hybrid.retrieve(chinese, query, 50)}
     assert english_best not in fused_chinese  # CJK text: e5 and keywords only
+
+
+def test_a_stored_papers_neighbours_come_from_both_models(two_model_dir):
+    data_dir, ids, _ = two_model_dir
+    hybrid = retriever_for(data_dir)
+    request = SearchRequest(query="", mode="hybrid", like_id=ids[7])
+    query = parse_query("")
+    fused = [paper_id for paper_id, _ in hybrid.retrieve(request, query, 20)]
+    e5_best = hybrid.dense.retrieve(request, query, 1)[0][0]
+    english_best = hybrid.english.retrieve(request, query, 1)[0][0]
+    assert e5_best != english_best and {e5_best, english_best} <= set(fused)
+    assert ids[7] not in fused and len(fused) == 20
+
+
+def test_a_stored_papers_neighbours_without_the_english_model_are_e5s(two_model_dir):
+    data_dir, ids, _ = two_model_dir
+    service = SearchService(data_dir)
+    hybrid = HybridRetriever(DenseRetriever(data_dir, service), service)
+    request = SearchRequest(query="", mode="hybrid", like_id=ids[7])
+    query = parse_query("")
+    assert hybrid.retrieve(request, query, 20) == hybrid.dense.retrieve(request, query, 20)

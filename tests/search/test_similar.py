@@ -95,8 +95,18 @@ def test_rank_as_pasted_text_is_the_similar_papers_path(service, data_dir):
     index = VectorIndex.open(data_dir, DEFAULT_MODEL)
     paper = service.get(index.paper_ids[11])
     for mode in ("semantic", "hybrid"):
-        ranked = service.rank(paper.abstract, 5, mode=mode, like=True)
+        ranked = service.rank(paper.abstract, 5, mode=mode, like="text")
         page = service.search(SearchRequest(mode=mode, like_text=paper.abstract, size=5))
         assert [paper_id for paper_id, _ in ranked] == [hit.paper.id for hit in page.hits], mode
     with pytest.raises(ValueError, match="semantic or hybrid"):
-        service.rank(paper.abstract, 5, mode="keyword", like=True)
+        service.rank(paper.abstract, 5, mode="keyword", like="text")
+    with pytest.raises(ValueError, match="'text' or 'paper'"):
+        service.rank(paper.abstract, 5, mode="semantic", like="yes")
+
+
+def test_rank_similar_to_a_stored_paper_is_the_similar_papers_path(service, data_dir):
+    paper_id = VectorIndex.open(data_dir, DEFAULT_MODEL).paper_ids[11]
+    ranked = service.rank(paper_id, 5, mode="hybrid", like="paper")
+    page = service.search(SearchRequest(mode="hybrid", like_id=paper_id, size=5))
+    assert [found for found, _ in ranked] == [hit.paper.id for hit in page.hits]
+    assert paper_id not in [found for found, _ in ranked]

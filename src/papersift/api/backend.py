@@ -49,7 +49,7 @@ def similar_response(service: SearchBackend, paper_id: str, size: int) -> Search
     paper = service.get(paper_id)
     if paper is None:
         raise PaperNotFound(paper_id)
-    request = SearchRequest(like_id=paper.id, mode="semantic", size=size + 1, with_facets=False)
+    request = SearchRequest(like_id=paper.id, mode="hybrid", size=size + 1, with_facets=False)
     response = service.search(request)
     if _semantic_answered(response):
         hits, notices = response.hits, list(response.notices)

@@ -169,7 +169,7 @@ def similar(
         fail(str(exc))
     if service.get(paper_id) is None:
         fail(f"no paper with id '{paper_id}'")
-    request = SearchRequest(mode="semantic", like_id=paper_id, size=size, filters=Filters(venues=tuple(venue or ())))
+    request = SearchRequest(mode="hybrid", like_id=paper_id, size=size, filters=Filters(venues=tuple(venue or ())))
     try:
         response = service.search(request)
     except UnknownPaperError:

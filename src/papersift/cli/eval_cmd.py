@@ -21,6 +21,7 @@ def eval_command(
     query_field: Annotated[str, typer.Option("--query-field", help="Field of the query records holding the text.")] = "text",
     mode: Annotated[str, typer.Option("--mode", help="keyword, semantic or hybrid.")] = "keyword",
     like: Annotated[bool, typer.Option("--like", help="Rank each query text as pasted text, the similar-papers method (semantic or hybrid).")] = False,
+    like_paper: Annotated[bool, typer.Option("--like-paper", help="The query field holds a paper id: rank that stored paper's similar papers (semantic or hybrid).")] = False,
     cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="Where --corpus indexes are kept (default ~/.cache/papersift/eval, or $PAPERSIFT_CACHE_DIR).")] = None,
     data_dir: DataDirOption = None,
     as_json: JsonOption = False,
@@ -31,8 +32,10 @@ def eval_command(
 
     if mode not in ("keyword", "semantic", "hybrid"):
         fail(f"--mode must be keyword, semantic or hybrid, not '{mode}'")
-    if like and mode == "keyword":
-        fail("--like ranks pasted text with vectors: use it with --mode semantic or hybrid")
+    if like and like_paper:
+        fail("--like and --like-paper: choose one")
+    if (like or like_paper) and mode == "keyword":
+        fail(f"{'--like' if like else '--like-paper'} ranks similar papers with vectors: use it with --mode semantic or hybrid")
     for option, path in (("--queries", queries), ("--qrels", qrels), ("--corpus", corpus), ("--pools", pools)):
         if path is not None and not path.is_file():
             fail(f"{option}: no such file: {path}")
@@ -51,7 +54,8 @@ def eval_command(
         with progress:
             task = progress.add_task("eval", total=judged)
             result = evaluate(service, query_list, judgments, mode, candidate_pools,
-                              progress=lambda count: progress.advance(task, count), like=like)
+                              progress=lambda count: progress.advance(task, count),
+                              like="text" if like else "paper" if like_paper else None)
     except RuntimeError as exc:  # the mode has no retriever in this data dir
         fail(str(exc))
     if as_json:

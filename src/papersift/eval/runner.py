@@ -21,11 +21,11 @@ class EvalResult:
     mode: str
     metrics: dict[str, dict[str, float]]  # slice ("all", "lang=zh", ...) -> metric -> mean
     queries: int
-    like: bool = False  # queries were ranked as pasted text (similar papers)
+    like: str | None = None  # "text"/"paper": queries ranked as similar papers (SearchService.rank)
 
     def to_dict(self) -> dict:
         shown = {"mode": self.mode, "metrics": self.metrics, "queries": self.queries}
-        return {**shown, "like": True} if self.like else shown
+        return {**shown, "like": self.like} if self.like else shown
 
 
 def default_cache_dir() -> Path:
@@ -52,7 +52,7 @@ def corpus_data_dir(corpus: str | Path, cache_dir: str | Path | None = None) -> 
 
 def run_queries(service: SearchService, queries: list[EvalQuery], mode: str,
                 pools: dict[str, list[str]] | None = None, depth: int = RANK_DEPTH,
-                progress: Callable[[int], None] | None = None, like: bool = False) -> dict[str, dict[str, float]]:
+                progress: Callable[[int], None] | None = None, like: str | None = None) -> dict[str, dict[str, float]]:
     """query id -> {paper id: score}; scores are rank-based so ties keep the engine's order."""
     run: dict[str, dict[str, float]] = {}
     for query in queries:
@@ -70,7 +70,7 @@ def run_queries(service: SearchService, queries: list[EvalQuery], mode: str,
 
 def evaluate(service: SearchService, queries: list[EvalQuery], qrels: dict[str, dict[str, int]], mode: str,
              pools: dict[str, list[str]] | None = None,
-             progress: Callable[[int], None] | None = None, like: bool = False) -> EvalResult:
+             progress: Callable[[int], None] | None = None, like: str | None = None) -> EvalResult:
     judged = [query for query in queries if query.id in qrels]
     run = run_queries(service, judged, mode, pools, progress=progress, like=like)
     values = per_query({query.id: qrels[query.id] for query in judged}, run)
@@ -85,5 +85,6 @@ def markdown_table(result: EvalResult) -> str:
     lines = [f"| slice | {' | '.join(names)} |", f"|---|{'---:|' * len(names)}"]
     for slice_name, values in result.metrics.items():
         lines.append(f"| {slice_name} | {' | '.join(f'{values[name]:.4f}' for name in names)} |")
-    ranked_as = " (query texts ranked as pasted text: similar papers)" if result.like else ""
+    ranked_as = {"text": " (query texts ranked as pasted text: similar papers)",
+                 "paper": " (similar papers to the stored paper each query names)"}.get(result.like or "", "")
     return "\n".join(lines) + f"\n\nmode {result.mode}{ranked_as}, {result.queries} queries"

@@ -93,22 +93,26 @@ class SearchService:
         return self.backend.facet_values()
 
     def rank(self, text: str, k: int = 100, candidate_ids: Sequence[str] | None = None,
-             mode: str = "keyword", like: bool = False) -> list[tuple[str, float]]:
+             mode: str = "keyword", like: str | None = None) -> list[tuple[str, float]]:
         """Rank papers for natural text (no operators; any word may match), best first.
 
         For evaluation and for fusion. `candidate_ids` restricts the ranking to a pool;
-        `like` ranks the text as pasted text ("similar papers", semantic and hybrid modes).
+        `like` ranks similar papers instead (semantic and hybrid modes): "text" to the text as
+        pasted text, "paper" to the stored paper whose id `text` is.
         Unlike search(), a mode without a retriever is an error here: a benchmark
         must not silently measure another mode.
         """
+        if like not in (None, "text", "paper"):
+            raise ValueError(f"like must be 'text' or 'paper', not {like!r}")
         if like and mode == "keyword":
-            raise ValueError("ranking pasted text needs the semantic or hybrid mode")
+            raise ValueError("ranking similar papers needs the semantic or hybrid mode")
         query = natural_text_query("" if like else text)
         if mode == "keyword":
             result = self.backend.search(query, "relevance", 0, k, with_facets=False, candidate_ids=candidate_ids)
             return list(zip(result.paper_ids, result.scores))
         notices: list[str] = []
-        request = SearchRequest(query="", mode=mode, like_text=text) if like else SearchRequest(query=text, mode=mode)
+        request = SearchRequest(query="" if like else text, mode=mode, like_text=text if like == "text" else None,
+                                like_id=text if like == "paper" else None)
         retriever = self._retriever_for(request, notices)
         if retriever is None:
             raise RuntimeError(notices[0])
