@@ -1,9 +1,10 @@
 import numpy as np
 import pytest
+from sklearn.preprocessing import normalize
 
 from papersift.topics.classifier import WORDS_ONLY, ModelConfig, TopicClassifier, ViewSpec
 from papersift.topics.dataset import area_of
-from papersift.topics.features import TopicInputs, UnlabeledCorpus, paper_text
+from papersift.topics.features import LSA_COMPONENTS, TopicInputs, UnlabeledCorpus, make_view, paper_text
 
 from topic_vectors import text_vectors
 
@@ -122,7 +123,7 @@ def test_missing_embedding_source_is_a_clear_error(split, default_inputs):
 
 
 def test_view_specs_parse_as_the_cli_writes_them():
-    assert tuple(ViewSpec.parse(part) for part in "combined:lr:30,minilm:lda,lsa:lda".split(",")) == ModelConfig().views
+    assert tuple(ViewSpec.parse(part) for part in "combined_all:lr:30,minilm:lda,lsa:lda".split(",")) == ModelConfig().views
     assert ViewSpec.parse("words") == ViewSpec("words", "lr", C=10.0)
     assert ViewSpec.parse("embed:knn:15") == ViewSpec("embed", "knn", neighbors=15)
     for bad, message in (("a:b:c:d", "expected view"), ("words:lr:x", "not a number"), ("", "expected view")):
@@ -135,3 +136,20 @@ def test_lda_on_a_sparse_view_is_a_clear_error(split):
     with pytest.raises(ValueError, match="lda learner needs a dense view"):
         TopicClassifier(ModelConfig(views=(ViewSpec("words", "lda"),))).fit(
             TopicInputs.from_papers(train.papers), train.topics)
+
+
+def test_combined_all_view_puts_words_both_embeddings_and_corpus_topics_side_by_side(default_inputs):
+    train_inputs, test_inputs = default_inputs
+    view = make_view("combined_all").fit(train_inputs)
+    matrix = view.transform(test_inputs).toarray()
+    words = view.parts[0].transformer
+    width = len(words.vocabulary_)
+    assert matrix.shape == (len(test_inputs), width + 48 + 48 + LSA_COMPONENTS)
+    assert np.allclose(matrix[:, :width], words.transform(test_inputs.texts).toarray())
+    assert np.allclose(matrix[:, width:width + 48], normalize(test_inputs.vectors["e5"]), atol=1e-6)
+    assert np.allclose(matrix[:, width + 48:width + 96], normalize(test_inputs.vectors["minilm"]), atol=1e-6)
+    # the topics block is the corpus LSA (fitted on unlabeled texts only, shared with the 'lsa' view)
+    assert view.parts[3].transformer is train_inputs.corpus.lsa()
+    assert np.allclose(matrix[:, width + 96:], train_inputs.corpus.lsa().transform(test_inputs.texts), atol=1e-5)
+    config = ModelConfig()
+    assert config.views[0] == ViewSpec("combined_all", C=30.0) and config.needs_corpus

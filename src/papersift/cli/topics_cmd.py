@@ -89,7 +89,7 @@ def topics_evaluate(
     words_only: WordsOnlyOption = False,
     views: Annotated[str | None, typer.Option(
         "--views", help="Evaluate another model: comma-separated view[:learner[:C]] averaged, e.g. "
-                        "'combined:lr:30,minilm:lda,lsa:lda' (the default) or 'embed:lda'.")] = None,
+                        "'combined_all:lr:30,minilm:lda,lsa:lda' (the default) or 'embed:lda'.")] = None,
     embed_missing: EmbedMissingOption = False,
     report_dir: Annotated[Path | None, typer.Option("--report-dir", help="Also write report.json + report.md here.")] = None,
     as_json: JsonOption = False,
