@@ -26,6 +26,7 @@ from papersift.config import shared_data_dir
 from papersift.index import vectors as vector_store
 from papersift.index.embeddings import Encoder, cpu_threads, paper_text
 from papersift.index.models import DEFAULT_MODEL
+from papersift.search.crosslingual import load_resources
 from papersift.search.semantic import shared_encoder
 from papersift.search.service import SearchService
 from papersift.search.types import SearchRequest
@@ -124,6 +125,7 @@ def run(data_dir: str | Path, repeats: int = 3, texts_count: int = 256,
         recalls = []
         for request in (SearchRequest(query=q, mode=m) for _, q in queries[:3] for m in ("hybrid", "keyword")):
             service.search(request)  # warm up: sessions, caches
+        load_resources()  # jieba and CC-CEDICT, as a server loads them at start (not on a query)
         log(f"latency: {len(queries)} queries x {repeats}")
         for _ in range(repeats):
             for query_set, query in queries:
