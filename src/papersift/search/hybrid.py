@@ -3,13 +3,14 @@
 The lexical side is the keyword backend with the query's words relaxed to "any of them,
 ranked", so a long description or a mixed Chinese/English query still gets its English
 terms matched; phrases, field words, exclusions and filters keep their meaning. The dense
-side is the semantic retriever: multilingual-e5 for a query with Chinese words (and for
-"similar papers"); for an English query, the English model all-MiniLM-L6-v2 once its
+side is the semantic retriever: multilingual-e5 for a query with Chinese words; for an
+English query, the English model all-MiniLM-L6-v2 once its
 vectors cover the papers (`papersift embed --model all-MiniLM-L6-v2`). Measured with BM25 on
 the dev halves: known-item en MRR@10 0.502 with e5, 0.580 with MiniLM; SciFact nDCG@10 0.737
 and 0.738. A query with Chinese words gets a third side: the same keyword search over the
 query carried over to English corpus terms (search.crosslingual). `search.fusion` decides
-how much each side counts.
+how much each side counts. Similar papers (a stored paper, pasted text) fuse both dense
+models' neighbours; see like_paper_ranking and like_text_ranking.
 """
 
 from __future__ import annotations
@@ -42,11 +43,13 @@ class HybridRetriever:
         self.service = service
 
     def dense_for(self, text: str) -> DenseRetriever:
-        """The English model for a query without CJK words once it covers every paper, else e5
-        (a half-embedded English index would hide the papers it lacks from the dense side)."""
-        if self.english is not None and not has_cjk(text) and self.english.coverage() >= FULL_COVERAGE:
-            return self.english
-        return self.dense
+        """The English model for a query without CJK words once it covers every paper, else e5."""
+        return self.english if not has_cjk(text) and self.english_ready() else self.dense
+
+    def english_ready(self) -> bool:
+        """Whether the English model's index covers every paper (a half-embedded one would hide
+        the papers it lacks)."""
+        return self.english is not None and self.english.coverage() >= FULL_COVERAGE
 
     def notices(self) -> list[str]:
         return self.dense.notices()
@@ -81,7 +84,6 @@ class HybridRetriever:
         translated = self.translated_ranking(query, LEXICAL_DEPTH, candidate_ids)
         return fuse_hybrid(query_text(query), lexical, dense, translated)[:k]
 
-
     def like_paper_ranking(self, request: SearchRequest, query: ParsedQuery, k: int,
                            candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
         """Similar papers for a stored paper: its e5 neighbours and, once the English model covers
@@ -89,7 +91,7 @@ class HybridRetriever:
         call). Measured on CSFCube (each dev query's paper against its pool, NDCG@20): e5 0.566,
         MiniLM 0.560, both 0.605; adding a keyword ranking of the paper's text: 0.588."""
         lists = [self.dense.retrieve(request, query, DENSE_DEPTH, candidate_ids)]
-        if self.english is not None and self.english.coverage() >= FULL_COVERAGE:
+        if self.english_ready():
             lists.append(self.english.retrieve(request, query, DENSE_DEPTH, candidate_ids))
         return (zscore_sum(lists) if len(lists) > 1 else lists[0])[:k]
 
