@@ -92,3 +92,12 @@ def test_load_resources_loads_the_dictionary():
     glossary.cache_clear()
     load_resources()
     assert glossary.cache_info().currsize == 1
+
+
+def test_without_a_bridge_every_dictionary_sense_carries_over():
+    from papersift.search.crosslingual import dictionary_terms
+
+    assert dictionary_terms(["评论家", "没有这个词", "评论家"]) == ["critic", "reviewer"]
+    carried = english_query("LoRA 评论家")
+    assert carried == "LoRA critic reviewer"
+    assert english_query("graph neural networks") is None

@@ -96,14 +96,19 @@ def test_without_an_english_model_e5_serves_every_query(two_model_dir):
     assert hybrid.dense_for("graph neural networks") is hybrid.dense
 
 
-def test_a_dense_side_without_a_term_bridge_serves_chinese_queries_without_the_carry_over(two_model_dir):
-    # the Typesense dense retriever has no bridge: hybrid must not need one
+def test_without_a_term_bridge_chinese_queries_are_carried_over_by_the_dictionary(two_model_dir):
+    # the Typesense dense retriever has no bridge (and here no encoder): hybrid must not need them
     from papersift.backends.typesense_vectors import TypesenseDenseRetriever
 
     data_dir, _, _ = two_model_dir
     service = SearchService(data_dir)
     dense = TypesenseDenseRetriever(backend=None, encoder=None)
-    assert HybridRetriever(dense, service).translated_ranking(parse_query("图神经网络 GNN"), 20) is None
+    hybrid = HybridRetriever(dense, service)
+    translated = hybrid.translated_ranking(parse_query("强化学习 贝叶斯"), 20)
+    # "贝叶斯" -> "bayes": the sample's Bayesian papers (the English query as typed finds them too)
+    bayes = {paper_id for paper_id, _ in hybrid.lexical_ranking(parse_query("bayes"), 20)}
+    assert translated and bayes and {paper_id for paper_id, _ in translated} & bayes
+    assert hybrid.translated_ranking(parse_query("graph neural networks"), 20) is None
 
 
 def test_the_ranking_does_not_depend_on_how_many_papers_are_asked_for(two_model_dir):

@@ -48,7 +48,7 @@ class TypesenseDenseRetriever:
         self.encoder = encoder
         self.index = True  # HybridRetriever falls back to keyword ranking when this is None
         # The term bridge (Chinese words -> English terms) lives in an embedded data dir; the
-        # cluster does not carry it yet, so Chinese queries get no carried-over keyword side here.
+        # cluster does not carry it yet, so Chinese queries are carried over by the dictionary alone.
         self.bridge = None
 
     def notices(self) -> list[str]:

@@ -39,13 +39,24 @@ def cjk_segments(text: str) -> list[str]:
     return list(dict.fromkeys(segments))
 
 
-def english_query(text: str, encoder: Encoder, bridge: TermBridge) -> str | None:
-    """The query with its CJK segments replaced by English corpus terms (None without CJK)."""
+def english_query(text: str, encoder: Encoder | None = None, bridge: TermBridge | None = None) -> str | None:
+    """The query with its CJK segments replaced by English corpus terms (None without CJK).
+    Without a term bridge (not built yet, or a Typesense cluster), by the dictionary alone."""
     if not has_cjk(text):
         return None
     segments = cjk_segments(text)
-    terms = bridge.translate(segments, encoder.encode_queries, senses=english_glosses)
+    if bridge is None:
+        terms = dictionary_terms(segments)
+    else:
+        terms = bridge.translate(segments, encoder.encode_queries, senses=english_glosses)
     return " ".join([*_LATIN_WORD.findall(text), *terms]) or None
+
+
+def dictionary_terms(segments: list[str]) -> list[str]:
+    """Every CC-CEDICT sense of every segment the dictionary knows, each once. Without the
+    bridge nothing says which sense papers use, so all go in and BM25's idf weighs them
+    (known-item zh dev, hybrid: all senses 0.682, the first sense only 0.657, none 0.361)."""
+    return list(dict.fromkeys(term for segment in segments for term in english_glosses(segment)))
 
 
 def load_resources() -> None:

@@ -63,9 +63,10 @@ class HybridRetriever:
     def translated_ranking(self, query: ParsedQuery, k: int,
                            candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]] | None:
         """Keyword ranking of the query's English carry-over (None for a query without CJK
-        words, or before the term bridge is built). Filters and exclusions stay as typed."""
+        words): through the term bridge when it is built, else by the dictionary alone.
+        Filters and exclusions stay as typed."""
         bridge = self.dense.bridge
-        english = english_query(query_text(query), self.dense.encoder, bridge) if bridge is not None else None
+        english = english_query(query_text(query), self.dense.encoder if bridge is not None else None, bridge)
         if english is None:
             return None
         carried = natural_text_query(english)
