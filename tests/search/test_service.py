@@ -128,6 +128,18 @@ def test_no_match_for_all_words_relaxes_with_a_notice(service):
     assert response.total > 0 and any("some of them" in notice for notice in response.notices)
 
 
+def test_a_chinese_keyword_query_no_paper_contains_is_carried_over_by_the_dictionary(service):
+    response = service.search(keyword("梯度 venue:ICML"))  # 梯度: "gradient" in CC-CEDICT
+    assert [notice.code for notice in response.notices] == ["carried_over"]
+    assert "gradient" in response.notices[0]
+    assert response.total > 0 and all(hit.paper.venue == "ICML" for hit in response.hits)  # filters kept
+    assert all("gradient" in f"{hit.paper.title} {hit.paper.abstract}".lower() for hit in response.hits)
+    assert any("<mark>" in hit.highlights["abstract"] for hit in response.hits)  # the English words are marked
+    # English words no paper has are not carried anywhere; nor is Chinese the dictionary lacks
+    assert service.search(keyword("zzzunmatchedword")).total == 0
+    assert service.search(keyword("龘龘")).total == 0
+
+
 def test_only_stop_words_gives_a_notice_not_everything(service):
     response = service.search(keyword("the of and"))
     assert response.total == 0 and response.notices

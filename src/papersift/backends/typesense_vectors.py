@@ -19,8 +19,7 @@ from papersift.backends.typesense_backend import TypesenseBackend, _quote
 from papersift.backends.typesense_index import VectorLookup
 from papersift.index.embeddings import EmbeddingCache, Encoder, paper_text, token_key
 from papersift.record import Paper
-from papersift.search.query import ParsedQuery
-from papersift.search.semantic import query_text
+from papersift.search.query import ParsedQuery, query_text
 from papersift.search.types import SearchRequest
 
 VECTOR_FIELD = "embedding"

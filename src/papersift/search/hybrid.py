@@ -22,8 +22,8 @@ from papersift.index.analyzers import has_cjk
 from papersift.index.models import ModelError, get_spec, is_built
 from papersift.search.crosslingual import english_query
 from papersift.search.fusion import fuse_hybrid, zscore_sum
-from papersift.search.query import ParsedQuery, natural_text_query
-from papersift.search.semantic import DenseRetriever, query_text
+from papersift.search.query import ParsedQuery, natural_text_query, query_text
+from papersift.search.semantic import DenseRetriever
 from papersift.search.semantic import make_retriever as make_dense_retriever
 from papersift.search.similar import clip_like_text
 from papersift.search.types import SearchRequest

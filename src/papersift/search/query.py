@@ -89,6 +89,23 @@ class _Item:
     position: int
 
 
+def query_text(query: ParsedQuery) -> str:
+    """The words and phrases a user typed, without operators and filters (what gets embedded,
+    or carried over to English)."""
+    parts: list[str] = []
+
+    def visit(node) -> None:
+        if isinstance(node, Words):
+            parts.append(node.text)
+        elif isinstance(node, AnyOf):
+            for option in node.options:
+                visit(option)
+
+    for node in query.required:
+        visit(node)
+    return " ".join(parts).strip()
+
+
 def natural_text_query(text: str) -> ParsedQuery:
     """Benchmark queries and pasted paragraphs: no operators, any word may match."""
     words = tuple(Words(word) for word in _clean(text).split())

@@ -23,7 +23,7 @@ from papersift.index.bridge import TermBridge, terms_model
 from papersift.index.embeddings import Encoder, paper_text
 from papersift.index.models import DEFAULT_MODEL, ModelError, get_spec, is_built
 from papersift.search.notices import Notice
-from papersift.search.query import AnyOf, ParsedQuery, Words
+from papersift.search.query import ParsedQuery, query_text
 from papersift.search.similar import UnknownPaperError, embed_like_text, similar_to_paper, similar_to_vector
 from papersift.search.types import SearchRequest
 from papersift.store import DB_FILE, Store
@@ -37,22 +37,6 @@ REOPEN_CHECK_S = 1.0
 def shared_encoder(model: str) -> Encoder:
     """One query encoder per model per process (loading the ONNX session takes about a second)."""
     return Encoder(model, variant=get_spec(model).query_variant)
-
-
-def query_text(query: ParsedQuery) -> str:
-    """The words and phrases a user typed, without operators and filters: what gets embedded."""
-    parts: list[str] = []
-
-    def visit(node) -> None:
-        if isinstance(node, Words):
-            parts.append(node.text)
-        elif isinstance(node, AnyOf):
-            for option in node.options:
-                visit(option)
-
-    for node in query.required:
-        visit(node)
-    return " ".join(parts).strip()
 
 
 class DenseRetriever:

@@ -27,7 +27,8 @@ from papersift.config import MAX_PAGE, MAX_PAGE_SIZE
 from papersift.search.notices import Notice
 from papersift.record import Paper
 from papersift.search.backend import SearchBackend, TantivyBackend
-from papersift.search.query import ParsedQuery, natural_text_query, parse_query
+from papersift.search.crosslingual import english_query
+from papersift.search.query import ParsedQuery, natural_text_query, parse_query, query_text
 from papersift.search.types import FacetValue, Filters, Hit, SearchRequest, SearchResponse
 from papersift.store import DB_FILE, Store
 from papersift.topics.attach import attach_predicted_topics
@@ -150,7 +151,24 @@ class SearchService:
             if relaxed.total:
                 notices.append(Notice("relaxed_match", total=relaxed.total))
                 query, result = query.relaxed(), relaxed
+        if result.total == 0 and query.has_text:
+            query, result = self._carried_over(request, query, sort, offset, notices, result)
         return self._hits(query, list(zip(result.papers, result.scores))), result.total, result.facets
+
+    def _carried_over(self, request: SearchRequest, query: ParsedQuery, sort, offset: int, notices: list[str],
+                      result):
+        """A Chinese query no (English) paper contains, carried over to English by the dictionary
+        (keyword mode loads no model) and ranked like a relaxed query; else the empty result."""
+        english = english_query(query_text(query))
+        if english is None:
+            return query, result
+        carried = ParsedQuery(natural_text_query(english).required, query.excluded, query.filters).relaxed()
+        translated = self.backend.search(carried, sort, offset, request.size, with_facets=request.with_facets,
+                                         with_papers=True, depth=RELAXED_DEPTH)
+        if not translated.total:
+            return query, result
+        notices.append(Notice("carried_over", english=english, total=translated.total))
+        return carried, translated
 
     def _retrieved(self, request: SearchRequest, query: ParsedQuery, retriever: Retriever):
         ranked = retriever.retrieve(request, query, RETRIEVER_DEPTH)
