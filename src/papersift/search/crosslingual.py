@@ -23,6 +23,7 @@ from papersift.index.analyzers import CJK_RUN, cjk_word_spans, has_cjk, segment_
 from papersift.index.bridge import TermBridge
 from papersift.index.embeddings import Encoder
 from papersift.search.cedict import english_glosses, glossary
+from papersift.search.query import ParsedQuery, natural_text_query
 
 MIN_WORD_CHARS = 2  # one-character jieba words (的, 在, 用) carry grammar, not topic
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")
@@ -50,6 +51,12 @@ def english_query(text: str, encoder: Encoder | None = None, bridge: TermBridge 
     else:
         terms = bridge.translate(segments, encoder.encode_queries, senses=english_glosses)
     return " ".join([*_LATIN_WORD.findall(text), *terms]) or None
+
+
+def carried_over_query(query: ParsedQuery, english: str) -> ParsedQuery:
+    """The carried-over English words as a ranked query ("any word"), with the filters and
+    exclusions the user typed."""
+    return ParsedQuery(natural_text_query(english).required, query.excluded, query.filters).relaxed()
 
 
 def dictionary_terms(segments: list[str]) -> list[str]:

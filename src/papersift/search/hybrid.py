@@ -20,9 +20,9 @@ from pathlib import Path
 
 from papersift.index.analyzers import has_cjk
 from papersift.index.models import ModelError, get_spec, is_built
-from papersift.search.crosslingual import english_query
+from papersift.search.crosslingual import carried_over_query, english_query
 from papersift.search.fusion import fuse_hybrid, zscore_sum
-from papersift.search.query import ParsedQuery, natural_text_query, query_text
+from papersift.search.query import ParsedQuery, query_text
 from papersift.search.semantic import DenseRetriever
 from papersift.search.semantic import make_retriever as make_dense_retriever
 from papersift.search.similar import clip_like_text
@@ -69,8 +69,7 @@ class HybridRetriever:
         english = english_query(query_text(query), self.dense.encoder if bridge is not None else None, bridge)
         if english is None:
             return None
-        carried = natural_text_query(english)
-        return self.lexical_ranking(ParsedQuery(carried.required, query.excluded, query.filters), k, candidate_ids)
+        return self.lexical_ranking(carried_over_query(query, english), k, candidate_ids)
 
     def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
                  candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:

@@ -26,10 +26,10 @@ from typing import Protocol
 from papersift.config import MAX_PAGE, MAX_PAGE_SIZE
 from papersift.search.notices import Notice
 from papersift.record import Paper
-from papersift.search.backend import SearchBackend, TantivyBackend
-from papersift.search.crosslingual import english_query
+from papersift.search.backend import BackendResult, SearchBackend, TantivyBackend
+from papersift.search.crosslingual import carried_over_query, english_query
 from papersift.search.query import ParsedQuery, natural_text_query, parse_query, query_text
-from papersift.search.types import FacetValue, Filters, Hit, SearchRequest, SearchResponse
+from papersift.search.types import FacetValue, Filters, Hit, SearchRequest, SearchResponse, Sort
 from papersift.store import DB_FILE, Store
 from papersift.topics.attach import attach_predicted_topics
 from papersift.topics.storage import PredictionStore
@@ -155,14 +155,14 @@ class SearchService:
             query, result = self._carried_over(request, query, sort, offset, notices, result)
         return self._hits(query, list(zip(result.papers, result.scores))), result.total, result.facets
 
-    def _carried_over(self, request: SearchRequest, query: ParsedQuery, sort, offset: int, notices: list[str],
-                      result):
+    def _carried_over(self, request: SearchRequest, query: ParsedQuery, sort: Sort, offset: int,
+                      notices: list[str], result: BackendResult) -> tuple[ParsedQuery, BackendResult]:
         """A Chinese query no (English) paper contains, carried over to English by the dictionary
         (keyword mode loads no model) and ranked like a relaxed query; else the empty result."""
         english = english_query(query_text(query))
         if english is None:
             return query, result
-        carried = ParsedQuery(natural_text_query(english).required, query.excluded, query.filters).relaxed()
+        carried = carried_over_query(query, english)
         translated = self.backend.search(carried, sort, offset, request.size, with_facets=request.with_facets,
                                          with_papers=True, depth=RELAXED_DEPTH)
         if not translated.total:
