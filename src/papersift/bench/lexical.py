@@ -117,7 +117,6 @@ class BenchReport:
         ]
         return "\n".join(lines) + "\n"
 
-
     def _set_table(self) -> list[str]:
         if not self.set_means_ms:
             return []

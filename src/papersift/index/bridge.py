@@ -123,14 +123,18 @@ class TermBridge:
         """The closest term to each row (cosine; rows and terms are unit vectors). With
         `senses` (per row: the English terms a dictionary gives), a row picks among those of
         its senses that are corpus terms, and only when none is picks from every term."""
-        if len(segment_vectors) == 0:
-            return []
         segment_vectors = np.asarray(segment_vectors, dtype=np.float32)
-        best = [self.terms[row] for row in np.argmax(segment_vectors @ self.index.vectors.T, axis=1)]
+        best: list[str | None] = [None] * len(segment_vectors)
         for at, row_senses in enumerate(senses or ()):
             rows = [self.row_of_term[term] for term in row_senses if term in self.row_of_term]
             if rows:
                 best[at] = self.terms[rows[int(np.argmax(self.index.vectors[rows] @ segment_vectors[at]))]]
+        # Only the rows no sense settled are compared with every term (the costly product).
+        open_rows = [at for at, term in enumerate(best) if term is None]
+        if open_rows:
+            nearest = np.argmax(segment_vectors[open_rows] @ self.index.vectors.T, axis=1)
+            for at, row in zip(open_rows, nearest):
+                best[at] = self.terms[row]
         return best
 
     def translate(self, segments: Sequence[str], embed: Callable[[list[str]], np.ndarray],

@@ -17,7 +17,6 @@ The weights say how far each side can be trusted for this query:
   shrinks with its hit count;
 - a Chinese query's English carry-over (search.crosslingual) is a third, keyword list; it
   counts as much as the dense side (no weight was fitted).
-
 """
 
 from __future__ import annotations
@@ -82,9 +81,11 @@ def fuse_hybrid(query: str, lexical: Scored, dense: Scored,
                 translated: Scored | None = None) -> list[tuple[str, float]]:
     """The default hybrid ranking: z-score fusion with query-dependent weights."""
     weights = fusion_weights(query, lexical_hits=len(lexical))
-    if translated is None:
-        return zscore_sum([lexical, dense], [weights.lexical, weights.dense])
-    return zscore_sum([lexical, dense, translated], [weights.lexical, weights.dense, weights.translated])
+    lists, list_weights = [lexical, dense], [weights.lexical, weights.dense]
+    if translated is not None:
+        lists.append(translated)
+        list_weights.append(weights.translated)
+    return zscore_sum(lists, list_weights)
 
 
 def _checked_weights(lists: Sequence, weights: Sequence[float] | None) -> Sequence[float]:
