@@ -38,13 +38,32 @@ def test_bench_command_writes_reports_and_json(sample_jsonl, tmp_path):
     data = orjson.loads(result.stdout)
     assert data["qps"] > 0 and data["bm25s_qps"] > 0 and data["ratio"] == data["qps"] / data["bm25s_qps"]
     assert data["papers"] > 1900 and data["queries"] == 125
-    assert {"papersift_search", "papersift_rank", "bm25s"} <= set(data["latency"])
+    assert {"papersift_search", "papersift_engine", "papersift_rank", "bm25s"} <= set(data["latency"])
+    # the engine's calls alone cost less than the pages built from them
+    assert data["engine_ratio"] > data["ratio"]
     assert data["index_bytes"]["papersift"] > 0 and data["build_s"]["bm25s"] > 0
     written = sorted(path.suffix for path in reports.iterdir())
     assert written == [".json", ".md"]
     markdown = next(reports.glob("*.md")).read_text()
-    assert "| bm25s |" in markdown and "QPS ratio" in markdown
+    assert "| bm25s |" in markdown and "| papersift_engine |" in markdown and "QPS ratio" in markdown
     by_set = data["by_query_set"]
     assert {name: entry["queries"] for name, entry in by_set.items()} == {"s2cs_queries": 100, "knownitem_en": 25}
     assert set(by_set["knownitem_en"]["mean_ms"]) == set(data["latency"])
     assert "| knownitem_en | 25 |" in markdown
+
+
+def test_engine_calls_fetch_the_rows_of_the_pages_the_service_answers(served_data_dir):
+    from papersift.bench.lexical import TOP_K, engine_calls
+    from papersift.search.service import SearchService
+    from papersift.search.types import SearchRequest
+
+    service = SearchService(served_data_dir)
+    all_words, relaxed = "graph neural networks", "graph transformer zebraqq"
+    answer = engine_calls(service.backend, [all_words, relaxed])
+    rows_reader = service.backend._current().rows
+    for text, rows_at in ((all_words, 0), (relaxed, 1)):
+        page = service.search(SearchRequest(query=text, mode="keyword", size=TOP_K))
+        assert page.total > 0
+        rows = answer(text)[rows_at]
+        assert rows_reader.paper_ids(rows[:TOP_K]) == [hit.paper.id for hit in page.hits]
+    assert len(answer(all_words)) == 2  # its page is full: the facet aggregation runs too
