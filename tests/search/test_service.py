@@ -140,6 +140,17 @@ def test_a_chinese_keyword_query_no_paper_contains_is_carried_over_by_the_dictio
     assert service.search(keyword("龘龘")).total == 0
 
 
+def test_a_mixed_query_whose_chinese_words_no_paper_has_is_carried_over_not_cut_to_its_english_words(service):
+    # "bandit 遗憾" (regret): no paper has the Chinese word, but "bandit" alone matches many
+    response = service.search(keyword("bandit 遗憾", size=5))
+    assert [notice.code for notice in response.notices] == ["carried_over"]
+    assert "bandit" in response.notices[0] and "regret" in response.notices[0]
+    first = f"{response.hits[0].paper.title} {response.hits[0].paper.abstract}".lower()
+    assert "bandit" in first and "regret" in first  # both words rank first, not "bandit" alone
+    # an English query that matches in part still relaxes as before
+    assert [notice.code for notice in service.search(keyword("bandit zzzunmatchedword")).notices] == ["relaxed_match"]
+
+
 def test_only_stop_words_gives_a_notice_not_everything(service):
     response = service.search(keyword("the of and"))
     assert response.total == 0 and response.notices

@@ -145,20 +145,23 @@ class SearchService:
                                      with_papers=True)
         if result.ignored_query:
             notices.append(Notice("common_words_only"))
-        elif result.total == 0 and query.has_text and query.match_all:
-            relaxed = self.backend.search(query.relaxed(), sort, offset, request.size,
-                                          with_facets=request.with_facets, with_papers=True, depth=RELAXED_DEPTH)
-            if relaxed.total:
-                notices.append(Notice("relaxed_match", total=relaxed.total))
-                query, result = query.relaxed(), relaxed
-        if result.total == 0 and query.has_text:
+        elif result.total == 0 and query.has_text:
+            # Chinese words no (English) paper has go over to English before any word is dropped:
+            # "bandit 遗憾" is after bandit regret papers, not every bandit paper.
             query, result = self._carried_over(request, query, sort, offset, notices, result)
+            if result.total == 0 and query.match_all:
+                relaxed = self.backend.search(query.relaxed(), sort, offset, request.size,
+                                              with_facets=request.with_facets, with_papers=True, depth=RELAXED_DEPTH)
+                if relaxed.total:
+                    notices.append(Notice("relaxed_match", total=relaxed.total))
+                    query, result = query.relaxed(), relaxed
         return self._hits(query, list(zip(result.papers, result.scores))), result.total, result.facets
 
     def _carried_over(self, request: SearchRequest, query: ParsedQuery, sort: Sort, offset: int,
                       notices: list[str], result: BackendResult) -> tuple[ParsedQuery, BackendResult]:
-        """A Chinese query no (English) paper contains, carried over to English by the dictionary
-        (keyword mode loads no model) and ranked like a relaxed query; else the empty result."""
+        """A query with Chinese words that no paper has all of, carried over to English by the
+        dictionary (keyword mode loads no model; Latin words are kept) and ranked like a relaxed
+        query; else the query and its empty result, unchanged."""
         english = english_query(query_text(query))
         if english is None:
             return query, result
