@@ -81,7 +81,7 @@ NOTICES_ZH: dict[str, str] = {
     "page_capped": "最多只能翻到第 {limit} 页",
     "common_words_only": "检索词都是常用词，未参与检索",
     "relaxed_match": "没有论文包含全部检索词；显示与部分检索词最匹配的 {total:,} 篇论文",
-    "carried_over": "没有论文包含这些词；显示与其词典英文释义（{english}）最匹配的 {total:,} 篇论文；混合检索对专业术语的翻译更准确",
+    "carried_over": "没有论文包含全部这些词；显示与其英文（中文词取词典释义：{english}）最匹配的 {total:,} 篇论文；混合检索对专业术语的翻译更准确",
     "mode_unavailable": "此数据目录暂不支持{mode_name}检索，显示关键词检索结果",
     "semantic_not_built": "语义索引尚未建立（请运行 papersift embed），结果仅为关键词匹配",
     "semantic_partial": "语义索引已覆盖 {coverage:.0%} 的论文（{rows:,} / {total:,}），向量计算仍在进行",
