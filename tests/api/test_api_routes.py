@@ -167,7 +167,8 @@ def test_server_timing_header_on_every_response(client):
 
 def test_openapi_lists_every_endpoint(client):
     spec = client.get("/openapi.json").json()
-    assert {"/api/search", "/api/papers/{paper_id}", "/api/papers/{paper_id}/similar", "/api/facets", "/api/export"} <= set(spec["paths"])
+    assert {"/api/search", "/api/papers/{paper_id}", "/api/papers/{paper_id}/similar", "/api/facets", "/api/export",
+            "/api/topics/map", "/api/topics/trends"} <= set(spec["paths"])
     assert client.get("/docs").status_code == 200
 
 

@@ -17,6 +17,7 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 OPERATIONS = [
     ("GET", "/api/search"), ("GET", "/api/papers/{paper_id}"), ("GET", "/api/papers/{paper_id}/similar"),
     ("GET", "/api/facets"), ("GET", "/api/export"), ("POST", "/api/papers"),
+    ("GET", "/api/topics/map"), ("GET", "/api/topics/trends"),
 ]
 
 

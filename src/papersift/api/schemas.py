@@ -70,3 +70,28 @@ class ErrorOut(BaseModel):
     error: str = Field(description="Machine-readable error code.")
     message: str = Field(description="What is wrong, for people.")
     details: list[dict] = Field(default_factory=list)
+
+
+class TopicMapOut(BaseModel):
+    """Every embedded paper as parallel arrays (compact for tens of thousands of points)."""
+
+    method: str = Field(description="The projection drawn: pca or umap.")
+    count: int = Field(description="Number of points; every array below has this length.")
+    areas: list[str] = Field(description="Area names; `area` holds indexes into this list.")
+    colors: list[str] = Field(description="A color per area, same order as `areas`.")
+    ids: list[str]
+    titles: list[str]
+    x: list[float]
+    y: list[float]
+    area: list[int] = Field(description="Index into `areas` of each paper's area (source label, else predicted).")
+    predicted: list[int] = Field(description="1 when the paper's area is predicted, 0 when it is a source label.")
+    query: str | None = Field(default=None, description="The search of `q`, when given.")
+    matches: list[int] | None = Field(default=None, description="Positions of the papers that match `q`.")
+
+
+class TopicTrendsOut(BaseModel):
+    areas: list[str]
+    by_year: dict[str, dict[str, int]] = Field(description="Area -> year -> papers.")
+    by_venue: dict[str, dict[str, int]] = Field(description="Area -> venue -> papers.")
+    predicted: int = Field(description="How many of the papers have a predicted area.")
+    papers: int
