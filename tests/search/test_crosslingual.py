@@ -101,3 +101,16 @@ def test_without_a_bridge_every_dictionary_sense_carries_over():
     carried = english_query("LoRA 评论家")
     assert carried == "LoRA critic reviewer"
     assert english_query("graph neural networks") is None
+
+
+def test_with_paper_counts_a_segment_keeps_only_the_senses_papers_use():
+    from papersift.search.crosslingual import SENSE_SHARE, dictionary_terms, used_senses
+
+    papers = {"regret": 500, "lament": 60, "sorri": 3}.get  # analyzed (stemmed) terms -> papers
+    doc_freq = lambda term: papers(term, 0)  # noqa: E731
+    # a sense of several words counts its rarest word; a sense no paper has never carries over
+    assert used_senses(("regret", "sorry that", "lament", "rue"), doc_freq) == ["regret", "lament"]
+    assert 60 >= SENSE_SHARE * 500 > 3
+    assert used_senses(("rue", "woe"), doc_freq) == []
+    assert "sorry that" in dictionary_terms(["遗憾"]) and dictionary_terms(["遗憾"], doc_freq) == ["regret"]
+    assert english_query("bandit 遗憾", doc_freq=doc_freq) == "bandit regret"

@@ -145,6 +145,7 @@ def test_a_mixed_query_whose_chinese_words_no_paper_has_is_carried_over_not_cut_
     response = service.search(keyword("bandit 遗憾", size=5))
     assert [notice.code for notice in response.notices] == ["carried_over"]
     assert "bandit" in response.notices[0] and "regret" in response.notices[0]
+    assert "sorry" not in response.notices[0]  # 遗憾's other sense ("to be sorry that"): no paper here uses it
     first = f"{response.hits[0].paper.title} {response.hits[0].paper.abstract}".lower()
     assert "bandit" in first and "regret" in first  # both words rank first, not "bandit" alone
     # an English query that matches in part still relaxes as before

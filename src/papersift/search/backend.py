@@ -144,6 +144,10 @@ class TantivyBackend:
     def document_count(self) -> int:
         return self.searcher.num_docs
 
+    def term_doc_freq(self, term: str) -> int:
+        """Papers whose `text` (title, abstract, keywords) has this analyzed term."""
+        return self.searcher.doc_freq("text", term)
+
     # -- queries ---------------------------------------------------------------------
     def _term(self, field_name: str, term: str) -> tantivy.Query:
         return tantivy.Query.term_query(self._schema, field_name, term)

@@ -63,10 +63,12 @@ class HybridRetriever:
     def translated_ranking(self, query: ParsedQuery, k: int,
                            candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]] | None:
         """Keyword ranking of the query's English carry-over (None for a query without CJK
-        words): through the term bridge when it is built, else by the dictionary alone.
+        words): through the term bridge when it is built, else by the dictionary's senses that
+        papers use.
         Filters and exclusions stay as typed."""
         bridge = self.dense.bridge
-        english = english_query(query_text(query), self.dense.encoder if bridge is not None else None, bridge)
+        english = english_query(query_text(query), self.dense.encoder if bridge is not None else None, bridge,
+                                doc_freq=getattr(self.service.backend, "term_doc_freq", None))
         if english is None:
             return None
         return self.lexical_ranking(carried_over_query(query, english), k, candidate_ids)

@@ -162,7 +162,7 @@ class SearchService:
         """A query with Chinese words that no paper has all of, carried over to English by the
         dictionary (keyword mode loads no model; Latin words are kept) and ranked like a relaxed
         query; else the query and its empty result, unchanged."""
-        english = english_query(query_text(query))
+        english = english_query(query_text(query), doc_freq=getattr(self.backend, "term_doc_freq", None))
         if english is None:
             return query, result
         carried = carried_over_query(query, english)
