@@ -25,13 +25,15 @@ from papersift.record import Paper
 @dataclass
 class RequestLog:
     started: list[float] = field(default_factory=list)
-    failed_at: list[float] = field(default_factory=list)
+    failed_at: list[float] = field(default_factory=list)  # when each failed request started
+    failed_until: list[float] = field(default_factory=list)  # and when its failure came back
     errors: list[str] = field(default_factory=list)
 
-    def record(self, started: float, error: Exception | None) -> None:
+    def record(self, started: float, error: Exception | None, ended: float | None = None) -> None:
         self.started.append(started)
         if error is not None:
             self.failed_at.append(started)
+            self.failed_until.append(started if ended is None else ended)
             self.errors.append(f"{type(error).__name__}: {error}"[:200])
 
 
@@ -66,18 +68,26 @@ def _loop(stop: threading.Event, log: RequestLog, action: Callable[[int], None],
             action(step)
             log.record(started, None)
         except Exception as error:  # every failure is counted, none stops the load
-            log.record(started, error)
+            log.record(started, error, time.monotonic())
         step += 1
         time.sleep(pause_s)
 
 
-def _outside(failed_at: list[float], window_start: float, window_end: float) -> int:
-    return sum(1 for moment in failed_at if not window_start <= moment <= window_end)
+def _in_window(started: float, ended: float, window_start: float, window_end: float) -> bool:
+    """Whether a failed request was in flight during the window: one sent just before the kill
+    fails because of it."""
+    return started <= window_end and ended >= window_start
+
+
+def _outside(log: RequestLog, window_start: float, window_end: float) -> int:
+    return sum(1 for started, ended in zip(log.failed_at, log.failed_until)
+               if not _in_window(started, ended, window_start, window_end))
 
 
 def _describe_outside(log: RequestLog, window_start: float, window_end: float) -> list[str]:
-    return [f"{moment - window_start:+.2f}s {error}" for moment, error in zip(log.failed_at, log.errors)
-            if not window_start <= moment <= window_end]
+    return [f"{started - window_start:+.2f}s {error}"
+            for started, ended, error in zip(log.failed_at, log.failed_until, log.errors)
+            if not _in_window(started, ended, window_start, window_end)]
 
 
 def node_document_count(cluster: TypesenseCluster, name: str, collection: str) -> int:
@@ -137,9 +147,9 @@ def run_failover_drill(cluster: TypesenseCluster, search: Callable[[int], None],
     failed_after_kill = [moment - killed_at for moment in queries.failed_at if moment >= killed_at]
     return DrillReport(
         queries=len(queries.started), query_errors=len(queries.failed_at),
-        query_errors_outside_window=_outside(queries.failed_at, killed_at, window_end),
+        query_errors_outside_window=_outside(queries, killed_at, window_end),
         writes=len(writes.started), write_errors=len(writes.failed_at),
-        write_errors_outside_window=_outside(writes.failed_at, killed_at, window_end),
+        write_errors_outside_window=_outside(writes, killed_at, window_end),
         killed_node=old_leader.name, new_leader=new_leader.name, election_s=round(election_s, 2),
         failover_window_s=round(window_end - killed_at, 2),
         last_query_error_after_kill_s=round(max(failed_after_kill), 2) if failed_after_kill else None,
