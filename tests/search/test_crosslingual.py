@@ -114,3 +114,10 @@ def test_with_paper_counts_a_segment_keeps_only_the_senses_papers_use():
     assert used_senses(("rue", "woe"), doc_freq) == []
     assert "sorry that" in dictionary_terms(["遗憾"]) and dictionary_terms(["遗憾"], doc_freq) == ["regret"]
     assert english_query("bandit 遗憾", doc_freq=doc_freq) == "bandit regret"
+
+
+def test_only_a_bridged_retriever_picks_up_the_term_bridge(hybrid_dir, encoder):
+    service = SearchService(hybrid_dir)
+    assert DenseRetriever(hybrid_dir, service, encoder=encoder).bridge is not None
+    # the English model's retriever (hybrid.py) never has a bridge to look for
+    assert DenseRetriever(hybrid_dir, service, encoder=encoder, bridged=False).bridge is None

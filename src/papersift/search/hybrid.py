@@ -127,4 +127,4 @@ def _english_retriever(data_dir: str | Path, service) -> DenseRetriever | None:
         built = is_built(get_spec(ENGLISH_MODEL))
     except ModelError:
         built = False
-    return DenseRetriever(data_dir, service, model=ENGLISH_MODEL) if built else None
+    return DenseRetriever(data_dir, service, model=ENGLISH_MODEL, bridged=False) if built else None

@@ -40,10 +40,14 @@ def shared_encoder(model: str) -> Encoder:
 
 
 class DenseRetriever:
-    def __init__(self, data_dir: str | Path, service, model: str = DEFAULT_MODEL, encoder: Encoder | None = None):
+    def __init__(self, data_dir: str | Path, service, model: str = DEFAULT_MODEL, encoder: Encoder | None = None,
+                 bridged: bool = True):
+        """bridged: whether `papersift embed` builds a term bridge for this model (the
+        multilingual one); the English model has none to look for."""
         self.data_dir = Path(data_dir)
         self.service = service
         self.model = model
+        self.bridged = bridged
         self._encoder = encoder
         self._index: vector_store.VectorIndex | None = None
         self._with_abstract: np.ndarray | None = None  # row mask; None when every row has one
@@ -69,7 +73,8 @@ class DenseRetriever:
                     self._index = vector_store.VectorIndex(generation) if generation else None
                     self._with_abstract = self._abstract_mask(self._index)
                     self._generation = generation
-                bridge_generation = vector_store.current_generation(self.data_dir, terms_model(self.model))
+                bridge_generation = (vector_store.current_generation(self.data_dir, terms_model(self.model))
+                                     if self.bridged else None)
                 if bridge_generation != self._bridge_generation:
                     self._bridge = TermBridge(vector_store.VectorIndex(bridge_generation)) if bridge_generation else None
                     self._bridge_generation = bridge_generation
