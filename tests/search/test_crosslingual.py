@@ -116,8 +116,17 @@ def test_with_paper_counts_a_segment_keeps_only_the_senses_papers_use():
     assert english_query("bandit 遗憾", doc_freq=doc_freq) == "bandit regret"
 
 
-def test_only_a_bridged_retriever_picks_up_the_term_bridge(hybrid_dir, encoder):
+def test_only_a_bridged_retriever_picks_up_the_term_bridge(hybrid_dir, encoder, tmp_path):
+    import shutil
+
+    from tests.search.conftest import indexed_copy
+
     service = SearchService(hybrid_dir)
     assert DenseRetriever(hybrid_dir, service, encoder=encoder).bridge is not None
-    # the English model's retriever (hybrid.py) never has a bridge to look for
-    assert DenseRetriever(hybrid_dir, service, encoder=encoder, bridged=False).bridge is None
+    # the English model's retriever (hybrid.py) never looks for a bridge, even where one lies
+    data_dir = indexed_copy(hybrid_dir, tmp_path / "english")
+    english = "all-MiniLM-L6-v2"
+    shutil.copytree(hybrid_dir / "vectors" / bridge.terms_model(encoder.name),
+                    data_dir / "vectors" / bridge.terms_model(english))
+    assert bridge.TermBridge.open(data_dir, english) is not None
+    assert DenseRetriever(data_dir, SearchService(data_dir), model=english).bridge is None

@@ -68,7 +68,7 @@ class HybridRetriever:
         Filters and exclusions stay as typed."""
         bridge = self.dense.bridge
         english = english_query(query_text(query), self.dense.encoder if bridge is not None else None, bridge,
-                                doc_freq=getattr(self.service.backend, "term_doc_freq", None))
+                                doc_freq=self.service.term_doc_freq)
         if english is None:
             return None
         return self.lexical_ranking(carried_over_query(query, english), k, candidate_ids)
@@ -127,4 +127,4 @@ def _english_retriever(data_dir: str | Path, service) -> DenseRetriever | None:
         built = is_built(get_spec(ENGLISH_MODEL))
     except ModelError:
         built = False
-    return DenseRetriever(data_dir, service, model=ENGLISH_MODEL, bridged=False) if built else None
+    return DenseRetriever(data_dir, service, model=ENGLISH_MODEL) if built else None

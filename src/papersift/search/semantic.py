@@ -40,14 +40,12 @@ def shared_encoder(model: str) -> Encoder:
 
 
 class DenseRetriever:
-    def __init__(self, data_dir: str | Path, service, model: str = DEFAULT_MODEL, encoder: Encoder | None = None,
-                 bridged: bool = True):
-        """bridged: whether `papersift embed` builds a term bridge for this model (the
-        multilingual one); the English model has none to look for."""
+    def __init__(self, data_dir: str | Path, service, model: str = DEFAULT_MODEL, encoder: Encoder | None = None):
         self.data_dir = Path(data_dir)
         self.service = service
         self.model = model
-        self.bridged = bridged
+        # `papersift embed` builds a term bridge for a multilingual model only: others have none to look for
+        self.bridged = get_spec(model).multilingual
         self._encoder = encoder
         self._index: vector_store.VectorIndex | None = None
         self._with_abstract: np.ndarray | None = None  # row mask; None when every row has one

@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
@@ -88,6 +88,12 @@ class SearchService:
 
     def get(self, paper_id: str) -> Paper | None:
         return self.store.get(paper_id)
+
+    @property
+    def term_doc_freq(self) -> Callable[[str], int] | None:
+        """Papers per analyzed term, when the backend can count them (the embedded index can;
+        a Typesense cluster cannot): which dictionary senses papers use (search/crosslingual.py)."""
+        return getattr(self.backend, "term_doc_freq", None)
 
     def facet_values(self) -> dict[str, list[FacetValue]]:
         """All values of venue, year, area, subarea and status with their paper counts."""
@@ -162,7 +168,7 @@ class SearchService:
         """A query with Chinese words that no paper has all of, carried over to English by the
         dictionary (keyword mode loads no model; Latin words are kept) and ranked like a relaxed
         query; else the query and its empty result, unchanged."""
-        english = english_query(query_text(query), doc_freq=getattr(self.backend, "term_doc_freq", None))
+        english = english_query(query_text(query), doc_freq=self.term_doc_freq)
         if english is None:
             return query, result
         carried = carried_over_query(query, english)
