@@ -33,6 +33,13 @@ def test_segments_are_runs_and_their_words():
     assert all(len(segment) >= 2 for segment in segments)  # one-character words carry grammar
 
 
+def test_a_run_of_one_known_word_and_single_characters_keeps_that_word():
+    # jieba: 图 | 神经网络; the whole run is no CC-CEDICT headword, so without the word nothing carries over
+    assert cjk_segments("图神经网络") == ["图神经网络", "神经网络"]
+    assert english_query("图神经网络") == "neural network"
+    assert cjk_segments("神经网络") == ["神经网络"]  # one word: the run alone
+
+
 @pytest.fixture(scope="module")
 def hybrid_dir(sample_data_dir, tmp_path_factory, encoder):
     """The sample papers with random vectors (the dense side is noise here) and a real bridge

@@ -37,13 +37,15 @@ _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")
 
 
 def cjk_segments(text: str) -> list[str]:
-    """The query's CJK runs and, for runs of several words, their words; each once, in order."""
+    """The query's CJK runs and, for runs of several words, their words of two or more
+    characters; each once, in order. A run of one such word and one-character words keeps that
+    word too: "图神经网络" (graph + neural network) is no dictionary headword, "神经网络" is."""
     segments: list[str] = []
     for run in CJK_RUN.findall(text):
         segments.append(run)
-        words = [word for _, _, word in cjk_word_spans(run) if len(word) >= MIN_WORD_CHARS]
+        words = [word for _, _, word in cjk_word_spans(run)]
         if len(words) > 1:
-            segments.extend(words)
+            segments.extend(word for word in words if len(word) >= MIN_WORD_CHARS)
     return list(dict.fromkeys(segments))
 
 
