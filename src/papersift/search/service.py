@@ -154,7 +154,9 @@ class SearchService:
         elif result.total == 0 and query.has_text:
             # Chinese words no (English) paper has go over to English before any word is dropped:
             # "bandit 遗憾" is after bandit regret papers, not every bandit paper.
-            query, result = self._carried_over(request, query, sort, offset, notices, result)
+            carried = self._carried_over(request, query, sort, offset, notices)
+            if carried is not None:
+                query, result = carried
             if result.total == 0 and query.match_all:
                 relaxed = self.backend.search(query.relaxed(), sort, offset, request.size,
                                               with_facets=request.with_facets, with_papers=True, depth=RELAXED_DEPTH)
@@ -164,18 +166,18 @@ class SearchService:
         return self._hits(query, list(zip(result.papers, result.scores))), result.total, result.facets
 
     def _carried_over(self, request: SearchRequest, query: ParsedQuery, sort: Sort, offset: int,
-                      notices: list[str], result: BackendResult) -> tuple[ParsedQuery, BackendResult]:
+                      notices: list[str]) -> tuple[ParsedQuery, BackendResult] | None:
         """A query with Chinese words that no paper has all of, carried over to English by the
         dictionary (keyword mode loads no model; Latin words are kept) and ranked like a relaxed
-        query; else the query and its empty result, unchanged."""
+        query; None when there is nothing to carry over or it matches no paper either."""
         english = english_query(query_text(query), doc_freq=self.term_doc_freq)
         if english is None:
-            return query, result
+            return None
         carried = carried_over_query(query, english)
         translated = self.backend.search(carried, sort, offset, request.size, with_facets=request.with_facets,
                                          with_papers=True, depth=RELAXED_DEPTH)
         if not translated.total:
-            return query, result
+            return None
         notices.append(Notice("carried_over", english=english, total=translated.total))
         return carried, translated
 
