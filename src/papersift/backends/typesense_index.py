@@ -143,12 +143,22 @@ def alias_target(client: typesense.Client, alias: str = ALIAS) -> str | None:
         return None
 
 
-def highest_seq(client: typesense.Client, collection: str) -> int:
-    result = client.collections[collection].documents.search(
-        {"q": "*", "query_by": "title_terms", "sort_by": "seq:desc", "per_page": 1, "include_fields": "seq"}
-    )
-    hits = result.get("hits") or []
-    return int(hits[0]["document"]["seq"]) if hits else 0
+def highest_seq(client: typesense.Client, collection: str, timeout: float = 10.0) -> int:
+    """The highest paper seq the collection holds (0 when empty). A follower that has not applied
+    the latest writes can answer a search with no hits while the collection holds documents
+    (seen in CI: a resumed build restarted from 0), so an empty answer is asked again while the
+    collection reports any."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = client.collections[collection].documents.search(
+            {"q": "*", "query_by": "title_terms", "sort_by": "seq:desc", "per_page": 1, "include_fields": "seq"}
+        )
+        hits = result.get("hits") or []
+        if hits:
+            return int(hits[0]["document"]["seq"])
+        if time.monotonic() > deadline or not client.collections[collection].retrieve()["num_documents"]:
+            return 0
+        time.sleep(0.2)
 
 
 def _unfinished_build(client: typesense.Client, live: str | None) -> str | None:
