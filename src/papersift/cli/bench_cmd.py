@@ -29,3 +29,33 @@ def bench_lexical(
         fail(f"--corpus: no such file: {corpus}")
     report = run(corpus, repeats, log=lambda message: err_console.print(f"[dim]{message}[/]"))
     emit_report("bench-lexical", report.to_dict(), report.markdown(), reports_dir, as_json)
+
+
+@bench_app.command("write-load")
+def bench_write_load(
+    data_dir: Annotated[Path, typer.Option("--data-dir", help="An indexed data dir; the drill works on a copy of it.")],
+    readers: Annotated[int, typer.Option("--readers", min=0, help="Clients sending page / search / facet / export requests.")] = 20,
+    writers: Annotated[int, typer.Option("--writers", min=0, help="Clients POSTing new papers.")] = 5,
+    batch: Annotated[int, typer.Option("--batch", min=1, max=1000, help="Papers per POST.")] = 20,
+    seconds: Annotated[float, typer.Option("--seconds", min=1, max=600, help="How long readers and writers run.")] = 60.0,
+    mode: Annotated[str, typer.Option("--mode", help="Search mode of the readers.")] = "keyword",
+    no_index: Annotated[bool, typer.Option("--no-index", help="Do not run `papersift index` beside the writers.")] = False,
+    reports_dir: ReportsDirOption = Path("reports"),
+    as_json: JsonOption = False,
+) -> None:
+    """Readers, writers and `papersift index` at once against a served copy of a data dir:
+    errors and latency per request kind, server RSS, and whether every posted paper is searchable."""
+    from papersift.bench.web import default_queries
+    from papersift.bench.write_load import markdown, run_drill
+    from papersift.store import Store
+
+    if not (data_dir / "papers.sqlite3").is_file():
+        fail(f"--data-dir: no papersift store in {data_dir}")
+    store = Store(data_dir, readonly=True)
+    templates = [paper.to_dict() for _, (_, paper) in zip(range(500), store.iter_papers())]
+    report = run_drill(data_dir, default_queries(), templates, readers=readers, writers=writers, batch=batch,
+                       seconds=seconds, mode=mode, with_index=not no_index)
+    emit_report("bench-write-load", report, markdown(report), reports_dir, as_json)
+    if report["errors"] or report["searchable"] != report["posted"] or report["index_failures"]:
+        fail(f"{report['errors']} errors; {report['posted'] - report['searchable']} posted papers not searchable; "
+             f"{len(report['index_failures'])} index runs failed")
