@@ -43,8 +43,7 @@ def _from_sqlite(exc: sqlite3.Error, where: Path, action: str) -> StoreError | N
     name = getattr(exc, "sqlite_errorname", "") or ""
     detail = str(exc).splitlines()[0] if str(exc) else name
     if name.startswith("SQLITE_FULL"):
-        return StorageFullError(f"disk full: cannot {action} in {where} (nothing of this write was kept); "
-                                "free space and run it again")
+        return StorageFullError(f"disk full: cannot {action} in {where}; nothing of this write was kept")
     if name.startswith("SQLITE_READONLY"):
         return StoreError(f"cannot {action}: {where} is read-only ({detail})")
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
@@ -63,7 +62,7 @@ def _from_os(exc: OSError, where: Path, action: str) -> StoreError:
     reason = exc.strerror or str(exc)
     target = exc.filename or where
     if exc.errno in FULL_ERRNOS:
-        return StorageFullError(f"disk full: cannot {action} in {where} ({reason}); free space and run it again")
+        return StorageFullError(f"disk full: cannot {action} in {where} ({reason}); nothing of this write was kept")
     if exc.errno in READONLY_ERRNOS:
         return StoreError(f"cannot {action}: {target} is on a read-only file system")
     if exc.errno in PERMISSION_ERRNOS:

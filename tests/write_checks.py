@@ -1,0 +1,61 @@
+"""Shared checks for the write-path tests: synthetic papers, and "every paper stored once,
+seqs unique, every paper in the live keyword index exactly once"."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+
+import orjson
+import tantivy
+
+from papersift.index import lexical
+from papersift.record import Paper, paper_from_dict
+from papersift.store import DB_FILE
+
+
+def synthetic_records(prefix: str, count: int) -> list[dict]:
+    """Distinct papers (distinct titles: none merges into another by title)."""
+    return [{
+        "id": f"{prefix}-{number}", "title": f"Paper {number} of writer {prefix}", "venue": "COLM", "year": 2025,
+        "authors": [f"Author {prefix}"],
+        "abstract": f"Writer {prefix} wrote paper number {number} to test concurrent writers of the store.",
+    } for number in range(count)]
+
+
+def synthetic_papers(prefix: str, count: int) -> list[Paper]:
+    return [paper_from_dict(record) for record in synthetic_records(prefix, count)]
+
+
+def write_jsonl(path: Path, records: Iterable[dict]) -> Path:
+    path.write_bytes(b"".join(orjson.dumps(record) + b"\n" for record in records))
+    return path
+
+
+def stored_rows(data_dir: Path) -> list[tuple[str, int]]:
+    with sqlite3.connect(f"file:{data_dir / DB_FILE}?mode=ro", uri=True) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        return conn.execute("SELECT id, seq FROM papers").fetchall()
+
+
+def index_counts(data_dir: Path, paper_ids: Iterable[str]) -> tuple[int, dict[str, int]]:
+    """(documents in the live keyword index, live documents per paper id)."""
+    index, _ = lexical.open_index(data_dir)
+    searcher = index.searcher()
+    schema = index.schema
+    counts = {paper_id: searcher.search(tantivy.Query.term_query(schema, "id", paper_id), 1).count
+              for paper_id in paper_ids}
+    return searcher.num_docs, counts
+
+
+def assert_stored_and_indexed_once(data_dir: Path, expected_ids: set[str]) -> None:
+    rows = stored_rows(data_dir)
+    ids = [paper_id for paper_id, _ in rows]
+    seqs = [seq for _, seq in rows]
+    assert sorted(ids) == sorted(expected_ids), "every paper stored exactly once"
+    assert len(set(seqs)) == len(seqs), "seqs are unique"
+    documents, per_id = index_counts(data_dir, expected_ids)
+    unsearchable = sorted(paper_id for paper_id, count in per_id.items() if count != 1)
+    assert not unsearchable, f"{len(unsearchable)} papers not in the index exactly once, e.g. {unsearchable[:5]}"
+    assert documents == len(expected_ids)
