@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from write_checks import (
+    FirstWriteHeld,
     assert_stored_and_indexed_once,
     synthetic_papers,
     synthetic_records,
@@ -47,21 +48,9 @@ def _ids(*groups: list) -> set[str]:
 
 def test_a_writer_that_waited_for_the_lock_gets_seqs_past_every_earlier_commit(indexed_dir, monkeypatch):
     """Deterministic interleaving: the late writer is held just before its BEGIN IMMEDIATE
-    while another writer commits and the index updates; then it goes on."""
-    reached, go = threading.Event(), threading.Event()
-    real_connect = sqlite3.connect
-
-    def connect(*args, **kwargs):
-        conn = real_connect(*args, **kwargs)
-        if threading.current_thread().name == "late-writer":
-            def hold_before_begin(statement: str) -> None:
-                if statement.lstrip().upper().startswith("BEGIN IMMEDIATE"):
-                    reached.set()
-                    go.wait(60)
-            conn.set_trace_callback(hold_before_begin)
-        return conn
-
-    monkeypatch.setattr(sqlite3, "connect", connect)
+    (after the old code had read the highest seq) while another writer commits and the
+    index updates; then it goes on."""
+    held = FirstWriteHeld().install(monkeypatch)
     late_store, late_papers = Store(indexed_dir), synthetic_papers("late", 50)
     failures: list[BaseException] = []
 
@@ -71,13 +60,13 @@ def test_a_writer_that_waited_for_the_lock_gets_seqs_past_every_earlier_commit(i
         except BaseException as exc:  # noqa: BLE001 - reported by the test thread
             failures.append(exc)
 
-    late = threading.Thread(target=write_late, name="late-writer")
+    late = threading.Thread(target=write_late)
     late.start()
-    assert reached.wait(60), "the late writer never reached its transaction"
+    assert held.reached.wait(60), "the late writer never reached its transaction"
     early_papers = synthetic_papers("early", 50)
     Store(indexed_dir).upsert(early_papers)
     assert lexical.update(indexed_dir).added == 50
-    go.set()
+    held.go.set()
     late.join(60)
     assert not failures and not late.is_alive()
     assert lexical.update(indexed_dir).added == 50  # the late writer's papers, not skipped

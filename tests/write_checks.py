@@ -4,6 +4,7 @@ seqs unique, every paper in the live keyword index exactly once"."""
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -59,3 +60,38 @@ def assert_stored_and_indexed_once(data_dir: Path, expected_ids: set[str]) -> No
     unsearchable = sorted(paper_id for paper_id, count in per_id.items() if count != 1)
     assert not unsearchable, f"{len(unsearchable)} papers not in the index exactly once, e.g. {unsearchable[:5]}"
     assert documents == len(expected_ids)
+
+
+class FirstWriteHeld:
+    """Holds the first write transaction opened after `install` just before its BEGIN
+    IMMEDIATE runs, until `go` is set: a deterministic interleaving of two writers.
+
+    Installed as a trace callback on every new SQLite connection (sqlite3.connect is patched
+    for the test), so it works whichever thread the write runs in (an API worker, say).
+    """
+
+    def __init__(self) -> None:
+        self.reached, self.go = threading.Event(), threading.Event()
+        self._taken = False
+        self._lock = threading.Lock()
+
+    def install(self, monkeypatch) -> FirstWriteHeld:
+        real_connect = sqlite3.connect
+
+        def connect(*args, **kwargs):
+            conn = real_connect(*args, **kwargs)
+            conn.set_trace_callback(self._on_statement)
+            return conn
+
+        monkeypatch.setattr(sqlite3, "connect", connect)
+        return self
+
+    def _on_statement(self, statement: str) -> None:
+        if not statement.lstrip().upper().startswith("BEGIN IMMEDIATE"):
+            return
+        with self._lock:
+            if self._taken:
+                return
+            self._taken = True
+        self.reached.set()
+        self.go.wait(60)
