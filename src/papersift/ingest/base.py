@@ -60,16 +60,17 @@ def open_source(path: Path) -> BinaryIO:
     return handle
 
 
-def read_bytes(path: Path, limit: int = MAX_DOCUMENT_BYTES) -> bytes:
-    """The whole (decompressed) file, refused past `limit` bytes without reading further.
-    A truncated gzip raises SourceError."""
+def read_bytes(path: Path, limit: int | None = None) -> bytes:
+    """The whole (decompressed) file, refused past `limit` (MAX_DOCUMENT_BYTES) bytes without
+    reading further. A truncated gzip raises SourceError."""
+    limit = MAX_DOCUMENT_BYTES if limit is None else limit
     try:
         with open_source(path) as handle:
             raw = handle.read(limit + 1)
     except DECOMPRESSION_ERRORS as exc:
         raise SourceError(f"corrupt or truncated gzip: {exc}") from exc
     if len(raw) > limit:
-        raise SourceError(f"file is over {limit // 2**20} MiB (decompressed), the limit for a format read whole; "
+        raise SourceError(f"file is over {limit:,} bytes (decompressed), the limit for a format read whole; "
                           "split it, or convert it to JSON Lines, which is read line by line")
     return raw
 
