@@ -52,12 +52,12 @@ def test_a_huge_line_is_rejected_while_reading_with_bounded_memory(tmp_path):
     assert bomb.stat().st_size < 1_000_000
     small = write_jsonl(tmp_path / "small.jsonl", synthetic_records("baseline", 3))
     _, _, _, baseline_mb = _run_measured([PAPERSIFT, "ingest", str(small), "--data-dir", str(tmp_path / "a")], tmp_path)
-    code, out, err, peak_mb = _run_measured(
+    code, out, _err, peak_mb = _run_measured(
         [PAPERSIFT, "ingest", str(bomb), "--data-dir", str(tmp_path / "b"), "--json"], tmp_path)
     summary = orjson.loads(out)
     assert code == 1 and (summary["added"], summary["rejected"]) == (3, 1)  # reading went on after the line
-    assert summary["errors"] == [f"{bomb}:line 2: line is {HUGE_LINE_MB * 2**20 + 28:,} bytes, over the 8 MiB "
-                                 "limit for one record; skipped"]
+    assert summary["errors"] == [(f"{bomb}:line 2: line is {HUGE_LINE_MB * 2**20 + 28:,} bytes, over the 8 MiB "
+                                 "limit for one record; skipped")]
     # Before the cap the process held the whole line several times over (2.5 GB for 600 MB).
     assert peak_mb < baseline_mb + 64, (peak_mb, baseline_mb)
 
@@ -90,5 +90,5 @@ def test_a_whole_document_over_the_cap_is_refused(tmp_path, monkeypatch):
     papers, summary = ingest_into(tmp_path / "data", [big_csv])
     assert papers == {}
     assert [error.problem for error in summary.errors] == [
-        "file is over 1,048,576 bytes (decompressed), the limit for a format read whole; split it, or convert it "
-        "to JSON Lines, which is read line by line"]
+        ("file is over 1,048,576 bytes (decompressed), the limit for a format read whole; split it, or convert it "
+        "to JSON Lines, which is read line by line")]
