@@ -43,7 +43,7 @@ def test_a_full_disk_stops_ingest_in_one_line_keeps_whole_batches_and_recovers(t
     path, ids = ten_thousand
     data_dir = tiny_disk / "data"
     command = [PAPERSIFT, "ingest", str(path), "--data-dir", str(data_dir), "--json"]
-    full = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    full = subprocess.run(command, check=False, capture_output=True, text=True, timeout=300)
     assert full.returncode == 1
     assert _one_line_error(full.stderr).startswith(f"error: disk full: cannot store papers in {data_dir}; "
                                                    "nothing of this write was kept.")
@@ -54,7 +54,7 @@ def test_a_full_disk_stops_ingest_in_one_line_keeps_whole_batches_and_recovers(t
     assert stored == ids[:len(stored)]  # exactly the papers of the committed batches
 
     resize(tiny_disk, "64m")
-    again = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    again = subprocess.run(command, check=False, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
     summary = json.loads(again.stdout)
     assert (summary["added"], summary["unchanged"]) == (RECORDS - len(stored), len(stored))
@@ -74,7 +74,7 @@ def test_a_data_dir_that_is_a_file_is_one_line(ten_thousand, tmp_path):
 
 def test_ingest_of_a_device_is_one_line(tmp_path):
     result = subprocess.run([PAPERSIFT, "ingest", "/dev/zero", "--format", "jsonl", "--data-dir", str(tmp_path)],
-                            capture_output=True, text=True, timeout=60)
+                            check=False, capture_output=True, text=True, timeout=60)
     assert result.returncode == 1
     assert "rejected /dev/zero:file: not a regular file (a device, pipe or socket)" in result.stderr
     assert "Traceback" not in result.stderr
