@@ -3,7 +3,10 @@ seqs unique, every paper in the live keyword index exactly once"."""
 
 from __future__ import annotations
 
+import os
+import signal
 import sqlite3
+import subprocess
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -14,6 +17,8 @@ import tantivy
 from papersift.index import lexical
 from papersift.record import Paper, paper_from_dict
 from papersift.store import DB_FILE
+
+PAUSE_ENV = "PAPERSIFT_PAUSE_AT"  # papersift.pausepoints.PAUSE_ENV, spelled out: the contract tests rely on
 
 
 def synthetic_records(prefix: str, count: int) -> list[dict]:
@@ -95,3 +100,27 @@ class FirstWriteHeld:
             self._taken = True
         self.reached.set()
         self.go.wait(60)
+
+
+def kill_when_paused(command: list[str], point: str, timeout: float = 300) -> str:
+    """Run `command` with PAPERSIFT_PAUSE_AT=point, SIGKILL it once it says it paused there;
+    returns its stderr up to then. Fails (does not hang) if it ends without pausing."""
+    environment = {**os.environ, PAUSE_ENV: point}
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=environment)
+    killer = threading.Timer(timeout, process.kill)  # a guard only: the pause line is the sync
+    killer.start()
+    seen = []
+    try:
+        for line in process.stderr:
+            seen.append(line)
+            if line.startswith(f"paused at {point}"):
+                break
+        paused = bool(seen) and seen[-1].startswith(f"paused at {point}")
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+    finally:
+        killer.cancel()
+        process.stderr.close()
+    assert paused, f"never paused at {point}: {''.join(seen)[-2000:]}"
+    assert process.returncode == -signal.SIGKILL
+    return "".join(seen)
