@@ -225,7 +225,10 @@ class Store:
                 self.data_dir.mkdir(parents=True, exist_ok=True)
                 self._prepare_schema()
             except (OSError, sqlite3.Error) as exc:
-                raise self._fault(exc, "open the store") from exc
+                error = self._as_fault(exc, "open the store")
+                if error is None:
+                    raise
+                raise error from exc
         elif not self.path.exists():
             raise FileNotFoundError(f"no papersift store at {self.path}; run 'papersift ingest' first")
 
@@ -256,9 +259,10 @@ class Store:
             conn.close()
             self._local.conn = None
 
-    def _fault(self, exc: BaseException, action: str) -> BaseException:
-        """`exc` as a StoreError when it is a fault outside papersift, else `exc` itself."""
-        return translate(exc, self.data_dir, action) or exc
+    def _as_fault(self, exc: BaseException, action: str) -> StoreError | None:
+        """The StoreError to raise for `exc` (a fault outside papersift), or None: re-raise `exc`."""
+        error = translate(exc, self.data_dir, action)
+        return None if error is exc else error
 
     @contextmanager
     def _writing(self, action: str) -> Iterator[sqlite3.Connection]:
@@ -268,14 +272,17 @@ class Store:
             conn = self._conn()
             conn.execute("BEGIN IMMEDIATE")
         except BaseException as exc:
-            raise self._fault(exc, action) from exc
+            error = self._as_fault(exc, action)
+            if error is None:
+                raise
+            raise error from exc
         try:
             yield conn
             conn.execute("COMMIT")
         except BaseException as exc:
             self._roll_back(conn)
-            error = self._fault(exc, action)
-            if error is exc:
+            error = self._as_fault(exc, action)
+            if error is None:
                 raise
             raise error from exc
 
@@ -306,7 +313,7 @@ class Store:
     # -- writing ---------------------------------------------------------------------
     def _current_catalog(self, conn: sqlite3.Connection) -> _Catalog:
         """The catalog as of this transaction: kept when no other writer committed since it was
-        loaded, else reloaded (~0.1 s for 44K papers; a lone ingest loads it once)."""
+        loaded, else reloaded (0.1-0.4 s for 44K papers; a lone ingest loads it once)."""
         generation = _write_generation(conn)
         if self._catalog is not None and self._catalog.generation == generation:
             return self._catalog
