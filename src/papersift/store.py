@@ -29,7 +29,12 @@ import orjson
 from papersift import run_locks
 from papersift.pausepoints import pause_point
 from papersift.record import PAPER_FIELDS, Paper
-from papersift.store_errors import StorageFullError, StoreError, translate
+from papersift.store_errors import (
+    StorageFullError,
+    StoreError,
+    on_read_only_fs,
+    translate,
+)
 
 __all__ = [
     "DB_FILE",
@@ -236,13 +241,27 @@ class Store:
     def _connect(self) -> sqlite3.Connection:
         # isolation_level=None: no implicit transactions; every write below says BEGIN IMMEDIATE itself.
         if self.readonly:
-            conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False,
-                                   isolation_level=None)
+            conn = self._connect_readonly()
         else:
             conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
         conn.row_factory = sqlite3.Row
+        return conn
+
+    def _connect_readonly(self) -> sqlite3.Connection:
+        """mode=ro; on a read-only file system without the WAL's -shm file (a clean shutdown
+        removes it) SQLite cannot open a WAL database that way, and nobody can write it there:
+        it is then opened as immutable."""
+        uri = self.path.resolve().as_uri() + "?mode=ro"  # as_uri escapes '?', '#', '%' in the path
+        conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+        try:
+            conn.execute("SELECT 1 FROM sqlite_master LIMIT 1")
+        except sqlite3.OperationalError:
+            conn.close()
+            if not on_read_only_fs(self.data_dir):
+                raise
+            conn = sqlite3.connect(uri + "&immutable=1", uri=True, check_same_thread=False, isolation_level=None)
         return conn
 
     def _conn(self) -> sqlite3.Connection:

@@ -10,6 +10,7 @@ them into StoreError (StorageFullError for a full disk). Errors that mean a bug 
 from __future__ import annotations
 
 import errno
+import os
 import sqlite3
 from pathlib import Path
 
@@ -44,18 +45,26 @@ def _from_sqlite(exc: sqlite3.Error, where: Path, action: str) -> StoreError | N
     detail = str(exc).splitlines()[0] if str(exc) else name
     if name.startswith("SQLITE_FULL"):
         return StorageFullError(f"disk full: cannot {action} in {where}; nothing of this write was kept")
+    if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM")) and on_read_only_fs(where):
+        return StoreError(f"cannot {action}: {where} is on a read-only file system")
     if name.startswith("SQLITE_READONLY"):
         return StoreError(f"cannot {action}: {where} is read-only ({detail})")
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
         return StoreError(f"cannot {action}: another process held the store in {where} too long ({detail}); try again")
     if name.startswith(("SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")):
-        return StoreError(f"cannot {action}: cannot open the store in {where} ({detail}); check that it is a "
-                          "writable directory")
+        return StoreError(f"cannot {action} in {where} ({detail}); check that it is a writable directory")
     if name.startswith("SQLITE_IOERR"):
         return StoreError(f"cannot {action}: I/O error in {where} ({detail})")
     if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
         return StoreError(f"cannot {action}: the store in {where} is damaged or not a papersift store ({detail})")
     return None
+
+
+def on_read_only_fs(where: Path) -> bool:
+    try:
+        return bool(os.statvfs(where).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 def _from_os(exc: OSError, where: Path, action: str) -> StoreError:

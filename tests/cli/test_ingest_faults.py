@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from tiny_disk import resize, tiny_disk_fixture  # noqa: F401 - the tiny_disk fixture
 from typer.testing import CliRunner
+from write_checks import synthetic_records, write_jsonl
 
 from papersift.cli import app
 from papersift.store import DB_FILE, Store
@@ -45,8 +46,9 @@ def test_a_full_disk_stops_ingest_in_one_line_keeps_whole_batches_and_recovers(t
     command = [PAPERSIFT, "ingest", str(path), "--data-dir", str(data_dir), "--json"]
     full = subprocess.run(command, check=False, capture_output=True, text=True, timeout=300)
     assert full.returncode == 1
-    assert _one_line_error(full.stderr).startswith(f"error: disk full: cannot store papers in {data_dir}; "
-                                                   "nothing of this write was kept.")
+    assert _one_line_error(full.stderr) == (f"error: disk full: cannot store papers in {data_dir}; nothing of this "
+                                            "write was kept. Free space and run the same ingest again: the batches "
+                                            "committed before it are kept")
     with sqlite3.connect(f"file:{data_dir / DB_FILE}?mode=ro", uri=True) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         stored = [row[0] for row in conn.execute("SELECT id FROM papers ORDER BY seq")]
@@ -78,3 +80,15 @@ def test_ingest_of_a_device_is_one_line(tmp_path):
     assert result.returncode == 1
     assert "rejected /dev/zero:file: not a regular file (a device, pipe or socket)" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_read_only_disk_is_one_line(tiny_disk, tmp_path):
+    data_dir = tiny_disk / "data"
+    path = write_jsonl(tmp_path / "three.jsonl", synthetic_records("ro", 3))
+    command = [PAPERSIFT, "ingest", str(path), "--data-dir", str(data_dir)]
+    assert subprocess.run(command, check=False, capture_output=True, timeout=120).returncode == 0
+    resize(tiny_disk, "32m,ro")
+    refused = subprocess.run(command, check=False, capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 1
+    assert _one_line_error(refused.stderr) == f"error: cannot open the store: {data_dir} is on a read-only file system"
+    assert Store(data_dir, readonly=True).count() == 3  # and it still reads

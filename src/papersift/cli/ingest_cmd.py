@@ -7,11 +7,26 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
-from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_of, err_console, fail, print_json
+from papersift.cli.app import (
+    DataDirOption,
+    JsonOption,
+    app,
+    console,
+    data_dir_of,
+    err_console,
+    fail,
+    print_json,
+)
 from papersift.ingest.pipeline import StrictModeStop, ingest_paths
-from papersift.store import Store, StoreError
+from papersift.store import StorageFullError, Store, StoreError
 
 
 @app.command()
@@ -39,8 +54,11 @@ def ingest(
             summary = ingest_paths(store, paths, format_name, strict, lambda n: progress.advance(task, n))
     except StrictModeStop as stop:
         fail(f"rejected (--strict): {escape(str(stop.error))}")
+    except StorageFullError as problem:
+        fail(f"{escape(str(problem))}. Free space and run the same ingest again: the batches committed before "
+             "it are kept")
     except StoreError as problem:
-        fail(f"{escape(str(problem))}. The batches committed before it are kept: run the same ingest again to finish")
+        fail(escape(str(problem)))
     except KeyboardInterrupt:
         fail("interrupted; the batches committed so far are kept, run the same ingest again to finish", code=130)
     if as_json:
