@@ -7,24 +7,9 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-)
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from papersift.cli.app import (
-    DataDirOption,
-    JsonOption,
-    app,
-    console,
-    data_dir_of,
-    err_console,
-    fail,
-    print_json,
-)
+from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_of, err_console, fail, print_json
 from papersift.ingest.pipeline import StrictModeStop, ingest_paths
 from papersift.store import StorageFullError, Store, StoreError
 

@@ -2,8 +2,8 @@
 
 Batches are committed one transaction at a time, and every upsert is idempotent, so a
 run killed at any point and run again leaves each record in the store exactly once. A
-killed run's row stays 'running' only while nothing looks: its liveness lock is gone, so
-`stats` reads it as 'interrupted' and the next run stores that.
+killed run's row still says 'running', but its liveness lock (papersift.run_locks) is gone:
+`stats` reports it as interrupted, and the next run stores that.
 """
 
 from __future__ import annotations
