@@ -29,23 +29,10 @@ import orjson
 from papersift import run_locks
 from papersift.pausepoints import pause_point
 from papersift.record import PAPER_FIELDS, Paper
-from papersift.store_errors import (
-    StorageFullError,
-    StoreError,
-    on_read_only_fs,
-    translate,
-)
+from papersift.store_errors import StorageFullError, StoreError, on_read_only_fs, translate
 
-__all__ = [
-    "DB_FILE",
-    "StorageFullError",
-    "Store",
-    "StoreError",
-    "UpsertCounts",
-    "fold_same_id",
-    "merge_papers",
-    "paper_from_row",
-]
+__all__ = ["DB_FILE", "StorageFullError", "Store", "StoreError", "UpsertCounts", "fold_same_id", "merge_papers",
+           "paper_from_row"]
 
 DB_FILE = "papers.sqlite3"
 SCHEMA_VERSION = 2  # 2: seq is UNIQUE (version 1 stores could hold duplicate seqs; opening renumbers them)
