@@ -1,6 +1,7 @@
 from dataclasses import replace
 
 from papersift.record import paper_from_dict
+from papersift.store import Store
 
 
 def test_upsert_is_idempotent_and_counts(store, sample_records):
@@ -30,3 +31,9 @@ def test_changed_record_updates_and_bumps_seq(store, sample_records):
     assert counts.updated == 1
     assert store.get(paper.id).title.endswith("(revised)")
     assert [p.id for _, p in store.iter_papers(since_seq=seq_before)] == [paper.id]
+
+
+def test_a_read_only_store_opens_under_a_path_with_uri_characters(tmp_path, sample_records):
+    data_dir = tmp_path / "papers #1 ?draft% 100"
+    Store(data_dir).upsert([paper_from_dict(sample_records[0])])
+    assert Store(data_dir, readonly=True).count() == 1

@@ -29,7 +29,8 @@ def _bad_file(path, good_records) -> tuple:
         orjson.dumps({"id": "x-4", "title": "Authors as a number", "authors": 7}): "field 'authors' must be a list of strings, got int",
         orjson.dumps({"id": "x-5", "title": "Year as text", "year": "next year"}): "field 'year' must be an integer",
         orjson.dumps({"id": "x-6", "title": "From the future", "year": 2190}): "field 'year' is 2190, outside 1900..2100",
-        orjson.dumps({"id": "x-7", "title": "Huge abstract", "abstract": "a" * 10_000_000}): "field 'abstract' is 10,000,000 characters long (limit 100,000)",
+        orjson.dumps({"id": "x-7", "title": "Huge abstract", "abstract": "a" * 1_000_000}): "field 'abstract' is 1,000,000 characters long (limit 100,000)",
+        orjson.dumps({"id": "x-9", "title": "Huge line", "abstract": "a" * 10_000_000}): "bytes, over the 8 MiB limit for one record; skipped",
         invalid_utf8: f"invalid UTF-8 at byte {bad_byte}",
         b"[1, 2, 3]": "record must be a JSON object, got list",
     }

@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from papersift.search.types import QuerySyntaxError
+from papersift.store import StorageFullError, StoreError
 
 log = logging.getLogger("papersift.api")
 
@@ -83,6 +84,16 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def on_api_error(request: Request, exc: ApiError) -> Response:
         return error_response(request, exc.status, exc.code, exc.message, exc.details)
+
+    @app.exception_handler(StoreError)
+    async def on_store_error(request: Request, exc: StoreError) -> Response:
+        # The store's message names server paths: it goes to the log, the client gets what happened.
+        log.error("store error on %s: %s", request.url.path, exc)
+        if isinstance(exc, StorageFullError):
+            return error_response(request, 507, "storage_full",
+                                  "the server's disk is full: nothing of this request was stored; try again later")
+        return error_response(request, 503, "store_unavailable",
+                              "the server cannot write its store now: nothing of this request was stored")
 
     @app.exception_handler(StarletteHTTPException)
     async def on_http_error(request: Request, exc: StarletteHTTPException) -> Response:

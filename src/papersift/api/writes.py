@@ -53,6 +53,10 @@ def add_papers(request: Request, records: list[dict] = Body(..., max_length=MAX_
             raise ApiError(422, "invalid_record", f"record {position}: {problem}",
                            [{"record": position, "problem": str(problem)}]) from None
     data_dir = request.app.state.settings.data_dir
-    counts = Store(data_dir).upsert(papers)
+    store = Store(data_dir)
+    try:
+        counts = store.upsert(papers)  # one transaction; records with one id: the first wins (fold_same_id)
+    finally:
+        store.close()
     refresh_indexes(data_dir, request.app.state.service)
     return {"added": counts.added, "updated": counts.updated, "merged": counts.merged, "unchanged": counts.unchanged}

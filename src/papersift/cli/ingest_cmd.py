@@ -11,7 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_of, err_console, fail, print_json
 from papersift.ingest.pipeline import StrictModeStop, ingest_paths
-from papersift.store import Store
+from papersift.store import StorageFullError, Store, StoreError
 
 
 @app.command()
@@ -22,17 +22,30 @@ def ingest(
     strict: Annotated[bool, typer.Option("--strict", help="Stop at the first rejected record.")] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Read paper records into the store; bad records are reported, good ones kept."""
+    """Read paper records into the store; bad records are reported, good ones kept.
+
+    Each batch of 2,000 papers is one transaction: a kill or a fault (full disk) keeps the
+    batches committed before it, and running the same command again completes the rest."""
     missing = [str(path) for path in paths if not path.exists()]
     if missing:
         fail(f"no such file: {', '.join(missing)}")
-    store = Store(data_dir_of(data_dir))
+    try:
+        store = Store(data_dir_of(data_dir))
+    except StoreError as problem:
+        fail(escape(str(problem)))
     try:
         with _progress(disable=as_json) as progress:
             task = progress.add_task("ingest", total=None)
             summary = ingest_paths(store, paths, format_name, strict, lambda n: progress.advance(task, n))
     except StrictModeStop as stop:
         fail(f"rejected (--strict): {escape(str(stop.error))}")
+    except StorageFullError as problem:
+        fail(f"{escape(str(problem))}. Free space and run the same ingest again: the batches committed before "
+             "it are kept")
+    except StoreError as problem:
+        fail(escape(str(problem)))
+    except KeyboardInterrupt:
+        fail("interrupted; the batches committed so far are kept, run the same ingest again to finish", code=130)
     if as_json:
         print_json(summary.to_dict())
     else:
@@ -71,6 +84,9 @@ def stats(data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
         print_json(summary)
         return
     console.print(f"[bold]{summary['papers']}[/] papers, {summary['missing_abstract']} without abstract")
+    for run in summary["interrupted_runs"]:
+        console.print(f"[yellow]ingest run {run['run_id']} was interrupted[/] (its process died before it finished): "
+                      f"{escape(' '.join(run['paths']))}; run it again to complete it", highlight=False, soft_wrap=True)
     for title in ("by_venue", "by_area"):
         console.print(f"[bold]{title.replace('_', ' ')}[/]")
         for key, count in summary[title].items():

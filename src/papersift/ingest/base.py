@@ -3,12 +3,26 @@
 from __future__ import annotations
 
 import gzip
+import os
+import stat
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import orjson
+
+GZIP_MAGIC = b"\x1f\x8b"
+# One JSON Lines record may not exceed this. The record's own field limits (papersift.record)
+# add up to well under it for real records (the largest line of the shared corpus is ~25 KB);
+# the cap keeps a hostile line (600 MB of one string in a 582 KB gzip) from being held in memory.
+MAX_LINE_BYTES = 8 * 1024 * 1024
+# A whole-document format (JSON list, CSV, BibTeX, XML) is read into memory before parsing;
+# its decompressed size is capped here. JSON Lines streams and has no file-size cap.
+MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
+_SKIP_CHUNK = 1024 * 1024
+DECOMPRESSION_ERRORS = (EOFError, zlib.error, gzip.BadGzipFile)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,27 +44,63 @@ class SourceError(ValueError):
     """A whole file cannot be read (wrong format, empty, not decodable)."""
 
 
-def read_bytes(path: Path) -> bytes:
-    """The file's bytes, gunzipped when it ends in .gz. A truncated gzip raises SourceError."""
-    raw = path.read_bytes()
-    if path.suffix == ".gz" or raw[:2] == b"\x1f\x8b":
-        try:
-            return gzip.decompress(raw)
-        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-            raise SourceError(f"corrupt or truncated gzip: {exc}") from exc
+def open_source(path: Path) -> BinaryIO:
+    """The file's content as a binary stream, gunzipped when its first bytes are gzip's magic
+    (whatever its name says: formats are found by content). Only regular files: a device
+    (/dev/zero) or a directory is refused with SourceError."""
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):
+        kind = "a directory" if stat.S_ISDIR(mode) else "a device, pipe or socket"
+        raise SourceError(f"not a regular file ({kind})")
+    handle = open(path, "rb")  # noqa: SIM115 - returned to the caller, who closes it
+    if handle.read(2) == GZIP_MAGIC:
+        handle.close()
+        return gzip.open(path, "rb")
+    handle.seek(0)
+    return handle
+
+
+def read_bytes(path: Path, limit: int | None = None) -> bytes:
+    """The whole (decompressed) file, refused past `limit` (MAX_DOCUMENT_BYTES) bytes without
+    reading further. A truncated gzip raises SourceError."""
+    limit = MAX_DOCUMENT_BYTES if limit is None else limit
+    try:
+        with open_source(path) as handle:
+            raw = handle.read(limit + 1)
+    except DECOMPRESSION_ERRORS as exc:
+        raise SourceError(f"corrupt or truncated gzip: {exc}") from exc
+    if len(raw) > limit:
+        raise SourceError(f"file is over {limit:,} bytes (decompressed), the limit for a format read whole; "
+                          "split it, or convert it to JSON Lines, which is read line by line")
     return raw
 
 
-def iter_lines(path: Path) -> Iterator[tuple[int, bytes | None, str | None]]:
-    """(line number, raw line, error) streaming; a truncated gzip ends with an error line."""
-    opener = gzip.open if path.suffix == ".gz" else open
+def iter_lines(path: Path, max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[tuple[int, bytes | None, str | None]]:
+    """(line number, raw line, error), streaming with bounded memory. A line over
+    `max_line_bytes` yields an error naming it and is skipped in chunks (reading goes on
+    with the next line); a truncated gzip ends with an error line."""
     line_number = 0
     try:
-        with opener(path, "rb") as handle:
-            for line_number, line in enumerate(handle, start=1):
-                yield line_number, line, None
-    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        with open_source(path) as handle:
+            while line := handle.readline(max_line_bytes + 1):
+                line_number += 1
+                if len(line) <= max_line_bytes:
+                    yield line_number, line, None
+                    continue
+                size = _skip_rest_of_line(handle, line)
+                yield line_number, None, (f"line is {size:,} bytes, over the {max_line_bytes // 2**20} MiB limit "
+                                          "for one record; skipped")
+    except DECOMPRESSION_ERRORS as exc:
         yield line_number + 1, None, f"corrupt or truncated gzip after line {line_number}: {exc}"
+
+
+def _skip_rest_of_line(handle: BinaryIO, start: bytes) -> int:
+    """Read past the end of an over-long line, a chunk at a time; its total size in bytes."""
+    size, chunk = len(start), start
+    while chunk and not chunk.endswith(b"\n"):
+        chunk = handle.readline(_SKIP_CHUNK)
+        size += len(chunk)
+    return size
 
 
 def decode_text(raw: bytes) -> str:

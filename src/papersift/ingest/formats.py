@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import gzip
 import re
-import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -12,7 +10,7 @@ import orjson
 
 from papersift.ingest.airas import read_airas
 from papersift.ingest.arxiv import read_arxiv_atom, read_oai_pmh
-from papersift.ingest.base import SourceError, SourceRecord, base_name
+from papersift.ingest.base import DECOMPRESSION_ERRORS, SourceError, SourceRecord, base_name, open_source
 from papersift.ingest.bibtex import read_bibtex
 from papersift.ingest.csv_reader import read_csv
 from papersift.ingest.jsonl import read_jsonl
@@ -63,13 +61,9 @@ def detect_format(path: Path) -> str:
 def _head(path: Path) -> str:
     """The first bytes of the (gunzipped) file as text, for sniffing."""
     try:
-        if path.suffix == ".gz":
-            with gzip.open(path, "rb") as handle:
-                raw = handle.read(SNIFF_BYTES)
-        else:
-            with open(path, "rb") as handle:
-                raw = handle.read(SNIFF_BYTES)
-    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        with open_source(path) as handle:
+            raw = handle.read(SNIFF_BYTES)
+    except DECOMPRESSION_ERRORS as exc:
         raise SourceError(f"corrupt or truncated gzip: {exc}") from exc
     if not raw.strip():
         raise SourceError("empty file: no records")

@@ -1,7 +1,9 @@
 """An ingest run: read every file, validate every record, upsert good ones in batches.
 
 Batches are committed one transaction at a time, and every upsert is idempotent, so a
-run killed at any point and run again leaves each record in the store exactly once.
+run killed at any point and run again leaves each record in the store exactly once. A
+killed run's row still says 'running', but its liveness lock (papersift.run_locks) is gone:
+`stats` reports it as interrupted, and the next run stores that.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ from pathlib import Path
 
 from papersift.ingest.base import SourceError, SourceRecord
 from papersift.ingest.formats import reader_for
+from papersift.pausepoints import pause_point
 from papersift.record import Paper, RecordError, paper_from_dict
-from papersift.store import Store, UpsertCounts, merge_papers
+from papersift.store import Store, StoreError, UpsertCounts, fold_same_id
 
 BATCH_SIZE = 2000
 
@@ -84,31 +87,45 @@ def ingest_paths(
     strict: bool = False,
     on_progress: Callable[[int], None] | None = None,
 ) -> IngestSummary:
-    """Ingest files into the store; the summary lists every rejected record."""
+    """Ingest files into the store; the summary lists every rejected record.
+
+    A store fault (StoreError: full disk, read-only directory) ends the run; the batches
+    committed before it stay, the failing one leaves nothing.
+    """
     path_list = [Path(path) for path in paths]
     summary = IngestSummary(run_id=store.begin_run([str(path) for path in path_list]))
     batch = _RunBatch(store)
-    status = "failed"
     try:
         for path in path_list:
             _ingest_file(store, path, format_name, strict, summary, on_progress, batch)
             summary.files += 1
-        status = "ok" if not summary.errors else "rejected"
-    except StrictModeStop:
-        status = "stopped"
+    except BaseException as exc:
+        status = {StrictModeStop: "stopped", KeyboardInterrupt: "interrupted"}.get(type(exc), "failed")
+        _close_run(store, summary, status, failing=True)
         raise
-    finally:
+    _close_run(store, summary, "ok" if not summary.errors else "rejected", failing=False)
+    return summary
+
+
+def _close_run(store: Store, summary: IngestSummary, status: str, failing: bool) -> None:
+    """Store the run's errors and final status. While another error is on its way out (a full
+    disk most often), a failure here must not replace it: the run then stays 'running' with
+    no live process, which reads as 'interrupted'."""
+    try:
         store.record_errors(summary.run_id, [(e.path, e.location, e.record_id, e.problem) for e in summary.errors])
         store.finish_run(summary.run_id, status, summary.to_dict())
-    return summary
+    except StoreError:
+        if not failing:
+            raise
 
 
 class _RunBatch:
     """Papers waiting for the next upsert, and the ids this run has already seen.
 
     Within one run the first record with an id wins and later records with that id only
-    fill its empty fields (the sources list some papers twice); a later run's record
-    replaces the stored one (an update). So a re-run of the same files changes nothing.
+    fill its empty fields (`fold_same_id`, the rule a POST of several records follows too);
+    a later run's record replaces the stored one (an update). So a re-run of the same
+    files changes nothing.
     """
 
     def __init__(self, store: Store):
@@ -121,7 +138,7 @@ class _RunBatch:
         if paper.id in self.seen_ids:
             current = self.pending.get(paper.id) or self.store.get(paper.id)
             if current is not None:
-                merged = merge_papers(current, paper, extra_wins=False)
+                merged = fold_same_id(current, paper)
                 if merged == current:
                     return False
                 paper = merged
@@ -155,7 +172,8 @@ def _ingest_file(store, path, format_name, strict, summary, on_progress, batch: 
         if records_seen == 0:
             raise SourceError("empty file: no records")
     except (SourceError, OSError) as exc:
-        _reject(summary, IngestError(str(path), "file", None, str(exc)), strict, cause=exc)
+        problem = str(exc) if isinstance(exc, SourceError) else (exc.strerror or str(exc))
+        _reject(summary, IngestError(str(path), "file", None, problem), strict, cause=exc)
     finally:
         _flush(batch, summary, on_progress)
 
@@ -170,6 +188,7 @@ def _flush(batch: _RunBatch, summary: IngestSummary, on_progress) -> None:
     count = len(batch.pending)
     if count:
         summary.counts += batch.flush()
+        pause_point("ingest-batch-committed")
         _report(on_progress, count)
 
 
