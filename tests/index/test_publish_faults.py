@@ -20,16 +20,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import tantivy
 
 import papersift
 from papersift.index import lexical, vectors
-from papersift.index.lexical import FACET_CODE_FIELDS, facet_keys
 from papersift.index.publish import FAULT_ENV
 from papersift.record import paper_from_dict
 from papersift.search.backend import TantivyBackend
 from papersift.search.query import parse_query
 from papersift.store import Store
+from tests.index.index_checks import live_content
 
 SOURCE_ROOT = str(Path(papersift.__file__).resolve().parents[1])
 KILLED = -signal.SIGKILL
@@ -82,25 +81,8 @@ def store_content(data_dir: Path) -> dict:
 
 
 def index_content(data_dir: Path) -> dict:
-    """Every live document's paper, after checking that its row, id and facet codes agree."""
     opened = lexical.open_index(data_dir)
-    searcher, rows = opened.index.searcher(), opened.rows
-    addresses = [address for _, address in searcher.search(tantivy.Query.all_query(), 100_000).hits]
-    assert len(addresses) == searcher.num_docs
-    row_of = searcher.fast_field_values("row", addresses)
-    papers = rows.papers(row_of)
-    assert rows.paper_ids(row_of) == [paper.id for paper in papers]
-    codes = rows.facet_codes(row_of).tolist()
-    for column, name in enumerate(FACET_CODE_FIELDS):
-        assert searcher.fast_field_values(name, addresses) == [code[column] for code in codes]
-    assert [tuple(rows.keys[group][code] for group, code in enumerate(paper_codes)) for paper_codes in codes] \
-        == [facet_keys(paper) for paper in papers]
-    content = {paper.id: paper for paper in papers}
-    assert len(content) == len(papers), "a paper indexed twice"
-    for paper_id, row in zip(rows.paper_ids(row_of), row_of):  # the document's own id term finds that row
-        hits = searcher.search(tantivy.Query.term_query(opened.index.schema, "id", paper_id), 2).hits
-        assert searcher.fast_field_values("row", [address for _, address in hits]) == [row]
-    return content
+    return live_content(opened.index, opened.index.searcher(), opened.rows)
 
 
 def debris(root: Path) -> list[str]:
