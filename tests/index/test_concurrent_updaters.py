@@ -64,12 +64,10 @@ def test_a_writer_in_another_thread_waits_for_the_lock(data_dir):
     assert finished.is_set()
 
 
-def test_a_writer_in_another_process_waits_for_the_lock(data_dir, tmp_path):
-    empty = tmp_path / "none.jsonl"
-    empty.write_bytes(b"")
+def test_a_writer_in_another_process_waits_for_the_lock(data_dir):
     with writer_lock(lexical.index_root(data_dir)):
-        process = subprocess.Popen([sys.executable, "-c", "import sys; from papersift.index import lexical; "
-                                    "lexical.build(sys.argv[1])", str(data_dir)], env=env())
+        build = "import sys; from papersift.index import lexical; lexical.build(sys.argv[1])"
+        process = subprocess.Popen([sys.executable, "-c", build, str(data_dir)], env=env())
         with pytest.raises(subprocess.TimeoutExpired):
             process.wait(BLOCKED_FOR_S)
     assert process.wait(120) == 0
@@ -88,7 +86,7 @@ def test_parallel_updaters_and_a_reader(data_dir, sample_records, tmp_path):
                 live = backend._current()
                 seen.add((live.stamp, len(live_content(live.index, live.searcher, live.rows))))
                 assert backend.search(parse_query("learning"), limit=20, with_papers=True).total > 0
-            except Exception as problem:  # reported below, with what it was
+            except Exception as problem:  # noqa: BLE001 - reported below, with what it was
                 problems.append(repr(problem))
                 return
 
