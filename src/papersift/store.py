@@ -7,6 +7,7 @@ incrementally by reading the papers whose seq is past the one they last saw.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -137,6 +138,24 @@ def merge_papers(base: Paper, extra: Paper, extra_wins: bool) -> Paper:
     return replace(base, **changes) if changes else base
 
 
+def connect_readonly(path: Path, timeout: float = 5.0) -> sqlite3.Connection:
+    """A read-only connection that works on a read-only mount too.
+
+    mode=ro still needs the WAL's -shm and -wal files, which SQLite cannot create on a
+    read-only file system. Without a -wal file there is nothing outside the database file to
+    read, so it is then opened as immutable (no locks, no -shm); a database with a -wal file
+    is read through it (SQLite reads an existing -shm it cannot write)."""
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=timeout, check_same_thread=False)
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        return conn
+    except sqlite3.OperationalError:
+        wal = Path(f"{path}-wal")
+        if not path.exists() or (wal.exists() and wal.stat().st_size) or os.access(path.parent, os.W_OK):
+            raise
+    return sqlite3.connect(f"file:{path}?immutable=1", uri=True, check_same_thread=False)
+
+
 class Store:
     """SQLite store of papers in one data directory."""
 
@@ -160,7 +179,7 @@ class Store:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             if self.readonly:
-                conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+                conn = connect_readonly(self.path)
             else:
                 conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
                 conn.execute("PRAGMA journal_mode=WAL")
