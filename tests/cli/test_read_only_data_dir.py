@@ -16,6 +16,8 @@ import numpy as np
 import orjson
 import pytest
 from fastapi.testclient import TestClient
+from read_only_mount import read_only_view
+from served_papers import build_served_data_dir
 from typer.testing import CliRunner
 
 import papersift
@@ -26,8 +28,6 @@ from papersift.index.models import DEFAULT_MODEL, get_spec
 from papersift.index.vectors import write_index
 from papersift.record import Paper
 from papersift.store import DB_FILE, Store
-from read_only_mount import read_only_view
-from served_papers import build_served_data_dir
 
 runner = CliRunner()
 SOURCE_ROOT = str(Path(papersift.__file__).resolve().parents[1])
@@ -81,6 +81,8 @@ def test_serve_from_the_api(read_only_dir):
         assert client.get(f"/api/papers/{LAST_WRITE.id}").status_code == 200
         assert client.get(f"/api/papers/{LAST_WRITE.id}/similar").status_code == 200
         assert client.get("/", params={"q": "learning"}).status_code == 200
+        topic_map = client.get("/api/topics/map")  # computed, and not cached on disk: it cannot be
+        assert topic_map.status_code == 200 and topic_map.json()["count"] > 0
 
 
 @pytest.mark.parametrize("command", [["index"], ["index", "--rebuild"], ["ingest", "{records}"], ["embed"]])

@@ -9,8 +9,7 @@ import sqlite3
 import pytest
 from typer.testing import CliRunner
 
-from papersift.cli import app
-from papersift.cli import search_cmd
+from papersift.cli import app, search_cmd
 
 runner = CliRunner()
 
