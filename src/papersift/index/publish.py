@@ -102,16 +102,14 @@ def write_atomically(path: Path, payload: bytes) -> None:
     os.replace(temporary, path)
 
 
-def fsync_folder(folder: Path) -> None:
-    """Sync a folder's files and its entries, so a rename that follows publishes written data."""
-    for path in folder.iterdir():
-        if path.is_file():
-            fd = os.open(path, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-    _fsync_entries(folder)
+def fsync_files(*paths: Path) -> None:
+    """Sync files a writer made without syncing them (tantivy syncs its own), before publishing."""
+    for path in paths:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def _fsync_entries(folder: Path) -> None:
@@ -123,11 +121,11 @@ def _fsync_entries(folder: Path) -> None:
 
 
 def publish(root: Path, staging: Path, name: str) -> Path:
-    """Make a staged generation live: sync it, rename it into place, then replace CURRENT.
-    Call with the writer lock held. The generation it replaced is removed (open readers keep
-    their mmaps of its files: POSIX)."""
+    """Make a staged generation live: sync its folder, rename it into place, then replace
+    CURRENT. Call with the writer lock held, its files written and synced. The generation it
+    replaced is removed (open readers keep their mmaps of its files: POSIX)."""
     previous = current_name(root)
-    fsync_folder(staging)
+    _fsync_entries(staging)
     fault_point("publish:synced")
     folder = root / name
     os.rename(staging, folder)

@@ -30,6 +30,7 @@ from papersift.index.publish import (
     POINTER_FILE,
     PUBLISH_STEPS,
     fault_point,
+    fsync_files,
     new_staging,
     publish,
     remove_debris,
@@ -131,6 +132,7 @@ def write_index(data_dir: str | os.PathLike, model: str, paper_ids: list[str], v
             meta = VectorMeta(model, int(vectors.shape[1]) if vectors.ndim == 2 else 0, len(paper_ids),
                               papers_total, last_seq, time.time(), ann, papers=len(set(paper_ids)))
             (staging / "meta.json").write_bytes(orjson.dumps(asdict(meta)))
+            fsync_files(*(path for path in staging.iterdir() if path.is_file()))
             fault_point("vectors:meta-written")
             return publish(root, staging, name)
         except BaseException:
