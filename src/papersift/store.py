@@ -145,11 +145,14 @@ def connect_readonly(path: Path, timeout: float = 5.0) -> sqlite3.Connection:
     read-only file system. Without a -wal file there is nothing outside the database file to
     read, so it is then opened as immutable (no locks, no -shm); a database with a -wal file
     is read through it (SQLite reads an existing -shm it cannot write)."""
+    conn = None
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=timeout, check_same_thread=False)
         conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
         return conn
     except sqlite3.OperationalError:
+        if conn is not None:
+            conn.close()
         wal = Path(f"{path}-wal")
         if not path.exists() or (wal.exists() and wal.stat().st_size) or os.access(path.parent, os.W_OK):
             raise
