@@ -5,6 +5,7 @@ meanwhile only ever sees whole published generations."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -71,6 +72,37 @@ def test_a_writer_in_another_process_waits_for_the_lock(data_dir):
         with pytest.raises(subprocess.TimeoutExpired):
             process.wait(BLOCKED_FOR_S)
     assert process.wait(120) == 0
+
+
+def test_an_update_that_waited_works_on_the_generation_live_when_it_got_the_lock(data_dir, sample_records):
+    """A POST's update waiting while `papersift index --rebuild` swaps generations must not
+    work on the generation it saw before waiting (removed by then): the old code read it
+    outside the lock and failed with FileNotFoundError."""
+    store = Store(data_dir)
+    store.upsert([paper_from_dict(sample_records[100])])
+    store.close()
+    root = lexical.index_root(data_dir)
+    outcome: list = []
+    updater = threading.Thread(target=lambda: outcome.append(_attempt(lambda: lexical.update(data_dir))))
+    with writer_lock(root):
+        updater.start()
+        updater.join(BLOCKED_FOR_S)  # time to reach the lock (a broken lock shows as an outcome)
+        assert outcome == []
+        live = lexical.current_generation(data_dir)  # what a rebuild does, by hand: copy, swap, remove
+        swapped = root / "gen-swapped"
+        shutil.copytree(live, swapped)
+        (root / "CURRENT").write_text(swapped.name)
+        shutil.rmtree(live)
+    updater.join()
+    assert not isinstance(outcome[0], BaseException), outcome[0]
+    assert outcome[0].added == 1 and outcome[0].documents == 101
+
+
+def _attempt(call):
+    try:
+        return call()
+    except Exception as problem:  # noqa: BLE001 - the test reports it
+        return problem
 
 
 def test_parallel_updaters_and_a_reader(data_dir, sample_records, tmp_path):
