@@ -19,6 +19,7 @@ PAPERSIFT_FAULT_AT names the step kills itself with SIGKILL when it gets there.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import shutil
@@ -86,10 +87,16 @@ def link_generation(source: Path, staging: Path, skip: tuple[str, ...] = ()) -> 
 
     Safe because nothing rewrites a file in place: tantivy writes new segment files and
     replaces meta.json / .managed.json by rename, the row store replaces its small files by
-    rename and only appends to rows.bin past the end the published offsets cover."""
+    rename and only appends to rows.bin past the end the published offsets cover. A file
+    system without hard links gets copies (slower, same result)."""
     for path in source.iterdir():
         if path.name not in skip and path.is_file():
-            os.link(path, staging / path.name)
+            try:
+                os.link(path, staging / path.name)
+            except OSError as error:
+                if error.errno not in (errno.EPERM, errno.EXDEV, errno.EOPNOTSUPP, errno.EMLINK):
+                    raise
+                shutil.copy2(path, staging / path.name)
 
 
 def write_atomically(path: Path, payload: bytes) -> None:
