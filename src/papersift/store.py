@@ -14,6 +14,7 @@ rolls it back whole and raises StoreError with a one-line message.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -29,7 +30,7 @@ import orjson
 from papersift import run_locks
 from papersift.pausepoints import pause_point
 from papersift.record import PAPER_FIELDS, Paper
-from papersift.store_errors import StorageFullError, StoreError, on_read_only_fs, translate
+from papersift.store_errors import StorageFullError, StoreError, translate
 
 __all__ = ["DB_FILE", "StorageFullError", "Store", "StoreError", "UpsertCounts", "fold_same_id", "merge_papers",
            "paper_from_row"]
@@ -207,6 +208,29 @@ def _renumber_duplicate_seqs(conn: sqlite3.Connection) -> int:
     return len(moved)
 
 
+def connect_readonly(path: Path, timeout: float = 5.0) -> sqlite3.Connection:
+    """A read-only connection that works on a read-only mount too.
+
+    mode=ro still needs the WAL's -shm and -wal files, which SQLite cannot create on a
+    read-only file system. Without a -wal file there is nothing outside the database file to
+    read, so it is then opened as immutable (no locks, no -shm); a database with a -wal file
+    is read through it (SQLite reads an existing -shm it cannot write)."""
+    conn = None
+    try:
+        uri = path.resolve().as_uri()  # as_uri escapes '?', '#', '%' in the path
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=timeout, check_same_thread=False,
+                               isolation_level=None)
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        return conn
+    except sqlite3.OperationalError:
+        if conn is not None:
+            conn.close()
+        wal = Path(f"{path}-wal")
+        if not path.exists() or (wal.exists() and wal.stat().st_size) or os.access(path.parent, os.W_OK):
+            raise
+    return sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True, check_same_thread=False, isolation_level=None)
+
+
 class Store:
     """SQLite store of papers in one data directory.
 
@@ -238,27 +262,12 @@ class Store:
     def _connect(self) -> sqlite3.Connection:
         # isolation_level=None: no implicit transactions; every write below says BEGIN IMMEDIATE itself.
         if self.readonly:
-            conn = self._connect_readonly()
+            conn = connect_readonly(self.path)
         else:
             conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
         conn.row_factory = sqlite3.Row
-        return conn
-
-    def _connect_readonly(self) -> sqlite3.Connection:
-        """mode=ro; on a read-only file system without the WAL's -shm file (a clean shutdown
-        removes it) SQLite cannot open a WAL database that way, and nobody can write it there:
-        it is then opened as immutable."""
-        uri = self.path.resolve().as_uri() + "?mode=ro"  # as_uri escapes '?', '#', '%' in the path
-        conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
-        try:
-            conn.execute("SELECT 1 FROM sqlite_master LIMIT 1")
-        except sqlite3.OperationalError:
-            conn.close()
-            if not on_read_only_fs(self.data_dir):
-                raise
-            conn = sqlite3.connect(uri + "&immutable=1", uri=True, check_same_thread=False, isolation_level=None)
         return conn
 
     def _conn(self) -> sqlite3.Connection:

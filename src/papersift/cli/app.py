@@ -2,17 +2,62 @@
 
 from __future__ import annotations
 
+import errno
+import os
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Annotated, NoReturn
 
+import click
 import orjson
 import typer
 from rich.console import Console
+from typer.core import TyperGroup
 
 from papersift.config import DATA_DIR_ENV, resolve_data_dir
 
+READ_ONLY_ERRNOS = (errno.EROFS, errno.EACCES, errno.EPERM)
+SQLITE_READ_ONLY = ("readonly database", "unable to open database file", "read-only file system")
+
+
+def read_only_message(error: BaseException) -> str | None:
+    """One line for a write refused by the file system (read-only mount, permissions); None for
+    any other error. Every command's such error ends as this line instead of a traceback."""
+    if isinstance(error, OSError) and error.errno in READ_ONLY_ERRNOS:
+        where = f" {error.filename}" if error.filename else ""
+        return (f"cannot write{where}: {error.strerror.lower()}. A read-only data dir can be searched and "
+                f"served; ingest, index and embed need one they can write")
+    if isinstance(error, sqlite3.OperationalError) and any(part in str(error).lower() for part in SQLITE_READ_ONLY):
+        return (f"cannot write the data dir's database ({error}). A read-only data dir can be searched and "
+                f"served; ingest, index and embed need one they can write")
+    return None
+
+
+def require_writable(directory: Path) -> None:
+    """Stop with one line before a writing command starts (and draws its progress bar) on a
+    data dir that cannot be written."""
+    if directory.is_dir() and not os.access(directory, os.W_OK):
+        read_only = bool(os.statvfs(directory).f_flag & os.ST_RDONLY)
+        fail(read_only_message(OSError(errno.EROFS if read_only else errno.EACCES,
+                                       "Read-only file system" if read_only else "Permission denied", str(directory))))
+
+
+class _CommandGroup(TyperGroup):
+    """Runs the commands; a write that the file system refuses becomes one line on stderr."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (OSError, sqlite3.OperationalError) as error:
+            message = read_only_message(error)
+            if message is None:
+                raise
+            fail(message)
+
+
 app = typer.Typer(
+    cls=_CommandGroup,
     name="papersift",
     help="papersift: paper search engine (论文检索) for ML conference papers.",
     no_args_is_help=True,

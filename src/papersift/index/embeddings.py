@@ -21,6 +21,7 @@ import numpy as np
 
 from papersift.index.models import DEFAULT_MODEL, BuiltModel, load_built
 from papersift.record import Paper
+from papersift.store import connect_readonly
 
 EMBEDDINGS_FOLDER = "embeddings"
 
@@ -176,9 +177,10 @@ class EmbeddingCache:
         if not readonly:
             folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / "cache.sqlite3"
-        uri = f"file:{self.path}?mode=ro" if readonly else f"file:{self.path}"
-        self.conn = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=30)
-        if not readonly:
+        if readonly:
+            self.conn = connect_readonly(self.path, timeout=30)
+        else:
+            self.conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vec BLOB NOT NULL) WITHOUT ROWID")
             self.conn.commit()

@@ -3,13 +3,15 @@
 Layout inside the data dir:
 
     lexical/CURRENT          name of the live generation (replaced atomically)
-    lexical/gen-<n>/         a tantivy index + papersift.json (schema version, last seq)
-    lexical/.lock            held while building or updating
+    lexical/gen-<n>/         a tantivy index + row store (rows.py) + papersift.json
+                             (schema version, last seq); never written once published
+    lexical/.lock            held by the one writer (build or update)
 
-A full build writes a new generation folder, then renames it into place and points
-CURRENT at it, so a reader opens either the old index or the new one, never a half
-built one. An update adds the papers whose store seq is past the index's last seq
-(delete by id, re-add) in one tantivy commit, which readers also see all at once.
+A full build writes a new generation; an update stages a new generation of hard links
+to the live one's files and adds the papers whose store seq is past the index's last
+seq (delete by id, re-add) in one tantivy commit. Either way the generation becomes live
+by one rename of CURRENT (index/publish.py): a reader opens the old index or the new one,
+never a half-written one, and a writer killed at any point leaves the live index whole.
 
 Topics: a paper without a source area is indexed (area, subarea fields and facet key)
 with its predicted topic (topics/storage.py), so filters and facets treat predictions
@@ -19,10 +21,10 @@ stamp; when it changed, an update re-adds the papers whose indexed topic is stal
 
 from __future__ import annotations
 
-import fcntl
 import itertools
 import os
 import shutil
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -33,20 +35,31 @@ import orjson
 import tantivy
 
 from papersift.index.analyzers import ENGLISH, EXACT, NAMES, register, segment_cjk
-from papersift.index.rows import RowReader, RowWriter
+from papersift.index.publish import (
+    POINTER_FILE,
+    PUBLISH_STEPS,
+    fault_point,
+    link_generation,
+    new_staging,
+    publish,
+    remove_debris,
+    write_atomically,
+    writer_lock,
+)
+from papersift.index.rows import ROW_FAULT_STEPS, RowReader, RowWriter
 from papersift.record import Paper
 from papersift.store import Store
 from papersift.topics.attach import Topic, with_predicted_topic
 from papersift.topics.storage import PredictionStore
 
 INDEX_DIR = "lexical"
-POINTER_FILE = "CURRENT"
 META_FILE = "papersift.json"
 SCHEMA_VERSION = 6  # 6: facet codes in two groups (publication, topic) instead of one
 WRITER_HEAP_BYTES = 256_000_000
 # One indexing thread (Python feeds it on another): one segment in insertion (store seq)
 # order, so equal scores rank the same way in every build.
 WRITER_THREADS = 1
+OPEN_ATTEMPTS = 3  # a reader that lost the race against a swap (its generation removed) tries again
 # Exact-value fields, indexed lowercased for filters.
 EXACT_FIELDS = ("venue", "area", "subarea", "status")
 # The five facet fields fall in groups; a paper's values in a group, joined by
@@ -63,6 +76,12 @@ FACET_CODE_FIELDS = tuple(FACET_GROUPS)
 FACET_POSITION = {name: (group, at) for group, fields in enumerate(FACET_GROUPS.values())
                   for at, name in enumerate(fields)}
 FACET_SEPARATOR = "\x1f"
+
+# tantivy's own lock files: each generation's writer and readers make their own.
+TANTIVY_LOCK_FILES = (".tantivy-writer.lock", ".tantivy-meta.lock")
+# Where a kill is injected by the publish-fault tests (publish.fault_point), in order.
+FAULT_STEPS = ("lexical:staged", "lexical:first-added", *ROW_FAULT_STEPS, "lexical:committed",
+               "lexical:meta-written", *PUBLISH_STEPS)
 
 ProgressCallback = Callable[[int], None]
 
@@ -137,13 +156,7 @@ class IndexMeta:
         return cls(**orjson.loads((folder / META_FILE).read_bytes()))
 
     def write(self, folder: Path) -> None:
-        _write_atomically(folder / META_FILE, orjson.dumps(asdict(self)))
-
-
-def _write_atomically(path: Path, payload: bytes) -> None:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_bytes(payload)
-    os.replace(temporary, path)
+        write_atomically(folder / META_FILE, orjson.dumps(asdict(self)))
 
 
 def index_root(data_dir: str | Path) -> Path:
@@ -162,14 +175,12 @@ def current_generation(data_dir: str | Path) -> Path | None:
 
 @contextmanager
 def _writer_lock(data_dir: str | Path) -> Iterator[None]:
+    """The one writer of this data dir's lexical index (threads and processes: publish.py),
+    which also removes what killed writers left behind."""
     root = index_root(data_dir)
-    root.mkdir(parents=True, exist_ok=True)
-    with open(root / ".lock", "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    with writer_lock(root):
+        remove_debris(root)
+        yield
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +207,8 @@ def _add_papers(writer: tantivy.IndexWriter, rows: RowWriter, papers: Iterable[t
         searched = with_predicted_topic(paper, predicted.get(paper.id))
         writer.add_document(paper_document(searched, *rows.add(paper, facet_keys(searched))))
         count, last_seq = count + 1, seq
+        if count == 1:
+            fault_point("lexical:first-added")
         if progress and count % 1000 == 0:
             progress(1000)
     if progress:
@@ -205,10 +218,15 @@ def _add_papers(writer: tantivy.IndexWriter, rows: RowWriter, papers: Iterable[t
 
 def build(data_dir: str | Path, progress: ProgressCallback | None = None) -> BuildResult:
     """Build a fresh index of every paper in the store and swap it in."""
+    with _writer_lock(data_dir):
+        return _build_store(data_dir, progress)
+
+
+def _build_store(data_dir: str | Path, progress: ProgressCallback | None) -> BuildResult:
     store = Store(data_dir, readonly=True)
     try:
         predicted, stamp = predicted_topics(data_dir)
-        return build_from_papers(data_dir, store.iter_papers(0), store.max_seq(), progress, predicted, stamp)
+        return _build_generation(data_dir, store.iter_papers(0), store.max_seq(), progress, predicted, stamp)
     finally:
         store.close()
 
@@ -232,70 +250,99 @@ def build_from_papers(data_dir: str | Path, papers: Iterable[tuple[int, Paper]],
     The store's build passes its papers; evaluation corpora that have no store (and
     must not be merged by title the way the store merges) pass theirs directly.
     """
+    with _writer_lock(data_dir):
+        return _build_generation(data_dir, papers, last_seq, progress, predicted, topics_stamp)
+
+
+def _build_generation(data_dir: str | Path, papers: Iterable[tuple[int, Paper]], last_seq: int,
+                      progress: ProgressCallback | None, predicted: dict[str, Topic] | None,
+                      topics_stamp: str) -> BuildResult:
     started = time.perf_counter()
     root = index_root(data_dir)
-    with _writer_lock(data_dir):
-        previous = current_generation(data_dir)
-        name = f"gen-{time.time_ns()}"
-        staging = root / f".{name}.building"
-        staging.mkdir(parents=True)
-        try:
-            index = tantivy.Index(build_schema(), path=str(staging))
-            register(index)
-            writer = index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=WRITER_THREADS)
-            rows = RowWriter(staging, len(FACET_GROUPS))
-            count, _ = _add_papers(writer, rows, papers, replace=False, progress=progress, predicted=predicted)
-            rows.close()
-            writer.commit()
-            writer.wait_merging_threads()
-            now = time.time()
-            IndexMeta(SCHEMA_VERSION, last_seq, count, now, now, topics_stamp).write(staging)
-            folder = root / name
-            os.rename(staging, folder)
-            _write_atomically(root / POINTER_FILE, name.encode())
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-        if previous is not None:
-            # Open readers keep their mmaps of the removed files (POSIX), so this is safe.
-            shutil.rmtree(previous, ignore_errors=True)
+    name, staging = new_staging(root)
+    try:
+        index = tantivy.Index(build_schema(), path=str(staging))
+        register(index)
+        writer = index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=WRITER_THREADS)
+        rows = RowWriter(staging, len(FACET_GROUPS))
+        count, _ = _add_papers(writer, rows, papers, replace=False, progress=progress, predicted=predicted)
+        rows.close()
+        writer.commit()
+        writer.wait_merging_threads()
+        fault_point("lexical:committed")
+        now = time.time()
+        IndexMeta(SCHEMA_VERSION, last_seq, count, now, now, topics_stamp).write(staging)
+        fault_point("lexical:meta-written")
+        folder = publish(root, staging, name)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     return BuildResult(folder, count, count, time.perf_counter() - started, full=True)
 
 
 def update(data_dir: str | Path, progress: ProgressCallback | None = None) -> BuildResult:
     """Bring the index up to the store: full build if missing or outdated, else add changes
     (papers changed in the store, and papers whose predicted topic changed). Predictions of
-    another model change most topics: a fresh build is then faster and leaves no dead rows."""
-    folder = current_generation(data_dir)
-    if folder is None or IndexMeta.read(folder).schema_version != SCHEMA_VERSION:
-        return build(data_dir, progress)
-    if _model_of(IndexMeta.read(folder).topics) != _model_of(predictions_stamp(data_dir)):
-        return build(data_dir, progress)
+    another model change most topics: a fresh build is then faster and leaves no dead rows.
+
+    An update is published like a build: a new generation of hard links to the live one's
+    files gets the changes, then replaces it with one rename (publish.py), so a kill at any
+    point leaves the live index whole and a reader never sees part of an update."""
+    with _writer_lock(data_dir):
+        folder = current_generation(data_dir)
+        meta = _readable_meta(folder)
+        if meta is None or meta.schema_version != SCHEMA_VERSION:
+            return _build_store(data_dir, progress)
+        stamp = predictions_stamp(data_dir)  # read before the topics: a write in between shows next time
+        if _model_of(meta.topics) != _model_of(stamp):
+            return _build_store(data_dir, progress)
+        return _update_generation(data_dir, folder, meta, stamp, progress)
+
+
+def _readable_meta(folder: Path | None) -> IndexMeta | None:
+    if folder is None:
+        return None
+    try:
+        return IndexMeta.read(folder)
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def _update_generation(data_dir: str | Path, folder: Path, meta: IndexMeta, stamp: str,
+                       progress: ProgressCallback | None) -> BuildResult:
     started = time.perf_counter()
+    root = index_root(data_dir)
     store = Store(data_dir, readonly=True)
     try:
-        with _writer_lock(data_dir):
-            meta = IndexMeta.read(folder)
-            changed = store.iter_papers(meta.last_seq)
-            first = next(changed, None)
-            stamp = predictions_stamp(data_dir)  # read before the topics: a write in between shows next time
-            if first is None and stamp == meta.topics:
-                return BuildResult(folder, meta.documents, 0, time.perf_counter() - started, full=False)
-            predicted, _ = predicted_topics(data_dir)
-            retopiced = [] if stamp == meta.topics else _stale_topics(folder, predicted)
-            papers = itertools.chain(((meta.last_seq, paper) for paper in retopiced), [first] if first else [], changed)
-            index = tantivy.Index.open(str(folder))
+        changed = store.iter_papers(meta.last_seq)
+        first = next(changed, None)
+        if first is None and stamp == meta.topics:
+            return BuildResult(folder, meta.documents, 0, time.perf_counter() - started, full=False)
+        predicted, _ = predicted_topics(data_dir)
+        retopiced = [] if stamp == meta.topics else _stale_topics(folder, predicted)
+        papers = itertools.chain(((meta.last_seq, paper) for paper in retopiced), [first] if first else [], changed)
+        name, staging = new_staging(root)
+        try:
+            link_generation(folder, staging, skip=TANTIVY_LOCK_FILES)
+            fault_point("lexical:staged")
+            index = tantivy.Index.open(str(staging))
             register(index)
             writer = index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=WRITER_THREADS)
-            rows = RowWriter(folder, len(FACET_GROUPS))
+            rows = RowWriter(staging, len(FACET_GROUPS))
             added, last_seq = _add_papers(writer, rows, papers, replace=True, progress=progress, predicted=predicted)
-            rows.close()  # rows first: a reader that sees the commit must find its rows
+            rows.close()
             writer.commit()
             writer.wait_merging_threads()
+            fault_point("lexical:committed")
             index.reload()
             documents = index.searcher().num_docs
             IndexMeta(SCHEMA_VERSION, max(last_seq, meta.last_seq), documents, meta.built_at, time.time(),
-                      stamp).write(folder)
+                      stamp).write(staging)
+            fault_point("lexical:meta-written")
+            folder = publish(root, staging, name)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
     finally:
         store.close()
     return BuildResult(folder, documents, added, time.perf_counter() - started, full=False)
@@ -327,17 +374,56 @@ def _stale_topics(folder: Path, predicted: dict[str, Topic]) -> list[Paper]:
     return stale
 
 
-def open_index(data_dir: str | Path) -> tuple[tantivy.Index, Path]:
-    folder = current_generation(data_dir)
-    if folder is None:
-        raise IndexMissingError(f"no lexical index in {data_dir}; run 'papersift index --data-dir {data_dir}'")
-    built_with = IndexMeta.read(folder).schema_version
-    if built_with != SCHEMA_VERSION:
-        raise IndexOutdatedError(f"the lexical index in {data_dir} has schema version {built_with}, this papersift "
-                                 f"reads {SCHEMA_VERSION}; run 'papersift index --data-dir {data_dir}' to rebuild it")
-    index = tantivy.Index.open(str(folder))
+@dataclass(frozen=True, slots=True)
+class OpenedIndex:
+    """A live generation opened for reading. `shadow` (kept as long as the index is used)
+    is the writable folder of links tantivy opens when the generation itself is read-only."""
+
+    index: tantivy.Index
+    rows: RowReader
+    folder: Path
+    shadow: tempfile.TemporaryDirectory | None = None
+
+
+def open_index(data_dir: str | Path) -> OpenedIndex:
+    """Open the live generation for reading. Writes nothing to the data dir, so a read-only
+    one serves; retries when a writer swapped the generation away while it was opened."""
+    for _ in range(OPEN_ATTEMPTS):
+        folder = current_generation(data_dir)
+        if folder is None:
+            raise IndexMissingError(f"no lexical index in {data_dir}; run 'papersift index --data-dir {data_dir}'")
+        try:
+            built_with = IndexMeta.read(folder).schema_version
+            if built_with != SCHEMA_VERSION:
+                raise IndexOutdatedError(
+                    f"the lexical index in {data_dir} has schema version {built_with}, this papersift reads "
+                    f"{SCHEMA_VERSION}; run 'papersift index --data-dir {data_dir}' to rebuild it")
+            opened = _open_generation(folder)
+        except IndexMissingError:
+            raise
+        except (FileNotFoundError, ValueError):
+            if current_generation(data_dir) == folder:
+                raise
+            continue  # swapped out (and removed) while opening: open the new one
+        return opened
+    raise IndexMissingError(f"the lexical index in {data_dir} kept changing while it was opened; try again")
+
+
+def _open_generation(folder: Path) -> OpenedIndex:
+    """tantivy takes a lock file in the folder it opens, even to read. A folder this process
+    may write is opened as it is; a read-only one through a temporary folder of symlinks to
+    its files, where tantivy makes its lock files instead."""
+    if os.access(folder, os.W_OK):
+        index = tantivy.Index.open(str(folder))
+        shadow = None
+    else:
+        shadow = tempfile.TemporaryDirectory(prefix="papersift-readonly-index-")
+        for path in folder.iterdir():
+            if path.name not in TANTIVY_LOCK_FILES:
+                os.symlink(path.resolve(), Path(shadow.name) / path.name)
+        index = tantivy.Index.open(shadow.name)
     register(index)
-    return index, folder
+    return OpenedIndex(index, RowReader(folder), folder, shadow)
 
 
 def index_size_bytes(folder: Path) -> int:

@@ -12,9 +12,11 @@ one bincount; the groups are defined in index/lexical.py).
     rows.facets.npy   uint32 facet-key codes, one row per row, one column per facet group
     rows.keys.json    for each facet group, its facet keys by code
 
-An update appends rows (a replaced paper gets a new row; its old row is garbage until
-the next full build) and then rewrites the small files atomically. Readers that meet a
-row past what they loaded reload (a tantivy commit can become visible first).
+An update writes a new generation (index/publish.py): its rows.bin is a hard link to the
+live one's, appended past the end the live offsets cover (a replaced paper gets a new row;
+its old row is garbage until the next full build), and its small files are new. So the
+live generation's rows never change under a reader, and a killed update's appended tail
+is cut off by the next writer. Readers that meet a row past what they loaded reload.
 """
 
 from __future__ import annotations
@@ -28,8 +30,11 @@ from pathlib import Path
 import numpy as np
 import orjson
 
+from papersift.index.publish import fault_point
 from papersift.record import PAPER_FIELDS, Paper
 
+# Where the publish-fault tests kill a writer (publish.fault_point), in order.
+ROW_FAULT_STEPS = ("rows:bin-synced", "rows:keys", "rows:facets", "rows:ids", "rows:offsets")
 BIN, OFFSETS, IDS, FACETS, KEYS = "rows.bin", "rows.offsets.npy", "rows.ids", "rows.facets.npy", "rows.keys.json"
 AUTHORS_AT, KEYWORDS_AT = PAPER_FIELDS.index("authors"), PAPER_FIELDS.index("keywords")
 
@@ -49,6 +54,8 @@ def _save_atomically(path: Path, write) -> None:
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with open(temporary, "wb") as handle:
         write(handle)
+        handle.flush()
+        os.fsync(handle.fileno())
     os.replace(temporary, path)
 
 
@@ -95,15 +102,22 @@ class RowWriter:
         return len(self.ids)
 
     def close(self) -> None:
-        """Flush the records, then publish the small files (each replaced atomically)."""
+        """Flush the records, then write the small files (each replaced by a rename; they agree
+        with each other only once all four are written, which is why a writer works in a
+        staging generation that readers do not see)."""
         self._bin.flush()
         os.fsync(self._bin.fileno())
         self._bin.close()
+        fault_point("rows:bin-synced")
         _save_atomically(self.folder / KEYS, lambda handle: handle.write(orjson.dumps(self.keys)))
+        fault_point("rows:keys")
         facets = np.asarray(self.facets, np.uint32).reshape(len(self.facets), len(self.keys))
         _save_atomically(self.folder / FACETS, lambda handle: np.save(handle, facets))
+        fault_point("rows:facets")
         _save_atomically(self.folder / IDS, lambda handle: handle.write("\n".join(self.ids).encode()))
+        fault_point("rows:ids")
         _save_atomically(self.folder / OFFSETS, lambda handle: np.save(handle, np.asarray(self.offsets, np.uint64)))
+        fault_point("rows:offsets")
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,12 +26,25 @@ from pathlib import Path
 import numpy as np
 import orjson
 
+from papersift.index.publish import (
+    POINTER_FILE,
+    PUBLISH_STEPS,
+    fault_point,
+    fsync_files,
+    new_staging,
+    publish,
+    remove_debris,
+    writer_lock,
+)
+
 VECTORS_DIR = "vectors"
-POINTER_FILE = "CURRENT"
+# Where the publish-fault tests kill a writer (publish.fault_point), in order.
+FAULT_STEPS = ("vectors:vectors-written", "vectors:ids-written", "vectors:meta-written", *PUBLISH_STEPS)
 ANN_MIN_ROWS = 100_000  # rows (passages); measured: exact search over 61K x 384 (44,693 papers, 2 passages
 # for the long ones) takes ~4 ms with top-k, and HNSW is no faster at this size (see bench semantic)
 EXACT_SUBSET_ROWS = 20_000  # a filtered subset up to this size is searched exactly
 ANN_OVERSAMPLE = 4
+OPEN_ATTEMPTS = 3
 # e5 vectors crowd into a narrow cone; at the default 64 HNSW's recall@20 against exact search
 # was 0.76 on the 44,693-paper corpus (bench semantic), so search wider.
 ANN_EXPANSION_SEARCH = 256
@@ -75,12 +88,6 @@ def read_meta(folder: Path) -> VectorMeta | None:
         return None
 
 
-def _write_atomically(path: Path, payload: bytes) -> None:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_bytes(payload)
-    os.replace(temporary, path)
-
-
 def usearch_index_class():
     """usearch's Index class, imported after onnxruntime.
 
@@ -106,32 +113,31 @@ def build_ann(vectors: np.ndarray, path: Path, threads: int = 0):
 
 def write_index(data_dir: str | os.PathLike, model: str, paper_ids: list[str], vectors: np.ndarray,
                 papers_total: int, last_seq: int, ann_min_rows: int = ANN_MIN_ROWS) -> Path:
-    """Write a new generation and make it live; older generations are removed."""
+    """Write a new generation and make it live with one rename (index/publish.py); the one it
+    replaces and what killed writers left are removed. One writer per model at a time."""
     if len(paper_ids) != len(vectors):
         raise ValueError(f"{len(paper_ids)} ids but {len(vectors)} vectors")
     root = model_root(data_dir, model)
-    root.mkdir(parents=True, exist_ok=True)
-    previous = current_generation(data_dir, model)
-    name = f"gen-{time.time_ns()}"
-    staging = root / f".{name}.building"
-    staging.mkdir()
-    try:
-        np.save(staging / "vectors.npy", np.ascontiguousarray(vectors, dtype=np.float32))
-        (staging / "ids.json").write_bytes(orjson.dumps(list(paper_ids)))
-        ann = len(paper_ids) >= ann_min_rows
-        if ann:
-            build_ann(vectors, staging / "ann.usearch")
-        meta = VectorMeta(model, int(vectors.shape[1]) if vectors.ndim == 2 else 0, len(paper_ids),
-                          papers_total, last_seq, time.time(), ann, papers=len(set(paper_ids)))
-        (staging / "meta.json").write_bytes(orjson.dumps(asdict(meta)))
-        os.rename(staging, root / name)
-        _write_atomically(root / POINTER_FILE, name.encode())
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    if previous is not None:
-        shutil.rmtree(previous, ignore_errors=True)  # open readers keep their mmaps
-    return root / name
+    with writer_lock(root):
+        remove_debris(root)
+        name, staging = new_staging(root)
+        try:
+            np.save(staging / "vectors.npy", np.ascontiguousarray(vectors, dtype=np.float32))
+            fault_point("vectors:vectors-written")
+            (staging / "ids.json").write_bytes(orjson.dumps(list(paper_ids)))
+            fault_point("vectors:ids-written")
+            ann = len(paper_ids) >= ann_min_rows
+            if ann:
+                build_ann(vectors, staging / "ann.usearch")
+            meta = VectorMeta(model, int(vectors.shape[1]) if vectors.ndim == 2 else 0, len(paper_ids),
+                              papers_total, last_seq, time.time(), ann, papers=len(set(paper_ids)))
+            (staging / "meta.json").write_bytes(orjson.dumps(asdict(meta)))
+            fsync_files(*(path for path in staging.iterdir() if path.is_file()))
+            fault_point("vectors:meta-written")
+            return publish(root, staging, name)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
 
 
 def top_k(scores: np.ndarray, k: int) -> np.ndarray:
@@ -168,8 +174,18 @@ class VectorIndex:
 
     @classmethod
     def open(cls, data_dir: str | os.PathLike, model: str) -> "VectorIndex | None":
-        folder = current_generation(data_dir, model)
-        return cls(folder) if folder is not None else None
+        """The live generation (None when there is none); retries when a writer swapped it away
+        (and removed it) while it was being opened."""
+        for _ in range(OPEN_ATTEMPTS):
+            folder = current_generation(data_dir, model)
+            if folder is None:
+                return None
+            try:
+                return cls(folder)
+            except FileNotFoundError:
+                if current_generation(data_dir, model) == folder:
+                    raise
+        raise FileNotFoundError(f"the {model} vector index in {data_dir} kept changing while it was opened")
 
     def __len__(self) -> int:
         return len(self.paper_ids)

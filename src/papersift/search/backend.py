@@ -18,7 +18,6 @@ Semantics (shared by every backend):
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -28,7 +27,8 @@ from typing import Protocol
 import tantivy
 
 from papersift.index.analyzers import ENGLISH, NAMES, positioned_terms, terms
-from papersift.index.lexical import FACET_CODE_FIELDS, META_FILE, POINTER_FILE, index_root, open_index
+from papersift.index.lexical import FACET_CODE_FIELDS, index_root, open_index
+from papersift.index.publish import current_name
 from papersift.index.rows import RowReader
 from papersift.record import Paper
 from papersift.search.facets import FacetTable, bucket_counts
@@ -104,33 +104,24 @@ class TantivyBackend:
         self._open()
 
     # -- index lifecycle -------------------------------------------------------------
-    def _stamp_now(self) -> tuple:
-        root = index_root(self.data_dir)
-        pointer = root / POINTER_FILE
-        try:
-            generation = pointer.read_text().strip()
-            return generation, os.stat(root / generation / META_FILE).st_mtime_ns
-        except FileNotFoundError:
-            return ()
+    def _stamp_now(self) -> str | None:
+        """The live generation's name: a published generation never changes (index/publish.py),
+        so a new name is the only news."""
+        return current_name(index_root(self.data_dir))
 
     def _open(self) -> None:
-        stamp = self._stamp_now()
-        index, folder = open_index(self.data_dir)
-        self._schema = index.schema
-        self._live = _Live(index, index.searcher(), RowReader(folder), stamp)
+        opened = open_index(self.data_dir)
+        self._schema = opened.index.schema
+        self._live = _Live(opened.index, opened.index.searcher(), opened.rows, opened.folder.name, keep=opened)
 
     def refresh(self, force: bool = False) -> None:
-        """Pick up a swapped-in build or an update (checked at most once a second)."""
+        """Pick up a swapped-in build or update (checked at most once a second)."""
         if not self._refresh_due.due(force):
             return
         with self._lock:
-            stamp, live = self._stamp_now(), self._live
-            if stamp and stamp != live.stamp:
-                if live.stamp and stamp[0] == live.stamp[0]:  # an update of the same generation
-                    live.index.reload()
-                    self._live = _Live(live.index, live.index.searcher(), RowReader(live.rows.folder), stamp)
-                else:
-                    self._open()
+            stamp = self._stamp_now()
+            if stamp and stamp != self._live.stamp:
+                self._open()
 
     def _current(self) -> "_Live":
         """The live searcher and rows, as one pair: a swap in between cannot mix them."""
@@ -341,7 +332,8 @@ class _Live:
     index: tantivy.Index
     searcher: tantivy.Searcher
     rows: RowReader
-    stamp: tuple
+    stamp: str
+    keep: object = None  # what must outlive the searcher (a read-only index's folder of links)
     all_facets: dict[str, list[FacetValue]] | None = None
     facet_table: FacetTable | None = None  # built once per row-store load, not per query
 

@@ -67,15 +67,17 @@ class DenseRetriever:
         if self._reopen_due.due():
             with self._lock:
                 generation = vector_store.current_generation(self.data_dir, self.model)
-                if generation != self._generation:
-                    self._index = vector_store.VectorIndex(generation) if generation else None
+                if generation != self._generation:  # open() retries when a swap removes it meanwhile
+                    self._index = vector_store.VectorIndex.open(self.data_dir, self.model)
                     self._with_abstract = self._abstract_mask(self._index)
-                    self._generation = generation
+                    self._generation = self._index.folder if self._index is not None else None
                 bridge_generation = (vector_store.current_generation(self.data_dir, terms_model(self.model))
                                      if self.bridged else None)
                 if bridge_generation != self._bridge_generation:
-                    self._bridge = TermBridge(vector_store.VectorIndex(bridge_generation)) if bridge_generation else None
-                    self._bridge_generation = bridge_generation
+                    bridge_index = (vector_store.VectorIndex.open(self.data_dir, terms_model(self.model))
+                                    if bridge_generation else None)
+                    self._bridge = TermBridge(bridge_index) if bridge_index is not None else None
+                    self._bridge_generation = bridge_index.folder if bridge_index is not None else None
         return self._index
 
     @property

@@ -7,6 +7,9 @@ page and `papersift plot map` read it in milliseconds until the vectors change.
 
 from __future__ import annotations
 
+import errno
+import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +25,8 @@ METHODS = ("pca", "umap")
 # 2 cores. So pages show UMAP when `papersift plot map --method umap` has cached it for the
 # current vectors, and PCA (computed on the fly) otherwise.
 AUTO = "auto"
+# Projections of a data dir that cannot be written (a served read-only snapshot), by their cache path.
+_unsaved: dict[str, MapPoints] = {}
 
 
 class ProjectionError(ValueError):
@@ -56,7 +61,8 @@ def project(vectors: np.ndarray, method: str, seed: int = 0) -> np.ndarray:
 def _cached(data_dir, method: str, source: str) -> MapPoints | None:
     path = topics_dir(data_dir) / f"map-{method}.npz"
     if not path.exists():
-        return None
+        kept = _unsaved.get(str(path))
+        return kept if kept is not None and kept.source == source else None
     cached = np.load(path, allow_pickle=False)
     if str(cached["source"]) != source:
         return None
@@ -87,11 +93,24 @@ def map_points(data_dir: str | Path, method: str = AUTO, model: str | None = Non
     rows = index.first_rows()  # one point per paper: its first chunk
     paper_ids = [index.paper_ids[row] for row in rows]
     xy = project(np.asarray(index.vectors[rows], dtype=np.float32), method)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp.npz")
-    np.savez(temporary, paper_ids=np.array(paper_ids), xy=xy, source=np.array(source))
-    temporary.replace(path)
-    return MapPoints(paper_ids, xy, method, source)
+    points = MapPoints(paper_ids, xy, method, source)
+    _save_cache(path, points)
+    return points
+
+
+def _save_cache(path: Path, points: MapPoints) -> None:
+    """Keep a projection for the next request: replaced by one rename (a temporary file per
+    writer, so two requests computing it at once cannot mix). Where the data dir cannot be
+    written (a read-only snapshot being served) it is kept in this process instead."""
+    temporary = path.with_name(f".{path.stem}.{os.getpid()}.{threading.get_ident()}.tmp.npz")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(temporary, paper_ids=np.array(points.paper_ids), xy=points.xy, source=np.array(points.source))
+        temporary.replace(path)
+    except OSError as error:
+        if error.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise
+        _unsaved[str(path)] = points
 
 
 def neighbour_agreement(xy: np.ndarray, labels: list[str], k: int = 10) -> float:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import orjson
 
-from papersift.store import DB_FILE
+from papersift.store import DB_FILE, connect_readonly
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS predicted_topics (
@@ -57,7 +57,7 @@ class PredictionStore:
             raise FileNotFoundError(f"no papersift store at {self.path}; run 'papersift ingest' first")
         self.readonly = readonly
         if readonly:
-            self.conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+            self.conn = connect_readonly(self.path)
         else:
             self.conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
             self.conn.executescript(SCHEMA)

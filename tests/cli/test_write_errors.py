@@ -1,0 +1,39 @@
+"""A write the file system refuses deep inside any command ends as one line on stderr and
+exit status 1 (cli/app.py); other errors are not disguised as that."""
+
+from __future__ import annotations
+
+import errno
+import sqlite3
+
+import pytest
+from typer.testing import CliRunner
+
+from papersift.cli import app, search_cmd
+
+runner = CliRunner()
+
+
+@pytest.mark.parametrize("error", [
+    OSError(errno.EROFS, "Read-only file system", "/snapshot/lexical/.lock"),
+    PermissionError(errno.EACCES, "Permission denied", "/snapshot/lexical/.lock"),
+    sqlite3.OperationalError("attempt to write a readonly database"),
+])
+def test_a_refused_write_is_one_line(sample_data_dir, monkeypatch, error):
+    def refused(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(search_cmd.lexical, "update", refused)
+    result = runner.invoke(app, ["index", "--json", "--data-dir", str(sample_data_dir)])
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: cannot write") and len(result.stderr.strip().splitlines()) == 1
+    assert "can be searched and served" in result.stderr
+
+
+def test_other_errors_are_not_called_read_only(sample_data_dir, monkeypatch):
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(search_cmd.lexical, "update", full)
+    result = runner.invoke(app, ["index", "--json", "--data-dir", str(sample_data_dir)])
+    assert isinstance(result.exception, OSError) and result.exception.errno == errno.ENOSPC
