@@ -47,7 +47,7 @@ def stored_rows(data_dir: Path) -> list[tuple[str, int]]:
 
 def index_counts(data_dir: Path, paper_ids: Iterable[str]) -> tuple[int, dict[str, int]]:
     """(documents in the live keyword index, live documents per paper id)."""
-    index, _ = lexical.open_index(data_dir)
+    index = lexical.open_index(data_dir).index
     searcher = index.searcher()
     schema = index.schema
     counts = {paper_id: searcher.search(tantivy.Query.term_query(schema, "id", paper_id), 1).count

@@ -7,9 +7,25 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
-from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_of, err_console, fail, print_json
+from papersift.cli.app import (
+    DataDirOption,
+    JsonOption,
+    app,
+    console,
+    data_dir_of,
+    err_console,
+    fail,
+    print_json,
+    require_writable,
+)
 from papersift.ingest.pipeline import StrictModeStop, ingest_paths
 from papersift.store import StorageFullError, Store, StoreError
 
@@ -29,8 +45,10 @@ def ingest(
     missing = [str(path) for path in paths if not path.exists()]
     if missing:
         fail(f"no such file: {', '.join(missing)}")
+    directory = data_dir_of(data_dir)
+    require_writable(directory)
     try:
-        store = Store(data_dir_of(data_dir))
+        store = Store(directory)
     except StoreError as problem:
         fail(escape(str(problem)))
     try:
