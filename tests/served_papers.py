@@ -12,10 +12,14 @@ from pathlib import Path
 
 import uvicorn
 
+from papersift.api.security import LOOPBACK_HOSTS
 from papersift.index import lexical
 from papersift.record import paper_from_dict
 from papersift.store import Store
 
+# Starlette's TestClient sends `Host: testserver`; the apps under test accept it beside the
+# loopback names (a served app only accepts the names of its bind address).
+TEST_HOSTS = (*LOOPBACK_HOSTS, "testserver")
 XSS_TITLE = "<img src=x onerror=alert(1)>"
 HOSTILE_ID = "TEST-2024-hostile"
 MANY_AUTHORS_ID = "TEST-2023-many-authors"

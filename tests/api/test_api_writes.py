@@ -7,9 +7,9 @@ from fastapi.testclient import TestClient
 
 from papersift.api import create_app
 from papersift.store import Store
-from served_papers import build_served_data_dir
+from served_papers import TEST_HOSTS, build_served_data_dir
 
-TOKEN = "s3cret-token"
+TOKEN = "s3cret-token-of-24-chars"
 NEW_PAPER = {"id": "TEST-2025-new", "title": "Zebrafinch song grammars", "venue": "COLM", "year": 2025,
              "authors": ["New Author"], "abstract": "We parse zebrafinch songs with probabilistic grammars of birdsong."}
 
@@ -33,7 +33,7 @@ def test_enabling_writes_needs_a_token():
 
 @pytest.mark.parametrize("header", [None, "Bearer wrong", f"Basic {TOKEN}", "Bearer"])
 def test_enabled_writes_reject_a_missing_or_wrong_token(writable_dir, header):
-    with TestClient(create_app(writable_dir, enable_writes=True, write_token=TOKEN)) as client:
+    with TestClient(create_app(writable_dir, enable_writes=True, write_token=TOKEN, allowed_hosts=TEST_HOSTS)) as client:
         headers = {"Authorization": header} if header else {}
         response = client.post("/api/papers", json=[NEW_PAPER], headers=headers)
     assert response.status_code == 401 and "Bearer" in response.json()["message"]
@@ -41,7 +41,7 @@ def test_enabled_writes_reject_a_missing_or_wrong_token(writable_dir, header):
 
 
 def test_enabled_writes_with_the_token_add_a_searchable_paper(writable_dir):
-    with TestClient(create_app(writable_dir, enable_writes=True, write_token=TOKEN)) as client:
+    with TestClient(create_app(writable_dir, enable_writes=True, write_token=TOKEN, allowed_hosts=TEST_HOSTS)) as client:
         response = client.post("/api/papers", json=[NEW_PAPER], headers={"Authorization": f"Bearer {TOKEN}"})
         assert response.status_code == 200 and response.json()["added"] == 1
         hits = client.get("/api/search", params={"q": "zebrafinch", "mode": "keyword"}).json()["hits"]
@@ -49,7 +49,7 @@ def test_enabled_writes_with_the_token_add_a_searchable_paper(writable_dir):
 
 
 def test_an_invalid_record_is_named(writable_dir):
-    with TestClient(create_app(writable_dir, enable_writes=True, write_token=TOKEN)) as client:
+    with TestClient(create_app(writable_dir, enable_writes=True, write_token=TOKEN, allowed_hosts=TEST_HOSTS)) as client:
         response = client.post("/api/papers", json=[NEW_PAPER, {"title": "x", "year": "soon"}],
                                headers={"Authorization": f"Bearer {TOKEN}"})
     assert response.status_code == 422 and "record 1" in response.json()["message"] and "year" in response.json()["message"]

@@ -2,15 +2,17 @@ import pytest
 from fastapi.testclient import TestClient
 
 from papersift.api import create_app
+
 from papersift.store import Store
 from papersift.topics.classifier import WORDS_ONLY
 from papersift.topics.predict import predict_all
+from served_papers import TEST_HOSTS
 
 
 @pytest.fixture(scope="module")
 def client(topics_data_dir):
     predict_all(topics_data_dir, WORDS_ONLY)
-    with TestClient(create_app(topics_data_dir), raise_server_exceptions=False) as test_client:
+    with TestClient(create_app(topics_data_dir, allowed_hosts=TEST_HOSTS), raise_server_exceptions=False) as test_client:
         yield test_client
 
 
