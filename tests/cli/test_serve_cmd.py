@@ -65,8 +65,27 @@ def test_enable_writes_needs_a_token(corpus_dir, tmp_path, served, monkeypatch):
     runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--corpus", str(corpus_dir), "--no-serve"])
     refused = runner.invoke(app, ["serve", "--data-dir", str(data_dir), "--enable-writes"])
     assert refused.exit_code != 0 and "--write-token" in refused.output and not served
-    allowed = runner.invoke(app, ["serve", "--data-dir", str(data_dir), "--enable-writes", "--write-token", "t"])
+    short = runner.invoke(app, ["serve", "--data-dir", str(data_dir), "--enable-writes", "--write-token", "t" * 15])
+    assert short.exit_code != 0 and not served
+    assert short.output.strip().splitlines() == ["error: --write-token must be at least 16 characters (got 15)"]
+    allowed = runner.invoke(app, ["serve", "--data-dir", str(data_dir), "--enable-writes", "--write-token", "t" * 16])
     assert allowed.exit_code == 0 and served[0]["app"].state.settings.enable_writes is True
+
+
+def test_serve_answers_only_its_own_host_names(corpus_dir, tmp_path, served):
+    """A loopback server answers loopback Host headers only (DNS rebinding); --allowed-host adds names."""
+    from fastapi.testclient import TestClient
+
+    data_dir = tmp_path / "data"
+    runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--corpus", str(corpus_dir), "--no-serve"])
+    assert runner.invoke(app, ["serve", "--data-dir", str(data_dir)]).exit_code == 0
+    assert runner.invoke(app, ["serve", "--data-dir", str(data_dir), "--allowed-host", "papers.example.org"]).exit_code == 0
+    loopback_only, with_name = served[0]["app"], served[1]["app"]
+    for host, local, named in [("127.0.0.1:8000", 200, 200), ("localhost", 200, 200), ("[::1]:8000", 200, 200),
+                               ("rebound.attacker.example", 400, 400), ("papers.example.org", 400, 200)]:
+        for server_app, expected in ((loopback_only, local), (with_name, named)):
+            with TestClient(server_app, base_url=f"http://{host}") as client:
+                assert client.get("/api/facets").status_code == expected, (host, expected)
 
 
 def test_bench_web_writes_both_reports(corpus_dir, tmp_path):
