@@ -125,7 +125,7 @@ def test_topics_page_lists_areas_and_subareas_with_links(client):
 
 def test_bad_input_renders_an_html_error_page(client):
     status, html, _ = page(client, "/?page=abc&lang=en")
-    assert status == 422 and "Bad request" in html and "page" in html and "abc" in html
+    assert status == 422 and "Invalid parameter" in html and "page" in html and "abc" in html
     status, html, _ = page(client, "/?q=%22open&lang=zh")
     assert status == 400 and "quote" in html
     status, html, _ = page(client, "/paper/NOPE?lang=en")

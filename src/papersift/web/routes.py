@@ -26,7 +26,7 @@ from papersift.api.params import FacetParams, PaperParams, SearchParams, Similar
 from papersift.search.display import page_count
 from papersift.config import AUTHORS_SHOWN, MAX_PAGE
 from papersift.export import to_bibtex
-from papersift.web.i18n import LANGS, Lang, negotiate_language, translate, translate_notice
+from papersift.web.i18n import LANGS, Lang, error_title_key, negotiate_language, translate, translate_notice
 from papersift.web.urls import SearchState, export_path, paper_path
 
 WEB_DIR = Path(__file__).parent
@@ -105,7 +105,8 @@ def _with_lang(request: Request, lang: str) -> str:
 def render_error(request: Request, status: int, message: str) -> HTMLResponse:
     lang = request.query_params.get("lang")
     lang = lang if lang in LANGS else negotiate_language(request.headers.get("accept-language"))
-    return render(request, "error.html", lang, status=status, message=message, status_code=status)
+    return render(request, "error.html", lang, status=status, message=message, status_code=status,
+                  title_key=error_title_key(status))
 
 
 @router.get("/", response_class=HTMLResponse)
