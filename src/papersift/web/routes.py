@@ -125,18 +125,7 @@ def search_page(request: Request, params: Annotated[SearchParams, Query()]) -> H
     )
 
 
-@router.get("/paper/{paper_id}", response_class=HTMLResponse)
-def paper_page(request: Request, paper_id: str, params: Annotated[PaperParams, Query()]) -> HTMLResponse:
-    lang = request_lang(request, params.lang)
-    service = service_of(request)
-    paper = service.get(paper_id)
-    if paper is None:
-        raise ApiError(404, "not_found", translate("not_found", lang))
-    state = SearchState(SearchParams(), lang)
-    return render(request, "paper.html", lang, state=state, paper=paper, bibtex=to_bibtex([paper]))
-
-
-@router.get("/paper/{paper_id}/similar", response_class=HTMLResponse)
+@router.get("/paper/{paper_id:path}/similar", response_class=HTMLResponse)
 def similar_page(request: Request, paper_id: str, params: Annotated[SimilarParams, Query()]) -> HTMLResponse:
     lang = request_lang(request, params.lang)
     try:
@@ -146,6 +135,17 @@ def similar_page(request: Request, paper_id: str, params: Annotated[SimilarParam
     paper = service_of(request).get(paper_id)
     state = SearchState(SearchParams(), lang)
     return render(request, "similar.html", lang, state=state, paper=paper, response=response)
+
+
+@router.get("/paper/{paper_id:path}", response_class=HTMLResponse)
+def paper_page(request: Request, paper_id: str, params: Annotated[PaperParams, Query()]) -> HTMLResponse:
+    lang = request_lang(request, params.lang)
+    service = service_of(request)
+    paper = service.get(paper_id)
+    if paper is None:
+        raise ApiError(404, "not_found", translate("not_found", lang))
+    state = SearchState(SearchParams(), lang)
+    return render(request, "paper.html", lang, state=state, paper=paper, bibtex=to_bibtex([paper]))
 
 
 @router.get("/topics", response_class=HTMLResponse)
