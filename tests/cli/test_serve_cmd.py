@@ -127,15 +127,16 @@ def test_quickstart_background_embedding_publishes_vectors_while_serving(corpus_
     assert seen["generation"] is not None, (data_dir / "embed.log").read_text(errors="replace")[-2000:]
 
 
-def test_quickstart_background_chain_embeds_then_predicts_topics(tmp_path):
+def test_quickstart_background_chain_embeds_then_predicts_topics_then_projects_the_map(tmp_path):
     from papersift.cli.serve_cmd import background_commands
     from papersift.search.hybrid import ENGLISH_MODEL
 
-    embed, embed_english, predict = background_commands(tmp_path)
+    embed, embed_english, predict, project = background_commands(tmp_path)
     assert embed[-3:] == ["embed", "--data-dir", str(tmp_path)]
     assert embed_english[-5:] == ["embed", "--data-dir", str(tmp_path), "--model", ENGLISH_MODEL]
     assert predict[-5:] == ["topics", "predict", "--data-dir", str(tmp_path), "--embed-missing"]
+    assert project[-4:] == ["topics", "map", "--data-dir", str(tmp_path)]  # the server never projects
     # all are real commands of this CLI
-    for command in (embed, embed_english, predict):
+    for command in (embed, embed_english, predict, project):
         shown = runner.invoke(app, [*command[3:], "--help"])
         assert shown.exit_code == 0, shown.output

@@ -18,6 +18,7 @@ import pytest
 from papersift.api import create_app
 from papersift.topics.classifier import WORDS_ONLY
 from papersift.topics.predict import predict_all
+from papersift.topics.projection import map_points
 from playwright import sync_api
 from served_papers import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, serve_in_thread
 
@@ -30,6 +31,7 @@ CANVAS_W, CANVAS_H, PAD = 900, 640, 8  # as in topics_map_page.html
 @pytest.fixture(scope="module")
 def live_server(topics_data_dir):
     predict_all(topics_data_dir, WORDS_ONLY)
+    map_points(topics_data_dir, "pca")  # what `papersift topics map` stores; the server only reads it
     with serve_in_thread(create_app(topics_data_dir)) as base_url:
         yield base_url
 

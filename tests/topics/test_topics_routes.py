@@ -6,12 +6,14 @@ from papersift.api import create_app
 from papersift.store import Store
 from papersift.topics.classifier import WORDS_ONLY
 from papersift.topics.predict import predict_all
+from papersift.topics.projection import map_points
 from served_papers import TEST_HOSTS
 
 
 @pytest.fixture(scope="module")
 def client(topics_data_dir):
     predict_all(topics_data_dir, WORDS_ONLY)
+    map_points(topics_data_dir, "pca")  # what `papersift topics map` stores; the server only reads it
     with TestClient(create_app(topics_data_dir, allowed_hosts=TEST_HOSTS), raise_server_exceptions=False) as test_client:
         yield test_client
 

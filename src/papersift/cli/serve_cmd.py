@@ -152,11 +152,13 @@ def quickstart(
 def background_commands(data_dir: Path) -> list[list[str]]:
     """What quickstart runs behind the server, one after the other: embed the papers with e5
     (vectors and term bridge: semantic, hybrid and Chinese queries), then with the English
-    model (English hybrid queries), then predict every paper's topic (it reads both)."""
+    model (English hybrid queries), then predict every paper's topic (it reads both), then
+    project the vectors for the topic map page (the server itself never computes it)."""
     cli = [sys.executable, "-c", "from papersift.cli import main; main()"]
     return [cli + ["embed", "--data-dir", str(data_dir)],
             cli + ["embed", "--data-dir", str(data_dir), "--model", "all-MiniLM-L6-v2"],
-            cli + ["topics", "predict", "--data-dir", str(data_dir), "--embed-missing"]]
+            cli + ["topics", "predict", "--data-dir", str(data_dir), "--embed-missing"],
+            cli + ["topics", "map", "--data-dir", str(data_dir)]]
 
 
 def _start_background_embed(data_dir: Path) -> subprocess.Popen:
