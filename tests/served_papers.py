@@ -57,6 +57,10 @@ CHROMIUM = "/usr/bin/chromium"  # Debian's chromium: no browser download (script
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
+# Injected before any page script (Playwright init scripts are not subject to the page's
+# CSP): every Content-Security-Policy violation the page reports lands in window.__csp.
+CSP_WATCH = ("window.__csp = []; document.addEventListener('securitypolicyviolation', "
+             "(e) => window.__csp.push(e.violatedDirective + ' ' + (e.blockedURI || 'inline') + ' ' + e.sourceFile));")
 
 
 @contextmanager

@@ -20,7 +20,7 @@ from papersift.topics.classifier import WORDS_ONLY
 from papersift.topics.predict import predict_all
 from papersift.topics.projection import map_points
 from playwright import sync_api
-from served_papers import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, serve_in_thread
+from served_papers import CHROMIUM, CHROMIUM_ARGS, CSP_WATCH, SCREENSHOTS, serve_in_thread
 
 
 pytestmark = pytest.mark.browser
@@ -76,9 +76,11 @@ def check_topic_map(live_server: str) -> None:
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         context = browser.new_context(base_url=live_server, viewport={"width": 1400, "height": 1000})
+        context.add_init_script(CSP_WATCH)
         page = context.new_page()
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on("console", lambda message: "Content Security Policy" in message.text and errors.append(message.text))
 
         def serve_big_map(route):
             real = route.fetch()
@@ -107,6 +109,7 @@ def check_topic_map(live_server: str) -> None:
         hovered_title = payload["titles"][payload["ids"].index(hovered_id)]
         assert hovered_title in tip.inner_text()
         page.screenshot(path=str(SCREENSHOTS / "topic-map-hover.png"))
+        assert page.evaluate("window.__csp") == []  # the page passes the server's Content-Security-Policy
         page.mouse.click(x, y)
         page.wait_for_url("**/paper/**")
         assert unquote(urlsplit(page.url).path) == f"/paper/{hovered_id}"
