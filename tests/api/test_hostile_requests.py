@@ -25,8 +25,10 @@ from pathlib import Path
 import orjson
 import psutil
 import pytest
+from fastapi.testclient import TestClient
+from served_papers import HOSTILE_ID, TEST_HOSTS, build_served_data_dir
 
-from served_papers import HOSTILE_ID
+from papersift.api import create_app
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 MB = 1024 * 1024
@@ -113,11 +115,6 @@ def test_hostile_parameters_in_process(app, served_data_dir, target):
 @pytest.mark.parametrize(("name", "content_type", "body"), HOSTILE_BODIES, ids=[case[0] for case in HOSTILE_BODIES])
 @pytest.mark.parametrize("writes", ["read_only", "writable"])
 def test_hostile_bodies_in_process(request, served_data_dir, name, content_type, body, writes):
-    from fastapi.testclient import TestClient
-
-    from papersift.api import create_app
-    from served_papers import TEST_HOSTS, build_served_data_dir
-
     if writes == "read_only":
         client = request.getfixturevalue("client")
         data_dir = served_data_dir

@@ -6,11 +6,11 @@ import logging
 
 import pytest
 from fastapi.testclient import TestClient
+from served_papers import HOSTILE_ID
 
 from papersift.api import create_app
 from papersift.api.errors import MAX_LISTED_PROBLEMS
 from papersift.api.security import ANY_HOST, LOOPBACK_HOSTS, allowed_hosts_for
-from served_papers import HOSTILE_ID
 
 
 @pytest.mark.parametrize("path", ["/", "/?q=learning", f"/paper/{HOSTILE_ID}", "/topics", "/topics/map",

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from served_papers import TEST_HOSTS
+from topic_vectors import publish_text_vectors
 from typer.testing import CliRunner
 
 from papersift.api import create_app
@@ -19,8 +21,6 @@ from papersift.cli import app as cli_app
 from papersift.index import lexical
 from papersift.record import paper_from_dict
 from papersift.store import Store
-from served_papers import TEST_HOSTS
-from topic_vectors import publish_text_vectors
 
 # Keyword mode: the stand-in vectors (64-d) are not the query encoder's (384-d).
 READ_URLS = ["/?mode=keyword", "/?q=learning&mode=keyword", "/topics", "/topics/map", "/topics/map?q=graph", "/topics/trends.svg",

@@ -1,13 +1,12 @@
 import pytest
 from fastapi.testclient import TestClient
+from served_papers import TEST_HOSTS
 
 from papersift.api import create_app
-
 from papersift.store import Store
 from papersift.topics.classifier import WORDS_ONLY
 from papersift.topics.predict import predict_all
 from papersift.topics.projection import map_points
-from served_papers import TEST_HOSTS
 
 
 @pytest.fixture(scope="module")
