@@ -1,5 +1,6 @@
-"""Serving never computes the topic map nor writes into the data dir: 409 naming the
-command until `papersift topics map` has run, 200 after, a stale map served as stale.
+"""Serving never computes the topic map or the trends chart nor writes into the data dir:
+409 naming the command until `papersift topics map` has run, 200 after, a stale map
+served as stale.
 
 Every request of the server's pages and topic routes runs between two snapshots of the
 data dir (every file's path, size and mtime), which must be equal.
@@ -61,16 +62,18 @@ def test_the_map_is_409_until_the_command_has_run_and_serving_writes_nothing(map
         umap = client.get("/api/topics/map", params={"method": "umap"})
         assert umap.status_code == 409 and "papersift topics map --method umap" in umap.json()["message"]
     statuses = request_everything(map_data_dir)
-    assert statuses["/api/topics/map"] == 409 and all(code < 500 for code in statuses.values()), statuses
+    assert statuses["/api/topics/map"] == statuses["/topics/trends.svg"] == 409, statuses
+    assert all(code < 500 for code in statuses.values()), statuses
     assert snapshot(map_data_dir) == before
 
     result = CliRunner().invoke(cli_app, ["topics", "map", "--data-dir", str(map_data_dir), "--method", "pca", "--json"])
     assert result.exit_code == 0, result.output
     computed = snapshot(map_data_dir)
-    assert "topics/map-pca.npz" in computed
+    assert "topics/map-pca.npz" in computed and "topics/trends.svg" in computed
 
     statuses = request_everything(map_data_dir)
-    assert statuses["/api/topics/map"] == 200 and statuses["/api/topics/map?method=umap"] == 409, statuses
+    assert statuses["/api/topics/map"] == statuses["/topics/trends.svg"] == 200, statuses
+    assert statuses["/api/topics/map?method=umap"] == 409, statuses
     assert snapshot(map_data_dir) == computed
     with TestClient(create_app(map_data_dir, allowed_hosts=TEST_HOSTS)) as client:
         body = client.get("/api/topics/map").json()

@@ -14,14 +14,20 @@ from urllib.parse import unquote, urlsplit
 
 import numpy as np
 import pytest
+from playwright import sync_api
+from served_papers import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    CSP_WATCH,
+    SCREENSHOTS,
+    serve_in_thread,
+)
 
 from papersift.api import create_app
 from papersift.topics.classifier import WORDS_ONLY
+from papersift.topics.plots import store_topic_trends
 from papersift.topics.predict import predict_all
 from papersift.topics.projection import map_points
-from playwright import sync_api
-from served_papers import CHROMIUM, CHROMIUM_ARGS, CSP_WATCH, SCREENSHOTS, serve_in_thread
-
 
 pytestmark = pytest.mark.browser
 POINTS = 34_000
@@ -32,6 +38,7 @@ CANVAS_W, CANVAS_H, PAD = 900, 640, 8  # as in topics_map_page.html
 def live_server(topics_data_dir):
     predict_all(topics_data_dir, WORDS_ONLY)
     map_points(topics_data_dir, "pca")  # what `papersift topics map` stores; the server only reads it
+    store_topic_trends(topics_data_dir)
     with serve_in_thread(create_app(topics_data_dir)) as base_url:
         yield base_url
 

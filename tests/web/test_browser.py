@@ -244,3 +244,5 @@ def test_the_topic_map_page_says_which_command_makes_the_map(page):
     page.wait_for_function("document.getElementById('topic-map').dataset.error !== undefined")
     assert page.locator("#topic-map").get_attribute("data-error") == "no_embeddings"
     assert "papersift embed" in page.locator("#map-status").inner_text()
+    page.evaluate("document.getElementById('topic-trends').scrollIntoView()")  # a lazy image loads when seen
+    page.wait_for_selector("#topic-trends", state="hidden")  # no chart drawn yet (409): no broken image

@@ -6,8 +6,9 @@ papers matching that search (through the search service) come back as `matches`,
 page can dim the rest.
 
 Serving only reads: the projection is computed by `papersift topics map` (409 naming that
-command until it has run), and what is derived here (rows, payloads, the trends SVG) is
-kept in memory, computed once however many requests ask for it at the same time.
+command until it has run), and what is derived here (rows, payloads) is
+kept in memory, computed once however many requests ask for it at the same time. The
+trends chart is drawn by the same command (matplotlib, ~1.5 s) and served as stored.
 """
 
 from __future__ import annotations
@@ -182,20 +183,14 @@ def topic_map_page(request: Request, lang: Annotated[Lang | None, Query()] = Non
 
 @page_router.get("/topics/trends.svg")
 def topic_trends_svg(request: Request) -> Response:
-    """The trends chart as SVG (matplotlib), redrawn when papers or predictions change."""
-    import tempfile
+    """The trends chart as `papersift topics map` stored it (409 naming it until then)."""
+    from papersift.topics.plots import stored_trends_path
 
-    from papersift.topics.plots import plot_topic_trends
-
-    data_dir = _data_dir(request)
-
-    def draw() -> bytes:
-        with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / "trends.svg"
-            plot_topic_trends(data_dir, path)
-            return path.read_bytes()
-
-    return Response(_cached(("trends-svg", *_rows_key(data_dir)), draw), media_type="image/svg+xml")
+    try:
+        chart = stored_trends_path(_data_dir(request)).read_bytes()
+    except FileNotFoundError:
+        raise ApiError(409, "trends_not_computed", "the trends chart is not drawn yet; run 'papersift topics map'") from None
+    return Response(chart, media_type="image/svg+xml")
 
 
 def _register_page() -> None:

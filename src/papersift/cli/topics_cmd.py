@@ -197,11 +197,12 @@ def topics_map(
                          "PCA first (umap skipped with a note when umap-learn is missing).")] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Compute the topic map's 2-D projection(s) of the paper vectors for the server's map page
-    (the server never computes them; it answers 409 naming this command until they exist)."""
+    """Compute what the topic map page shows: the 2-D projection(s) of the paper vectors and the
+    trends chart (the server never computes them; it answers 409 naming this command until they exist)."""
     import time
 
     from papersift.topics.features import EmbeddingsUnavailable
+    from papersift.topics.plots import store_topic_trends
     from papersift.topics.projection import METHODS, ProjectionError, map_points
 
     directory = _store_dir(data_dir)
@@ -225,8 +226,12 @@ def topics_map(
         if not as_json:
             console.print(f"topic map ({name}): {len(points.paper_ids):,} papers in {results[-1]['seconds']} s",
                           highlight=False)
+    started = time.perf_counter()
+    trends = store_topic_trends(directory)
+    if not as_json:
+        console.print(f"trends chart: {trends['papers']:,} papers in {time.perf_counter() - started:.1f} s", highlight=False)
     if as_json:
-        print_json({"maps": results})
+        print_json({"maps": results, "trends_papers": trends["papers"]})
 
 
 @plot_app.command("map")

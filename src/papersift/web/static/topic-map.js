@@ -109,3 +109,13 @@
     canvas.dataset.ready = "1";
   }).catch((error) => { status.textContent = String(error); });
 })();
+
+// The trends chart is drawn by `papersift topics map`; until then the server answers 409
+// (its message is the map status above), so the broken image is hidden.
+(() => {
+  const trends = document.getElementById("topic-trends");
+  if (!trends) return;
+  const hide = () => { trends.hidden = true; };
+  trends.addEventListener("error", hide);
+  if (trends.complete && trends.naturalWidth === 0) hide();
+})();
