@@ -184,7 +184,7 @@ def topic_map_page(request: Request, lang: Annotated[Lang | None, Query()] = Non
 @page_router.get("/topics/trends.svg")
 def topic_trends_svg(request: Request) -> Response:
     """The trends chart as `papersift topics map` stored it (409 naming it until then)."""
-    from papersift.topics.plots import stored_trends_path
+    from papersift.topics.predict import stored_trends_path  # not topics.plots: no matplotlib in the server
 
     try:
         chart = stored_trends_path(_data_dir(request)).read_bytes()

@@ -94,20 +94,12 @@ def plot_topic_trends(data_dir: str | Path, output: Path) -> dict:
     }
 
 
-TRENDS_FILE = "trends.svg"
-
-
-def stored_trends_path(data_dir: str | Path) -> Path:
-    """Where `papersift topics map` keeps the trends chart that the topic map page shows."""
-    from papersift.topics.predict import topics_dir
-
-    return topics_dir(data_dir) / TRENDS_FILE
-
-
 def store_topic_trends(data_dir: str | Path) -> dict:
     """Draw the trends chart into the data dir, replacing the old one atomically (a reader
     never sees half a file): the server serves this file and never draws."""
     import os
+
+    from papersift.topics.predict import stored_trends_path
 
     target = stored_trends_path(data_dir)
     temporary = target.with_name(f".trends.{os.getpid()}.tmp.svg")
