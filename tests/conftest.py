@@ -14,7 +14,7 @@ from papersift.api import create_app
 from papersift.config import shared_data_dir
 from papersift.ingest.pipeline import ingest_paths
 from papersift.store import Store
-from served_papers import build_served_data_dir
+from served_papers import TEST_HOSTS, build_served_data_dir
 
 SHARED = shared_data_dir()
 CORPUS = SHARED / "ml_papers" / "papers.jsonl.gz"
@@ -69,7 +69,7 @@ def served_data_dir(sample_records, tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def app(served_data_dir):
-    return create_app(served_data_dir)
+    return create_app(served_data_dir, allowed_hosts=TEST_HOSTS)
 
 
 @pytest.fixture(scope="session")

@@ -12,10 +12,14 @@ from pathlib import Path
 
 import uvicorn
 
+from papersift.api.security import LOOPBACK_HOSTS
 from papersift.index import lexical
 from papersift.record import paper_from_dict
 from papersift.store import Store
 
+# Starlette's TestClient sends `Host: testserver`; the apps under test accept it beside the
+# loopback names (a served app only accepts the names of its bind address).
+TEST_HOSTS = (*LOOPBACK_HOSTS, "testserver")
 XSS_TITLE = "<img src=x onerror=alert(1)>"
 HOSTILE_ID = "TEST-2024-hostile"
 MANY_AUTHORS_ID = "TEST-2023-many-authors"
@@ -53,6 +57,10 @@ CHROMIUM = "/usr/bin/chromium"  # Debian's chromium: no browser download (script
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
+# Injected before any page script (Playwright init scripts are not subject to the page's
+# CSP): every Content-Security-Policy violation the page reports lands in window.__csp.
+CSP_WATCH = ("window.__csp = []; document.addEventListener('securitypolicyviolation', "
+             "(e) => window.__csp.push(e.violatedDirective + ' ' + (e.blockedURI || 'inline') + ' ' + e.sourceFile));")
 
 
 @contextmanager

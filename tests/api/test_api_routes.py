@@ -16,7 +16,7 @@ from papersift.config import AUTHORS_SHOWN, MAX_PAGE_SIZE
 from papersift.search.service import SearchService
 from papersift.search.types import SearchRequest
 from papersift.store import Store
-from served_papers import HOSTILE_ID, MANY_AUTHORS_ID, XSS_TITLE
+from served_papers import HOSTILE_ID, MANY_AUTHORS_ID, TEST_HOSTS, XSS_TITLE
 
 HIT_KEYS = {"paper", "score", "highlights", "topic_predicted", "topic_confidence", "authors_line"}
 SEARCH_KEYS = {"query", "mode", "sort", "page", "size", "pages", "total", "hits", "facets", "took_ms", "notices", "lang"}
@@ -181,7 +181,7 @@ def test_create_app_includes_extra_routers(served_data_dir):
 
     from fastapi.testclient import TestClient
 
-    with TestClient(create_app(served_data_dir, routers=[extra])) as extended:
+    with TestClient(create_app(served_data_dir, routers=[extra], allowed_hosts=TEST_HOSTS)) as extended:
         assert extended.get("/topic-map").json() == {"ok": True}
 
 

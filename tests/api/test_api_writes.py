@@ -6,7 +6,7 @@ import threading
 
 import pytest
 from fastapi.testclient import TestClient
-from served_papers import build_served_data_dir
+from served_papers import TEST_HOSTS, build_served_data_dir
 from tiny_disk import fill_disk, tiny_disk_fixture  # noqa: F401 - the tiny_disk fixture
 from write_checks import (
     FirstWriteHeld,
@@ -19,7 +19,7 @@ from papersift.api import create_app
 from papersift.ingest.pipeline import ingest_paths
 from papersift.store import Store
 
-TOKEN = "s3cret-token"
+TOKEN = "s3cret-token-of-24-chars"
 NEW_PAPER = {"id": "TEST-2025-new", "title": "Zebrafinch song grammars", "venue": "COLM", "year": 2025,
              "authors": ["New Author"], "abstract": "We parse zebrafinch songs with probabilistic grammars of birdsong."}
 
@@ -43,7 +43,7 @@ def test_enabling_writes_needs_a_token():
 
 @pytest.mark.parametrize("header", [None, "Bearer wrong", f"Basic {TOKEN}", "Bearer"])
 def test_enabled_writes_reject_a_missing_or_wrong_token(writable_dir, header):
-    with TestClient(create_app(writable_dir, enable_writes=True, write_token=TOKEN)) as client:
+    with TestClient(create_app(writable_dir, enable_writes=True, write_token=TOKEN, allowed_hosts=TEST_HOSTS)) as client:
         headers = {"Authorization": header} if header else {}
         response = client.post("/api/papers", json=[NEW_PAPER], headers=headers)
     assert response.status_code == 401 and "Bearer" in response.json()["message"]
@@ -51,7 +51,7 @@ def test_enabled_writes_reject_a_missing_or_wrong_token(writable_dir, header):
 
 
 def test_enabled_writes_with_the_token_add_a_searchable_paper(writable_dir):
-    with TestClient(create_app(writable_dir, enable_writes=True, write_token=TOKEN)) as client:
+    with TestClient(create_app(writable_dir, enable_writes=True, write_token=TOKEN, allowed_hosts=TEST_HOSTS)) as client:
         response = client.post("/api/papers", json=[NEW_PAPER], headers={"Authorization": f"Bearer {TOKEN}"})
         assert response.status_code == 200 and response.json()["added"] == 1
         hits = client.get("/api/search", params={"q": "zebrafinch", "mode": "keyword"}).json()["hits"]
@@ -59,7 +59,7 @@ def test_enabled_writes_with_the_token_add_a_searchable_paper(writable_dir):
 
 
 def test_an_invalid_record_is_named(writable_dir):
-    with TestClient(create_app(writable_dir, enable_writes=True, write_token=TOKEN)) as client:
+    with TestClient(create_app(writable_dir, enable_writes=True, write_token=TOKEN, allowed_hosts=TEST_HOSTS)) as client:
         response = client.post("/api/papers", json=[NEW_PAPER, {"title": "x", "year": "soon"}],
                                headers={"Authorization": f"Bearer {TOKEN}"})
     assert response.status_code == 422 and "record 1" in response.json()["message"] and "year" in response.json()["message"]
@@ -76,7 +76,7 @@ def test_a_post_that_waited_for_another_still_gets_its_papers_indexed(writable_d
     (before the fix it wrote the second's seqs and its own index refresh skipped them)."""
     before = {paper.id for _, paper in Store(writable_dir, readonly=True).iter_papers()}
     held = FirstWriteHeld().install(monkeypatch)
-    with TestClient(create_app(writable_dir, enable_writes=True, write_token=TOKEN)) as client:
+    with TestClient(create_app(writable_dir, enable_writes=True, write_token=TOKEN, allowed_hosts=TEST_HOSTS)) as client:
         responses = {}
         first = threading.Thread(target=lambda: responses.setdefault(
             "first", client.post("/api/papers", json=synthetic_records("first", 50), headers=AUTH)))
@@ -96,7 +96,7 @@ def test_parallel_posts_store_and_index_every_paper(writable_dir):
     """5 clients x 4 POSTs x 50 papers at once (before the fix: 1,000 stored, ~950 searchable)."""
     before = {paper.id for _, paper in Store(writable_dir, readonly=True).iter_papers()}
     failures: list[str] = []
-    with TestClient(create_app(writable_dir, enable_writes=True, write_token=TOKEN)) as client:
+    with TestClient(create_app(writable_dir, enable_writes=True, write_token=TOKEN, allowed_hosts=TEST_HOSTS)) as client:
         start = threading.Barrier(5)
 
         def post(writer: int) -> None:
@@ -121,7 +121,7 @@ def test_parallel_posts_store_and_index_every_paper(writable_dir):
 def test_a_post_with_one_id_twice_keeps_the_first_record_as_ingest_does(writable_dir, tmp_path):
     first = dict(NEW_PAPER, keywords=[])
     second = dict(NEW_PAPER, title="A later title for the same id", keywords=["songbirds"], url="https://example.org/2")
-    with TestClient(create_app(writable_dir, enable_writes=True, write_token=TOKEN)) as client:
+    with TestClient(create_app(writable_dir, enable_writes=True, write_token=TOKEN, allowed_hosts=TEST_HOSTS)) as client:
         response = client.post("/api/papers", json=[first, second], headers=AUTH)
         assert response.status_code == 200
         assert response.json() == {"added": 1, "updated": 0, "merged": 0, "unchanged": 0}
@@ -138,7 +138,7 @@ def test_a_post_with_one_id_twice_keeps_the_first_record_as_ingest_does(writable
 def test_a_full_disk_answers_507_stores_nothing_and_recovers(tiny_disk, sample_records):
     data_dir = build_served_data_dir(tiny_disk / "data", sample_records[:50])
     before = Store(data_dir, readonly=True).count()
-    with TestClient(create_app(data_dir, enable_writes=True, write_token=TOKEN), raise_server_exceptions=False) as client:
+    with TestClient(create_app(data_dir, enable_writes=True, write_token=TOKEN, allowed_hosts=TEST_HOSTS), raise_server_exceptions=False) as client:
         filler = fill_disk(tiny_disk)
         response = client.post("/api/papers", json=synthetic_records("full", 200), headers=AUTH)
         assert response.status_code == 507

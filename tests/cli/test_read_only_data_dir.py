@@ -17,7 +17,7 @@ import orjson
 import pytest
 from fastapi.testclient import TestClient
 from read_only_mount import read_only_view
-from served_papers import build_served_data_dir
+from served_papers import TEST_HOSTS, build_served_data_dir
 from typer.testing import CliRunner
 
 import papersift
@@ -73,7 +73,7 @@ def test_search_from_the_command_line(read_only_dir):
 
 
 def test_serve_from_the_api(read_only_dir):
-    with TestClient(create_app(read_only_dir), raise_server_exceptions=False) as client:
+    with TestClient(create_app(read_only_dir, allowed_hosts=TEST_HOSTS), raise_server_exceptions=False) as client:
         body = client.get("/api/search", params={"q": "learning", "mode": "keyword"}).json()
         assert body["total"] > 0 and body["facets"]["venue"]
         hybrid = client.get("/api/search", params={"q": "zyzzogeton beetles"}).json()

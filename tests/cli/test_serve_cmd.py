@@ -65,8 +65,27 @@ def test_enable_writes_needs_a_token(corpus_dir, tmp_path, served, monkeypatch):
     runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--corpus", str(corpus_dir), "--no-serve"])
     refused = runner.invoke(app, ["serve", "--data-dir", str(data_dir), "--enable-writes"])
     assert refused.exit_code != 0 and "--write-token" in refused.output and not served
-    allowed = runner.invoke(app, ["serve", "--data-dir", str(data_dir), "--enable-writes", "--write-token", "t"])
+    short = runner.invoke(app, ["serve", "--data-dir", str(data_dir), "--enable-writes", "--write-token", "t" * 15])
+    assert short.exit_code != 0 and not served
+    assert short.output.strip().splitlines() == ["error: --write-token must be at least 16 characters (got 15)"]
+    allowed = runner.invoke(app, ["serve", "--data-dir", str(data_dir), "--enable-writes", "--write-token", "t" * 16])
     assert allowed.exit_code == 0 and served[0]["app"].state.settings.enable_writes is True
+
+
+def test_serve_answers_only_its_own_host_names(corpus_dir, tmp_path, served):
+    """A loopback server answers loopback Host headers only (DNS rebinding); --allowed-host adds names."""
+    from fastapi.testclient import TestClient
+
+    data_dir = tmp_path / "data"
+    runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--corpus", str(corpus_dir), "--no-serve"])
+    assert runner.invoke(app, ["serve", "--data-dir", str(data_dir)]).exit_code == 0
+    assert runner.invoke(app, ["serve", "--data-dir", str(data_dir), "--allowed-host", "papers.example.org"]).exit_code == 0
+    loopback_only, with_name = served[0]["app"], served[1]["app"]
+    for host, local, named in [("127.0.0.1:8000", 200, 200), ("localhost", 200, 200), ("[::1]:8000", 200, 200),
+                               ("rebound.attacker.example", 400, 400), ("papers.example.org", 400, 200)]:
+        for server_app, expected in ((loopback_only, local), (with_name, named)):
+            with TestClient(server_app, base_url=f"http://{host}") as client:
+                assert client.get("/api/facets").status_code == expected, (host, expected)
 
 
 def test_bench_web_writes_both_reports(corpus_dir, tmp_path):
@@ -108,15 +127,16 @@ def test_quickstart_background_embedding_publishes_vectors_while_serving(corpus_
     assert seen["generation"] is not None, (data_dir / "embed.log").read_text(errors="replace")[-2000:]
 
 
-def test_quickstart_background_chain_embeds_then_predicts_topics(tmp_path):
+def test_quickstart_background_chain_embeds_then_predicts_topics_then_projects_the_map(tmp_path):
     from papersift.cli.serve_cmd import background_commands
     from papersift.search.hybrid import ENGLISH_MODEL
 
-    embed, embed_english, predict = background_commands(tmp_path)
+    embed, embed_english, predict, project = background_commands(tmp_path)
     assert embed[-3:] == ["embed", "--data-dir", str(tmp_path)]
     assert embed_english[-5:] == ["embed", "--data-dir", str(tmp_path), "--model", ENGLISH_MODEL]
     assert predict[-5:] == ["topics", "predict", "--data-dir", str(tmp_path), "--embed-missing"]
+    assert project[-4:] == ["topics", "map", "--data-dir", str(tmp_path)]  # the server never projects
     # all are real commands of this CLI
-    for command in (embed, embed_english, predict):
+    for command in (embed, embed_english, predict, project):
         shown = runner.invoke(app, [*command[3:], "--help"])
         assert shown.exit_code == 0, shown.output

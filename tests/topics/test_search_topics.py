@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from papersift.api import create_app
+
 from papersift.cli import app as cli_app
 from papersift.config import MAX_PAGE_SIZE
 from papersift.index import lexical
@@ -28,6 +29,7 @@ from papersift.search.types import Filters, SearchRequest
 from papersift.topics.classifier import WORDS_ONLY
 from papersift.topics.predict import predict_all
 from papersift.topics.storage import PredictionStore
+from served_papers import TEST_HOSTS
 
 
 def copy_without_predictions(source, target):
@@ -197,7 +199,7 @@ def test_search_command_marks_predicted_topics(predicted_dir):
 
 
 def test_api_and_page_show_predicted_topics(predicted_dir):
-    with TestClient(create_app(predicted_dir), raise_server_exceptions=False) as client:
+    with TestClient(create_app(predicted_dir, allowed_hosts=TEST_HOSTS), raise_server_exceptions=False) as client:
         body = client.get("/api/search", params={"q": 'area:"Applications"', "mode": "keyword", "size": 50}).json()
         predicted = [hit for hit in body["hits"] if hit["topic_predicted"]]
         labeled = [hit for hit in body["hits"] if not hit["topic_predicted"]]

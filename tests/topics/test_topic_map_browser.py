@@ -14,13 +14,20 @@ from urllib.parse import unquote, urlsplit
 
 import numpy as np
 import pytest
+from playwright import sync_api
+from served_papers import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    CSP_WATCH,
+    SCREENSHOTS,
+    serve_in_thread,
+)
 
 from papersift.api import create_app
 from papersift.topics.classifier import WORDS_ONLY
+from papersift.topics.plots import store_topic_trends
 from papersift.topics.predict import predict_all
-from playwright import sync_api
-from served_papers import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, serve_in_thread
-
+from papersift.topics.projection import map_points
 
 pytestmark = pytest.mark.browser
 POINTS = 34_000
@@ -30,6 +37,8 @@ CANVAS_W, CANVAS_H, PAD = 900, 640, 8  # as in topics_map_page.html
 @pytest.fixture(scope="module")
 def live_server(topics_data_dir):
     predict_all(topics_data_dir, WORDS_ONLY)
+    map_points(topics_data_dir, "pca")  # what `papersift topics map` stores; the server only reads it
+    store_topic_trends(topics_data_dir)
     with serve_in_thread(create_app(topics_data_dir)) as base_url:
         yield base_url
 
@@ -74,9 +83,11 @@ def check_topic_map(live_server: str) -> None:
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         context = browser.new_context(base_url=live_server, viewport={"width": 1400, "height": 1000})
+        context.add_init_script(CSP_WATCH)
         page = context.new_page()
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on("console", lambda message: "Content Security Policy" in message.text and errors.append(message.text))
 
         def serve_big_map(route):
             real = route.fetch()
@@ -105,6 +116,7 @@ def check_topic_map(live_server: str) -> None:
         hovered_title = payload["titles"][payload["ids"].index(hovered_id)]
         assert hovered_title in tip.inner_text()
         page.screenshot(path=str(SCREENSHOTS / "topic-map-hover.png"))
+        assert page.evaluate("window.__csp") == []  # the page passes the server's Content-Security-Policy
         page.mouse.click(x, y)
         page.wait_for_url("**/paper/**")
         assert unquote(urlsplit(page.url).path) == f"/paper/{hovered_id}"

@@ -1,16 +1,21 @@
 import pytest
 from fastapi.testclient import TestClient
+from served_papers import TEST_HOSTS
 
 from papersift.api import create_app
 from papersift.store import Store
 from papersift.topics.classifier import WORDS_ONLY
+from papersift.topics.plots import store_topic_trends
 from papersift.topics.predict import predict_all
+from papersift.topics.projection import map_points
 
 
 @pytest.fixture(scope="module")
 def client(topics_data_dir):
     predict_all(topics_data_dir, WORDS_ONLY)
-    with TestClient(create_app(topics_data_dir), raise_server_exceptions=False) as test_client:
+    map_points(topics_data_dir, "pca")  # what `papersift topics map` stores; the server only reads it
+    store_topic_trends(topics_data_dir)
+    with TestClient(create_app(topics_data_dir, allowed_hosts=TEST_HOSTS), raise_server_exceptions=False) as test_client:
         yield test_client
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from playwright import sync_api
 
-from served_papers import CHROMIUM, CHROMIUM_ARGS, HOSTILE_ID, MANY_AUTHORS_ID, SCREENSHOTS, XSS_TITLE
+from served_papers import CHROMIUM, CHROMIUM_ARGS, CSP_WATCH, HOSTILE_ID, MANY_AUTHORS_ID, SCREENSHOTS, XSS_TITLE
 
 
 pytestmark = pytest.mark.browser
@@ -219,3 +219,30 @@ def test_topic_browser_lists_papers_of_a_subarea(page):
     topics = set(page.locator("article.hit .topic").all_inner_texts())
     assert topics and all(topic.startswith(query_of(page)["area"][0]) and subarea in topic for topic in topics)
     shot(page, "11-topic-list")
+
+
+@pytest.mark.parametrize("path", ["/?q=learning&lang=en", f"/paper/{HOSTILE_ID}?lang=en",
+                                  f"/paper/{HOSTILE_ID}/similar?lang=en", "/topics?lang=en", "/no/such/page",
+                                  "/topics/map?lang=en", "/docs"])
+def test_pages_pass_the_content_security_policy(browser, live_server, path):
+    """No inline script or style in the pages: the CSP header (no 'unsafe-inline') blocks nothing."""
+    context = browser.new_context(base_url=live_server)
+    context.add_init_script(CSP_WATCH)
+    tab = context.new_page()
+    reported = []
+    tab.on("console", lambda message: "Content Security Policy" in message.text and reported.append(message.text))
+    response = tab.goto(path)
+    assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
+    tab.wait_for_load_state("networkidle")
+    assert tab.evaluate("window.__csp") == [] and reported == []
+    context.close()
+
+
+def test_the_topic_map_page_says_which_command_makes_the_map(page):
+    """The served sample has no map yet: the page shows the API's 409 message ({error, message})."""
+    page.goto("/topics/map?lang=en")
+    page.wait_for_function("document.getElementById('topic-map').dataset.error !== undefined")
+    assert page.locator("#topic-map").get_attribute("data-error") == "no_embeddings"
+    assert "papersift embed" in page.locator("#map-status").inner_text()
+    page.evaluate("document.getElementById('topic-trends').scrollIntoView()")  # a lazy image loads when seen
+    page.wait_for_selector("#topic-trends", state="hidden")  # no chart drawn yet (409): no broken image

@@ -31,3 +31,9 @@ def test_translate_fills_values():
     assert translate("results_count", "zh", total="1,234") == "共 1,234 篇论文"
     assert translate("results_count", "en", total="7") == "7 papers"
     assert translate("site_title", "zh") == "论文检索" and translate("site_title", "en") == "Paper Search"
+
+
+def test_a_missing_message_key_falls_back_instead_of_failing(caplog):
+    with caplog.at_level("WARNING", logger="papersift.web"):
+        assert translate("no_such_key_anywhere", "en") == "no_such_key_anywhere"
+    assert "no_such_key_anywhere" in caplog.text

@@ -50,4 +50,4 @@ def test_form_fields_carry_the_filters_through_a_new_query():
 
 def test_paper_and_export_paths_quote_ids():
     assert paper_path("ICLR-2024-a b/c", "en", "/similar") == "/paper/ICLR-2024-a%20b%2Fc/similar?lang=en"
-    assert query_of(export_path(["A-1", "B-2"])) == {"ids": ["A-1,B-2"], "format": ["bibtex"]}
+    assert query_of(export_path(["A-1", "B-2"])) == {"ids": ["A-1", "B-2"], "format": ["bibtex"]}

@@ -14,7 +14,7 @@ from papersift.api import create_app
 from papersift.search.service import SearchService
 from papersift.search.types import Filters, SearchRequest
 from papersift.web.routes import highlighted, safe_href
-from served_papers import HOSTILE_ID, MANY_AUTHORS_ID
+from served_papers import HOSTILE_ID, MANY_AUTHORS_ID, TEST_HOSTS
 
 HTML = {"Accept": "text/html"}
 
@@ -125,7 +125,7 @@ def test_topics_page_lists_areas_and_subareas_with_links(client):
 
 def test_bad_input_renders_an_html_error_page(client):
     status, html, _ = page(client, "/?page=abc&lang=en")
-    assert status == 422 and "Bad request" in html and "page" in html and "abc" in html
+    assert status == 422 and "Invalid parameter" in html and "page" in html and "abc" in html
     status, html, _ = page(client, "/?q=%22open&lang=zh")
     assert status == 400 and "quote" in html
     status, html, _ = page(client, "/paper/NOPE?lang=en")
@@ -171,7 +171,7 @@ class PredictedTopics:
 
 
 def test_predicted_topics_get_a_predicted_badge(served_data_dir):
-    app = create_app(served_data_dir, service=PredictedTopics(SearchService(served_data_dir)))
+    app = create_app(served_data_dir, service=PredictedTopics(SearchService(served_data_dir)), allowed_hosts=TEST_HOSTS)
     with TestClient(app) as predicted_client:
         _, html, elements = page(predicted_client, "/?q=attention&mode=keyword&area=Deep+Learning&lang=en")
     badges = elements.with_class("predicted")
@@ -206,7 +206,7 @@ def test_another_package_can_add_a_page_in_the_same_look(served_data_dir, tmp_pa
     def topic_map(request: Request):
         return web_routes.render(request, "topic_map.html", "zh", note="<b>34K points</b>")
 
-    with TestClient(create_app(served_data_dir, routers=[extra])) as extended:
+    with TestClient(create_app(served_data_dir, routers=[extra], allowed_hosts=TEST_HOSTS)) as extended:
         html = extended.get("/topic-map").text
         search_html = extended.get("/?lang=en").text
     assert '<p id="map">&lt;b&gt;34K points&lt;/b&gt;</p>' in html and "<title>论文检索</title>" in html

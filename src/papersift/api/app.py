@@ -13,14 +13,20 @@ from pathlib import Path
 
 from fastapi import APIRouter, FastAPI
 from fastapi_offline import FastAPIOffline
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from papersift import __version__
 from papersift.api import routes, writes
+from papersift.api.access_log import AccessLog
 from papersift.api.backend import SearchBackend
 from papersift.api.errors import install_error_handlers
+from papersift.api.limits import BODY_TIMEOUT_S, MAX_BODY_BYTES, RequestLimits
+from papersift.api.security import LOOPBACK_HOSTS, SecurityHeaders
 
 # Routers that other packages register (e.g. the topic map and trends pages).
 EXTRA_ROUTERS: list[APIRouter] = []
+MIN_TOKEN_CHARS = 16  # a write token shorter than this is refused (guessable)
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,27 @@ class ServerTiming:
         await self.app(scope, receive, send_with_timing)
 
 
+class HeadAsGet:
+    """HEAD is answered as GET without the body (FastAPI routes list GET only)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_headers_only(message):
+            if message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return
+                message = {"type": "http.response.body", "body": b""}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, send_headers_only)
+
+
 def open_service(data_dir: Path) -> SearchBackend:
     from papersift.search.service import SearchService
 
@@ -68,21 +95,40 @@ def create_app(
     enable_writes: bool = False,
     write_token: str | None = None,
     with_web: bool = True,
+    allowed_hosts: Iterable[str] = LOOPBACK_HOSTS,
+    max_body_bytes: int = MAX_BODY_BYTES,
+    body_timeout_s: float = BODY_TIMEOUT_S,
 ) -> FastAPI:
-    """The whole server for one data dir. Writes stay off unless enable_writes and a token."""
+    """The whole server for one data dir. Writes stay off unless enable_writes and a token.
+
+    Only requests whose Host header is in `allowed_hosts` are answered (`*`: any); the
+    default, the loopback names, suits a server bound to 127.0.0.1 (see api.security).
+    """
     if enable_writes and not write_token:
         raise ValueError("enable_writes needs a write_token")
+    if enable_writes and len(write_token) < MIN_TOKEN_CHARS:
+        raise ValueError(f"the write token must be at least {MIN_TOKEN_CHARS} characters")
     data_dir = Path(data_dir)
+    # Outermost first: every request is logged, then checked for its Host, its answer gets
+    # the security headers, its body is bounded, HEAD becomes GET, and it is timed.
+    middleware = [
+        Middleware(AccessLog),
+        Middleware(SecurityHeaders),
+        Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts), www_redirect=False),
+        Middleware(RequestLimits, max_body_bytes=max_body_bytes, body_timeout_s=body_timeout_s),
+        Middleware(HeadAsGet),
+        Middleware(ServerTiming),
+    ]
     # /docs and /redoc from assets shipped in the wheel: no CDN, works offline.
     app = FastAPIOffline(
         title="papersift",
         version=__version__,
         description="论文检索 / Paper search: keyword, semantic and hybrid search over ML papers.",
+        middleware=middleware,
     )
     app.state.settings = Settings(data_dir=data_dir, enable_writes=enable_writes, write_token=write_token or "")
     app.state.service = service if service is not None else open_service(data_dir)
     install_error_handlers(app)
-    app.add_middleware(ServerTiming)
     app.include_router(routes.router)
     app.include_router(writes.router)
     if with_web:

@@ -112,6 +112,22 @@ def topic_tree(service: SearchBackend, request: SearchRequest) -> list[dict]:
     return tree
 
 
+def resolve_export_ids(service: SearchBackend, values: list[str]) -> list[str]:
+    """The ids an export names: each `ids=` value is one id when a paper has it (ids may hold
+    commas), else a comma-separated list (the older form); duplicates dropped, order kept."""
+    from papersift.api.params import MAX_EXPORT_IDS
+
+    paper_ids: list[str] = []
+    for value in values:
+        if "," not in value or service.get(value) is not None:
+            paper_ids.append(value)
+        else:
+            paper_ids.extend(part.strip() for part in value.split(",") if part.strip())
+    if len(paper_ids) > MAX_EXPORT_IDS:
+        raise ValueError(f"at most {MAX_EXPORT_IDS} ids per export, got {len(paper_ids)}")
+    return list(dict.fromkeys(paper_ids))
+
+
 def lookup_papers(service: SearchBackend, paper_ids: list[str]) -> list[Paper]:
     papers = []
     for paper_id in paper_ids:

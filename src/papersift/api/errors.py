@@ -61,19 +61,26 @@ def describe_validation_error(error: dict) -> str:
     return f"{name}: {message}"
 
 
-def _validation_details(exc: RequestValidationError) -> list[dict]:
+MAX_LISTED_PROBLEMS = 20  # a request with 10,000 unknown parameters gets a short answer
+
+
+def _validation_details(exc: RequestValidationError) -> tuple[list[dict], int]:
+    """The first MAX_LISTED_PROBLEMS problems, and how many there are in all."""
+    errors = exc.errors()
     details = []
-    for error in exc.errors():
+    for error in errors[:MAX_LISTED_PROBLEMS]:
         location = [str(part) for part in error.get("loc", ()) if part not in ("query", "path", "body")]
         details.append({"param": ".".join(location), "problem": describe_validation_error(error), "type": error.get("type")})
-    return details
+    return details, len(errors)
 
 
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def on_validation_error(request: Request, exc: RequestValidationError) -> Response:
-        details = _validation_details(exc)
+        details, total = _validation_details(exc)
         message = "; ".join(detail["problem"] for detail in details) or "invalid request"
+        if total > len(details):
+            message += f"; and {total - len(details):,} more problems"
         return error_response(request, 422, "invalid_parameter", message, details)
 
     @app.exception_handler(QuerySyntaxError)
@@ -97,7 +104,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def on_http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        code = HTTP_ERROR_CODES.get(exc.status_code, "http_error")
+        code = getattr(exc, "code", None) or HTTP_ERROR_CODES.get(exc.status_code, "http_error")
         message = exc.detail if isinstance(exc.detail, str) else code
         if exc.status_code == 404 and message == "Not Found":
             message = f"no such page: {request.url.path}"

@@ -12,8 +12,8 @@ from papersift.api.params import ExportParams, FacetParams, PaperParams, SearchP
 from papersift.api.schemas import ErrorOut, FacetsOut, PaperOut, SearchOut, SimilarOut
 from papersift.search.display import facets_json, hit_json, paper_json, search_json
 from papersift.api.backend import (
-    PaperNotFound, collect_result_papers, facet_response, lookup_papers, request_lang, service_of,
-    similar_response, topic_tree,
+    PaperNotFound, collect_result_papers, facet_response, lookup_papers, request_lang, resolve_export_ids,
+    service_of, similar_response, topic_tree,
 )
 from papersift.config import MAX_PAGE
 from papersift.export import FILE_SUFFIXES, MEDIA_TYPES, export_papers
@@ -23,7 +23,10 @@ ERRORS = {
     404: {"model": ErrorOut, "description": "No such paper"},
     422: {"model": ErrorOut, "description": "Unknown parameter or value out of range"},
 }
-PaperId = Annotated[str, Path(min_length=1, max_length=300, description="Paper id, e.g. ICLR-2024-abc123")]
+# `{paper_id:path}` in the routes: old-style arXiv ids hold a slash (arXiv-2001-cs/0101001),
+# and a client's %2F reaches the router already decoded.
+PaperId = Annotated[str, Path(min_length=1, max_length=300,
+                              description="Paper id, e.g. ICLR-2024-abc123 or arXiv-2001-cs/0101001")]
 
 router = APIRouter(prefix="/api", tags=["search"], responses=ERRORS)
 
@@ -35,15 +38,7 @@ def search(request: Request, params: Annotated[SearchParams, Query()]) -> dict:
     return search_json(response, request_lang(request, params.lang), MAX_PAGE)
 
 
-@router.get("/papers/{paper_id}", response_model=PaperOut, summary="One paper")
-def get_paper(request: Request, paper_id: PaperId, params: Annotated[PaperParams, Query()]) -> dict:
-    paper = service_of(request).get(paper_id)
-    if paper is None:
-        raise ApiError(404, "not_found", f"no paper with id {paper_id!r}")
-    return paper_json(paper)
-
-
-@router.get("/papers/{paper_id}/similar", response_model=SimilarOut, summary="Papers similar to one paper")
+@router.get("/papers/{paper_id:path}/similar", response_model=SimilarOut, summary="Papers similar to one paper")
 def similar(request: Request, paper_id: PaperId, params: Annotated[SimilarParams, Query()]) -> dict:
     try:
         response = similar_response(service_of(request), paper_id, params.size)
@@ -51,6 +46,14 @@ def similar(request: Request, paper_id: PaperId, params: Annotated[SimilarParams
         raise ApiError(404, "not_found", f"no paper with id {missing.paper_id!r}") from None
     lang = request_lang(request, params.lang)
     return {"paper_id": paper_id, "hits": [hit_json(hit, lang) for hit in response.hits], "notices": response.notices}
+
+
+@router.get("/papers/{paper_id:path}", response_model=PaperOut, summary="One paper")
+def get_paper(request: Request, paper_id: PaperId, params: Annotated[PaperParams, Query()]) -> dict:
+    paper = service_of(request).get(paper_id)
+    if paper is None:
+        raise ApiError(404, "not_found", f"no paper with id {paper_id!r}")
+    return paper_json(paper)
 
 
 @router.get("/facets", response_model=FacetsOut, summary="Facet counts and the area → subarea tree")
@@ -71,9 +74,11 @@ def export(request: Request, params: Annotated[ExportParams, Query()]) -> Respon
     service = service_of(request)
     if params.ids:
         try:
-            papers = lookup_papers(service, params.ids)
+            papers = lookup_papers(service, resolve_export_ids(service, params.ids))
         except PaperNotFound as missing:
             raise ApiError(404, "not_found", f"no paper with id {missing.paper_id!r}") from None
+        except ValueError as problem:
+            raise ApiError(422, "invalid_parameter", f"ids: {problem}", [{"param": "ids", "problem": str(problem)}]) from None
     else:
         papers = collect_result_papers(service, params.to_request())
     body = export_papers(papers, params.format)

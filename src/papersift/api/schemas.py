@@ -76,6 +76,7 @@ class TopicMapOut(BaseModel):
     """Every embedded paper as parallel arrays (compact for tens of thousands of points)."""
 
     method: str = Field(description="The projection drawn: pca or umap.")
+    stale: bool = Field(False, description="True when the vectors changed since 'papersift topics map' ran.")
     count: int = Field(description="Number of points; every array below has this length.")
     areas: list[str] = Field(description="Area names; `area` holds indexes into this list.")
     colors: list[str] = Field(description="A color per area, same order as `areas`.")

@@ -4,6 +4,11 @@ The map JSON holds every embedded paper's 2-D position, area (source label, else
 prediction), title and id, as parallel arrays (compact for 34K+ points). With `q`, the
 papers matching that search (through the search service) come back as `matches`, so the
 page can dim the rest.
+
+Serving only reads: the projection is computed by `papersift topics map` (409 naming that
+command until it has run), and what is derived here (rows, payloads) is
+kept in memory, computed once however many requests ask for it at the same time. The
+trends chart is drawn by the same command (matplotlib, ~1.5 s) and served as stored.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from papersift.config import MAX_QUERY_CHARS
 from papersift.search.types import QuerySyntaxError, SearchRequest
 from papersift.topics.features import EmbeddingsUnavailable
 from papersift.topics.overview import TopicRow, area_colors, area_order, counts_by, topic_rows
-from papersift.topics.projection import map_points
+from papersift.topics.projection import MapNotComputed, stored_map_points
 from papersift.topics.storage import PredictionStore
 from papersift.web.i18n import Lang
 
@@ -43,13 +48,14 @@ MAP_METHODS = Literal["auto", "pca", "umap"]
 
 ERRORS = {
     400: SEARCH_ERRORS[400],
-    409: {"model": ErrorOut, "description": "No embeddings to project yet (run 'papersift embed')"},
+    409: {"model": ErrorOut, "description": "No map yet: run 'papersift embed', then 'papersift topics map'"},
     422: SEARCH_ERRORS[422],
 }
 api_router = APIRouter(prefix="/api/topics", tags=["topics"], responses=ERRORS)
 page_router = APIRouter(include_in_schema=False)
 _cache_lock = threading.Lock()
 _cache: dict[tuple, object] = {}
+_computing: dict[tuple, threading.Lock] = {}  # one lock per key being computed: single flight
 
 
 def _data_dir(request: Request) -> Path:
@@ -70,14 +76,22 @@ def _rows_key(data_dir: Path) -> tuple:
 
 
 def _cached(key: tuple, compute):
+    """The value for `key`, computed once: concurrent requests for the same key wait for the
+    first one's result instead of each computing it."""
     with _cache_lock:
         if key in _cache:
             return _cache[key]
-    value = compute()
-    with _cache_lock:
-        if len(_cache) > 16:
-            _cache.clear()
-        _cache[key] = value
+        key_lock = _computing.setdefault(key, threading.Lock())
+    with key_lock:
+        with _cache_lock:
+            if key in _cache:
+                return _cache[key]
+        value = compute()
+        with _cache_lock:
+            if len(_cache) > 16:
+                _cache.clear()
+            _cache[key] = value
+            _computing.pop(key, None)
     return value
 
 
@@ -87,9 +101,11 @@ def _rows(data_dir: Path) -> list[TopicRow]:
 
 def map_payload(data_dir: Path, method: str) -> dict:
     try:
-        points = map_points(data_dir, method)
+        points = stored_map_points(data_dir, method)
     except EmbeddingsUnavailable as exc:
         raise ApiError(409, "no_embeddings", str(exc)) from None
+    except MapNotComputed as exc:
+        raise ApiError(409, "map_not_computed", str(exc)) from None
     rows_key = _rows_key(data_dir)
     method = points.method
 
@@ -101,6 +117,7 @@ def map_payload(data_dir: Path, method: str) -> dict:
         area_index = {area: position for position, area in enumerate(areas)}
         return {
             "method": method,
+            "stale": points.stale,
             "count": len(kept),
             "areas": areas,
             "colors": [area_colors(areas)[area] for area in areas],
@@ -112,7 +129,7 @@ def map_payload(data_dir: Path, method: str) -> dict:
             "predicted": [int(row.predicted) for row in kept_rows],
         }
 
-    return _cached(("map", method, points.source, *rows_key), build)
+    return _cached(("map", method, points.source, points.stale, *rows_key), build)
 
 
 def matching_ids(request: Request, query: str) -> list[str]:
@@ -129,7 +146,7 @@ def topic_map(
     request: Request,
     q: Annotated[str, Query(max_length=MAX_QUERY_CHARS, description="Search whose matches to mark.")] = "",
     method: Annotated[MAP_METHODS, Query(
-        description="Projection: auto = UMAP when cached by 'papersift plot map --method umap', else PCA.")] = "auto",
+        description="Projection: auto = UMAP when 'papersift topics map' stored it, else PCA.")] = "auto",
 ) -> dict:
     """Every embedded paper: 2-D position, area index, predicted flag, title, id (parallel arrays)."""
     payload = dict(map_payload(_data_dir(request), method))
@@ -166,20 +183,14 @@ def topic_map_page(request: Request, lang: Annotated[Lang | None, Query()] = Non
 
 @page_router.get("/topics/trends.svg")
 def topic_trends_svg(request: Request) -> Response:
-    """The trends chart as SVG (matplotlib), redrawn when papers or predictions change."""
-    import tempfile
+    """The trends chart as `papersift topics map` stored it (409 naming it until then)."""
+    from papersift.topics.predict import stored_trends_path  # not topics.plots: no matplotlib in the server
 
-    from papersift.topics.plots import plot_topic_trends
-
-    data_dir = _data_dir(request)
-
-    def draw() -> bytes:
-        with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / "trends.svg"
-            plot_topic_trends(data_dir, path)
-            return path.read_bytes()
-
-    return Response(_cached(("trends-svg", *_rows_key(data_dir)), draw), media_type="image/svg+xml")
+    try:
+        chart = stored_trends_path(_data_dir(request)).read_bytes()
+    except FileNotFoundError:
+        raise ApiError(409, "trends_not_computed", "the trends chart is not drawn yet; run 'papersift topics map'") from None
+    return Response(chart, media_type="image/svg+xml")
 
 
 def _register_page() -> None:

@@ -62,7 +62,7 @@ def run_web_bench(data_dir: Path, queries: list[str], mode: str = "keyword", rou
     app = create_app(data_dir)
     targets = {"page /": "/?", "api /api/search": "/api/search?"}
     timings: dict[str, list[float]] = {name: [] for name in targets}
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1") as client:  # a loopback Host, as a local browser sends
         for query in queries:  # warm-up: caches, mmaps, template compilation
             for prefix in targets.values():
                 client.get(prefix + urlencode({"q": query, "mode": mode, "lang": lang}))

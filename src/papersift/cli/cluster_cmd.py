@@ -220,11 +220,13 @@ def cluster_serve(
     import uvicorn
 
     from papersift.api import create_app
+    from papersift.api.security import allowed_hosts_for
 
     directory = data_dir_of(data_dir)
     if not (directory / "papers.sqlite3").exists():
         fail(f"no papersift store in {directory}; run 'papersift ingest' first")
-    server_app = create_app(directory, service=typesense_service(directory, nodes, api_key))
+    server_app = create_app(directory, service=typesense_service(directory, nodes, api_key),
+                            allowed_hosts=allowed_hosts_for(host))
     console.print(f"papersift (typesense backend): http://{host}:{port}/", highlight=False)
     uvicorn.run(server_app, host=host, port=port, log_level="warning", access_log=False)
 

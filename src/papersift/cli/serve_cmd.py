@@ -22,26 +22,48 @@ PortOption = Annotated[int, typer.Option("--port", min=1, max=65535, help="TCP p
 WritesOption = Annotated[bool, typer.Option("--enable-writes", help="Allow POST /api/papers (needs a token).")]
 TokenOption = Annotated[str | None, typer.Option(
     "--write-token", envvar="PAPERSIFT_WRITE_TOKEN", help="Bearer token for write endpoints.")]
+AllowedHostOption = Annotated[list[str] | None, typer.Option(
+    "--allowed-host", help="Host header value to answer besides the bind address's (repeatable; '*' any), "
+                           "e.g. the name of a reverse proxy in front of this server.")]
 CORPUS_FILES = ("papers.jsonl.gz", "papers_title_only.jsonl.gz")
 
 
 def _run_server(data_dir: Path, host: str, port: int, enable_writes: bool, write_token: str | None,
-                service=None) -> None:
+                service=None, allowed_hosts: list[str] | None = None) -> None:
     import uvicorn
 
     from papersift.api import create_app
+    from papersift.api.app import MIN_TOKEN_CHARS
+    from papersift.api.security import ANY_HOST, allowed_hosts_for
 
     if enable_writes and not write_token:
         fail("--enable-writes needs --write-token (or PAPERSIFT_WRITE_TOKEN)")
+    if enable_writes and len(write_token) < MIN_TOKEN_CHARS:
+        fail(f"--write-token must be at least {MIN_TOKEN_CHARS} characters (got {len(write_token)})")
+    hosts = allowed_hosts_for(host, allowed_hosts or ())
     if host not in ("127.0.0.1", "localhost", "::1"):
         err_console.print(f"[yellow]warning:[/] serving on {host}: other machines can reach this server")
+        if hosts == [ANY_HOST]:
+            err_console.print("[yellow]warning:[/] any Host header is answered; name this server's public "
+                              "name with --allowed-host to refuse the rest (DNS rebinding)")
     try:
-        server_app = create_app(data_dir, service=service, enable_writes=enable_writes, write_token=write_token)
+        server_app = create_app(data_dir, service=service, enable_writes=enable_writes, write_token=write_token,
+                                allowed_hosts=hosts)
     except FileNotFoundError as missing:
         fail(f"{missing}\n(run 'papersift quickstart --data-dir {data_dir}' to ingest and index a corpus)")
     console.print(f"papersift: http://{host}:{port}/  (API docs at /docs; Ctrl-C stops)", highlight=False)
     _load_in_background()
-    uvicorn.run(server_app, host=host, port=port, log_level="info", access_log=False)
+    uvicorn.run(server_app, host=host, port=port, log_level="info", access_log=False, log_config=_log_config())
+
+
+def _log_config() -> dict:
+    """uvicorn's own logging, plus papersift's access log (one line a request) on stderr."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = {**LOGGING_CONFIG, "loggers": dict(LOGGING_CONFIG["loggers"])}
+    for name in ("papersift.access", "papersift.api"):
+        config["loggers"][name] = {"handlers": ["default"], "level": "INFO", "propagate": False}
+    return config
 
 
 def _load_in_background() -> None:
@@ -60,6 +82,7 @@ def serve(
     port: PortOption = 8000,
     enable_writes: WritesOption = False,
     write_token: TokenOption = None,
+    allowed_host: AllowedHostOption = None,
     backend: Annotated[str, typer.Option("--backend", help="embedded (in the data dir) or typesense (a cluster).")] = "embedded",
     nodes: Annotated[str | None, typer.Option("--nodes", envvar="PAPERSIFT_TYPESENSE_NODES", help="typesense: host:port,...")] = None,
     api_key: Annotated[str | None, typer.Option("--api-key", envvar="PAPERSIFT_TYPESENSE_API_KEY", help="typesense: API key.")] = None,
@@ -71,7 +94,7 @@ def serve(
     from papersift.cli.cluster_cmd import service_for_backend
 
     service = service_for_backend(backend, resolved, nodes, api_key)
-    _run_server(resolved, host, port, enable_writes, write_token, service)
+    _run_server(resolved, host, port, enable_writes, write_token, service, allowed_host)
 
 
 def build_indexes(data_dir: Path) -> None:
@@ -129,11 +152,13 @@ def quickstart(
 def background_commands(data_dir: Path) -> list[list[str]]:
     """What quickstart runs behind the server, one after the other: embed the papers with e5
     (vectors and term bridge: semantic, hybrid and Chinese queries), then with the English
-    model (English hybrid queries), then predict every paper's topic (it reads both)."""
+    model (English hybrid queries), then predict every paper's topic (it reads both), then
+    project the vectors for the topic map page (the server itself never computes it)."""
     cli = [sys.executable, "-c", "from papersift.cli import main; main()"]
     return [cli + ["embed", "--data-dir", str(data_dir)],
             cli + ["embed", "--data-dir", str(data_dir), "--model", "all-MiniLM-L6-v2"],
-            cli + ["topics", "predict", "--data-dir", str(data_dir), "--embed-missing"]]
+            cli + ["topics", "predict", "--data-dir", str(data_dir), "--embed-missing"],
+            cli + ["topics", "map", "--data-dir", str(data_dir)]]
 
 
 def _start_background_embed(data_dir: Path) -> subprocess.Popen:

@@ -189,6 +189,51 @@ def _reindex_topics(directory: Path, progress: Progress) -> int | None:
     return lexical.update(directory, lambda count: progress.advance(task, count)).added
 
 
+@topics_app.command("map")
+def topics_map(
+    data_dir: DataDirOption = None,
+    method: Annotated[list[str] | None, typer.Option(
+        "--method", help="pca (seconds) and/or umap (minutes, ~2 GB on 34K papers); repeatable. Default: both, "
+                         "PCA first (umap skipped with a note when umap-learn is missing).")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Compute what the topic map page shows: the 2-D projection(s) of the paper vectors and the
+    trends chart (the server never computes them; it answers 409 naming this command until they exist)."""
+    import time
+
+    from papersift.topics.features import EmbeddingsUnavailable
+    from papersift.topics.plots import store_topic_trends
+    from papersift.topics.projection import METHODS, ProjectionError, map_points
+
+    directory = _store_dir(data_dir)
+    wanted = method or list(METHODS)
+    unknown = [name for name in wanted if name not in METHODS]
+    if unknown:
+        fail(f"unknown --method {unknown[0]!r} (known: {', '.join(METHODS)})")
+    results = []
+    for name in dict.fromkeys(wanted):
+        started = time.perf_counter()
+        try:
+            points = map_points(directory, name)
+        except EmbeddingsUnavailable as exc:
+            fail(str(exc))
+        except ProjectionError as exc:
+            if method:  # asked for by name: an error; by default: a note
+                fail(str(exc))
+            err_console.print(f"note: {exc}; the map page shows PCA", highlight=False)
+            continue
+        results.append({"method": name, "points": len(points.paper_ids), "seconds": round(time.perf_counter() - started, 1)})
+        if not as_json:
+            console.print(f"topic map ({name}): {len(points.paper_ids):,} papers in {results[-1]['seconds']} s",
+                          highlight=False)
+    started = time.perf_counter()
+    trends = store_topic_trends(directory)
+    if not as_json:
+        console.print(f"trends chart: {trends['papers']:,} papers in {time.perf_counter() - started:.1f} s", highlight=False)
+    if as_json:
+        print_json({"maps": results, "trends_papers": trends["papers"]})
+
+
 @plot_app.command("map")
 def plot_map(
     output: Annotated[Path, typer.Option("--output", "-o", help="PNG (or SVG) file to write.")] = Path("topic-map.png"),

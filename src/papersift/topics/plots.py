@@ -92,3 +92,20 @@ def plot_topic_trends(data_dir: str | Path, output: Path) -> dict:
         "by_year": {area: {str(k): v for k, v in by_year.get(area, {}).items()} for area in order},
         "by_venue": {area: by_venue.get(area, {}) for area in order},
     }
+
+
+def store_topic_trends(data_dir: str | Path) -> dict:
+    """Draw the trends chart into the data dir, replacing the old one atomically (a reader
+    never sees half a file): the server serves this file and never draws."""
+    import os
+
+    from papersift.topics.predict import stored_trends_path
+
+    target = stored_trends_path(data_dir)
+    temporary = target.with_name(f".trends.{os.getpid()}.tmp.svg")
+    try:
+        summary = plot_topic_trends(data_dir, temporary)
+        os.replace(temporary, target)
+    finally:
+        temporary.unlink(missing_ok=True)
+    return {**summary, "output": str(target)}

@@ -61,6 +61,12 @@ def topics_dir(data_dir: str | Path) -> Path:
     return Path(data_dir) / TOPICS_DIR
 
 
+def stored_trends_path(data_dir: str | Path) -> Path:
+    """Where `papersift topics map` keeps the trends chart the topic map page shows (here, not
+    in plots.py, so the server finds it without importing matplotlib)."""
+    return topics_dir(data_dir) / "trends.svg"
+
+
 def embedding_label(sources: tuple[str, ...]) -> str | None:
     """The models behind `sources`, as people read them: 'multilingual-e5-small + all-MiniLM-L6-v2 (int8)'."""
     return " + ".join(EMBEDDING_SOURCES[key].label for key in sources) or None

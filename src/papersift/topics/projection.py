@@ -1,15 +1,15 @@
-"""2-D coordinates of the paper embeddings for the topic map (PCA or UMAP), cached on disk.
+"""2-D coordinates of the paper embeddings for the topic map (PCA or UMAP), stored on disk.
 
-The projection is computed from the published vector index and kept in
-DATA_DIR/topics/map-<method>.npz, stamped with the index generation it came from, so the
-page and `papersift plot map` read it in milliseconds until the vectors change.
+Commands (`papersift topics map`, `papersift plot map`) compute the projection from the
+published vector index and keep it in DATA_DIR/topics/map-<method>.npz, stamped with the
+index generation it came from. The server only reads that file (stored_map_points): it
+never projects (UMAP took 73 s CPU and ~2 GB in a request) nor writes into the data dir.
+A map from older vectors is still served, marked stale, until the command is run again.
 """
 
 from __future__ import annotations
 
-import errno
 import os
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,15 +22,17 @@ from papersift.topics.predict import topics_dir
 METHODS = ("pca", "umap")
 # Measured on the dev corpus (24.5K vectors, 302 source-labeled among them): 10-NN area
 # agreement in 2-D is 0.37 for PCA and 0.54 for UMAP; PCA takes ~1 s, UMAP minutes on
-# 2 cores. So pages show UMAP when `papersift plot map --method umap` has cached it for the
-# current vectors, and PCA (computed on the fly) otherwise.
+# 2 cores. So pages show UMAP when `papersift topics map` has stored it, else PCA.
 AUTO = "auto"
-# Projections of a data dir that cannot be written (a served read-only snapshot), by their cache path.
-_unsaved: dict[str, MapPoints] = {}
+MAP_COMMAND = "papersift topics map"
 
 
 class ProjectionError(ValueError):
     """An unknown projection method, or one whose package is not installed."""
+
+
+class MapNotComputed(LookupError):
+    """No stored projection of this method: the message names the command that makes it."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,7 @@ class MapPoints:
     xy: np.ndarray  # (n, 2) float32, scaled into [0, 1]
     method: str
     source: str  # the vector index generation it was computed from
+    stale: bool = False  # the vectors changed since (some papers missing, new ones not shown)
 
 
 def project(vectors: np.ndarray, method: str, seed: int = 0) -> np.ndarray:
@@ -58,21 +61,55 @@ def project(vectors: np.ndarray, method: str, seed: int = 0) -> np.ndarray:
     return np.clip((xy - low) / np.maximum(high - low, 1e-9), 0.0, 1.0).astype(np.float32)
 
 
-def _cached(data_dir, method: str, source: str) -> MapPoints | None:
+def _stored(data_dir, method: str) -> MapPoints | None:
+    """The stored projection of `method` whatever vectors it came from, or None."""
     path = topics_dir(data_dir) / f"map-{method}.npz"
-    if not path.exists():
-        kept = _unsaved.get(str(path))
-        return kept if kept is not None and kept.source == source else None
-    cached = np.load(path, allow_pickle=False)
-    if str(cached["source"]) != source:
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            return MapPoints(stored["paper_ids"].tolist(), stored["xy"], method, str(stored["source"]))
+    except FileNotFoundError:
         return None
-    return MapPoints(cached["paper_ids"].tolist(), cached["xy"], method, source)
+
+
+def _cached(data_dir, method: str, source: str) -> MapPoints | None:
+    found = _stored(data_dir, method)
+    return found if found is not None and found.source == source else None
+
+
+def current_source(data_dir: str | Path, model: str) -> str | None:
+    """The live vector generation as a projection records it, read without loading vectors."""
+    from papersift.index.vectors import current_generation, read_meta
+
+    folder = current_generation(data_dir, model)
+    meta = read_meta(folder) if folder is not None else None
+    return f"{model}/{folder.name}/{meta.rows}" if meta is not None and meta.rows else None
+
+
+def stored_map_points(data_dir: str | Path, method: str = AUTO, model: str | None = None) -> MapPoints:
+    """What the server shows: the stored projection, never computed here. `auto`: UMAP when
+    stored, else PCA. Raises EmbeddingsUnavailable without vectors, MapNotComputed without a
+    stored projection (the message names the command)."""
+    from papersift.index.models import DEFAULT_MODEL
+
+    if method not in (*METHODS, AUTO):
+        raise ProjectionError(f"unknown projection method '{method}' (known: {', '.join((*METHODS, AUTO))})")
+    model = model or DEFAULT_MODEL
+    source = current_source(data_dir, model)
+    if source is None:
+        raise EmbeddingsUnavailable(f"no {model} vectors yet; run 'papersift embed', then '{MAP_COMMAND}'")
+    candidates = ("umap", "pca") if method == AUTO else (method,)
+    stored = [found for found in (_stored(data_dir, name) for name in candidates) if found is not None]
+    if not stored:
+        option = "" if method == AUTO else f" --method {method}"
+        raise MapNotComputed(f"the topic map is not computed yet; run '{MAP_COMMAND}{option}'")
+    current = [found for found in stored if found.source == source]
+    chosen = (current or stored)[0]
+    return MapPoints(chosen.paper_ids, chosen.xy, chosen.method, chosen.source, stale=chosen.source != source)
 
 
 def map_points(data_dir: str | Path, method: str = AUTO, model: str | None = None) -> MapPoints:
-    """The cached projection of the current vector index, computed when missing or stale.
-
-    `auto`: UMAP if cached for these vectors, else PCA.
+    """The stored projection of the current vector index, computed and stored when missing
+    or stale (commands only: minutes for UMAP). `auto`: UMAP if stored for these vectors, else PCA.
     """
     from papersift.index.models import DEFAULT_MODEL
     from papersift.index.vectors import VectorIndex
@@ -93,24 +130,11 @@ def map_points(data_dir: str | Path, method: str = AUTO, model: str | None = Non
     rows = index.first_rows()  # one point per paper: its first chunk
     paper_ids = [index.paper_ids[row] for row in rows]
     xy = project(np.asarray(index.vectors[rows], dtype=np.float32), method)
-    points = MapPoints(paper_ids, xy, method, source)
-    _save_cache(path, points)
-    return points
-
-
-def _save_cache(path: Path, points: MapPoints) -> None:
-    """Keep a projection for the next request: replaced by one rename (a temporary file per
-    writer, so two requests computing it at once cannot mix). Where the data dir cannot be
-    written (a read-only snapshot being served) it is kept in this process instead."""
-    temporary = path.with_name(f".{path.stem}.{os.getpid()}.{threading.get_ident()}.tmp.npz")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(temporary, paper_ids=np.array(points.paper_ids), xy=points.xy, source=np.array(points.source))
-        temporary.replace(path)
-    except OSError as error:
-        if error.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
-            raise
-        _unsaved[str(path)] = points
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")  # two commands never share one
+    np.savez(temporary, paper_ids=np.array(paper_ids), xy=xy, source=np.array(source))
+    temporary.replace(path)
+    return MapPoints(paper_ids, xy, method, source)
 
 
 def neighbour_agreement(xy: np.ndarray, labels: list[str], k: int = 10) -> float:

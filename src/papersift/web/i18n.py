@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Literal
+
+log = logging.getLogger("papersift.web")
 
 Lang = Literal["zh", "en"]
 LANGS: tuple[Lang, ...] = ("zh", "en")
@@ -43,6 +46,7 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "facet_area": {"zh": "领域", "en": "Area"},
     "facet_subarea": {"zh": "子领域", "en": "Subarea"},
     "facet_status": {"zh": "状态", "en": "Status"},
+    "facet_author": {"zh": "作者", "en": "Author"},
     "year_from": {"zh": "起", "en": "From"},
     "year_to": {"zh": "止", "en": "To"},
     "apply": {"zh": "应用", "en": "Apply"},
@@ -61,6 +65,15 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "language": {"zh": "语言", "en": "Language"},
     "switch_lang": {"zh": "English", "en": "中文"},
     "error_title": {"zh": "请求有误", "en": "Bad request"},
+    "error_title_404": {"zh": "找不到页面", "en": "Not found"},
+    "error_title_405": {"zh": "不支持此请求方法", "en": "Method not allowed"},
+    "error_title_408": {"zh": "请求超时", "en": "Request timeout"},
+    "error_title_409": {"zh": "尚未就绪", "en": "Not ready yet"},
+    "error_title_413": {"zh": "请求过大", "en": "Request too large"},
+    "error_title_414": {"zh": "网址过长", "en": "URL too long"},
+    "error_title_422": {"zh": "参数有误", "en": "Invalid parameter"},
+    "error_title_500": {"zh": "服务器出错", "en": "Server error"},
+    "error_title_503": {"zh": "暂时无法服务", "en": "Service unavailable"},
     "not_found": {"zh": "找不到这篇论文。", "en": "No such paper."},
     "back_to_search": {"zh": "返回检索", "en": "Back to search"},
     "authors": {"zh": "作者", "en": "Authors"},
@@ -101,8 +114,21 @@ def translate_notice(notice: str, lang: Lang) -> str:
 
 
 def translate(key: str, lang: Lang, **values) -> str:
-    text = MESSAGES[key][lang]
+    """The message in `lang`; a key missing from the catalog shows as the other language or
+    the key itself (and is logged) instead of failing the whole page."""
+    entry = MESSAGES.get(key)
+    if entry is None or lang not in entry:
+        log.warning("no %s translation for message key %r", lang, key)
+        text = next(iter(entry.values())) if entry else key
+    else:
+        text = entry[lang]
     return text.format(**values) if values else text
+
+
+def error_title_key(status: int) -> str:
+    """The error page's title for this status: its own when the catalog has one."""
+    key = f"error_title_{status}"
+    return key if key in MESSAGES else ("error_title_500" if status >= 500 else "error_title")
 
 
 def negotiate_language(accept_language: str | None) -> Lang:

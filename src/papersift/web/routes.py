@@ -26,7 +26,7 @@ from papersift.api.params import FacetParams, PaperParams, SearchParams, Similar
 from papersift.search.display import page_count
 from papersift.config import AUTHORS_SHOWN, MAX_PAGE
 from papersift.export import to_bibtex
-from papersift.web.i18n import LANGS, Lang, negotiate_language, translate, translate_notice
+from papersift.web.i18n import LANGS, Lang, error_title_key, negotiate_language, translate, translate_notice
 from papersift.web.urls import SearchState, export_path, paper_path
 
 WEB_DIR = Path(__file__).parent
@@ -105,7 +105,8 @@ def _with_lang(request: Request, lang: str) -> str:
 def render_error(request: Request, status: int, message: str) -> HTMLResponse:
     lang = request.query_params.get("lang")
     lang = lang if lang in LANGS else negotiate_language(request.headers.get("accept-language"))
-    return render(request, "error.html", lang, status=status, message=message, status_code=status)
+    return render(request, "error.html", lang, status=status, message=message, status_code=status,
+                  title_key=error_title_key(status))
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -124,18 +125,7 @@ def search_page(request: Request, params: Annotated[SearchParams, Query()]) -> H
     )
 
 
-@router.get("/paper/{paper_id}", response_class=HTMLResponse)
-def paper_page(request: Request, paper_id: str, params: Annotated[PaperParams, Query()]) -> HTMLResponse:
-    lang = request_lang(request, params.lang)
-    service = service_of(request)
-    paper = service.get(paper_id)
-    if paper is None:
-        raise ApiError(404, "not_found", translate("not_found", lang))
-    state = SearchState(SearchParams(), lang)
-    return render(request, "paper.html", lang, state=state, paper=paper, bibtex=to_bibtex([paper]))
-
-
-@router.get("/paper/{paper_id}/similar", response_class=HTMLResponse)
+@router.get("/paper/{paper_id:path}/similar", response_class=HTMLResponse)
 def similar_page(request: Request, paper_id: str, params: Annotated[SimilarParams, Query()]) -> HTMLResponse:
     lang = request_lang(request, params.lang)
     try:
@@ -145,6 +135,17 @@ def similar_page(request: Request, paper_id: str, params: Annotated[SimilarParam
     paper = service_of(request).get(paper_id)
     state = SearchState(SearchParams(), lang)
     return render(request, "similar.html", lang, state=state, paper=paper, response=response)
+
+
+@router.get("/paper/{paper_id:path}", response_class=HTMLResponse)
+def paper_page(request: Request, paper_id: str, params: Annotated[PaperParams, Query()]) -> HTMLResponse:
+    lang = request_lang(request, params.lang)
+    service = service_of(request)
+    paper = service.get(paper_id)
+    if paper is None:
+        raise ApiError(404, "not_found", translate("not_found", lang))
+    state = SearchState(SearchParams(), lang)
+    return render(request, "paper.html", lang, state=state, paper=paper, bibtex=to_bibtex([paper]))
 
 
 @router.get("/topics", response_class=HTMLResponse)

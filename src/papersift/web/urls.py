@@ -81,4 +81,5 @@ def paper_path(paper_id: str, lang: str, suffix: str = "") -> str:
 
 
 def export_path(paper_ids: list[str], export_format: str = "bibtex") -> str:
-    return "/api/export?" + urlencode({"ids": ",".join(paper_ids), "format": export_format})
+    """One `ids=` per paper: ids may hold commas (and slashes)."""
+    return "/api/export?" + urlencode([*(("ids", paper_id) for paper_id in paper_ids), ("format", export_format)])
