@@ -90,5 +90,7 @@ def test_a_read_only_disk_is_one_line(tiny_disk, tmp_path):
     resize(tiny_disk, "32m,ro")
     refused = subprocess.run(command, check=False, capture_output=True, text=True, timeout=120)
     assert refused.returncode == 1
-    assert _one_line_error(refused.stderr) == f"error: cannot open the store: {data_dir} is on a read-only file system"
+    assert _one_line_error(refused.stderr) == (
+        f"error: cannot write {data_dir}: read-only file system. A read-only data dir can be searched and served; "
+        "ingest, index and embed need one they can write")
     assert Store(data_dir, readonly=True).count() == 3  # and it still reads

@@ -28,6 +28,7 @@ from papersift.index.models import DEFAULT_MODEL, get_spec
 from papersift.index.vectors import write_index
 from papersift.record import Paper
 from papersift.store import DB_FILE, Store
+from papersift.topics.projection import map_points
 
 runner = CliRunner()
 SOURCE_ROOT = str(Path(papersift.__file__).resolve().parents[1])
@@ -45,6 +46,7 @@ def read_only_dir(request, sample_records, tmp_path_factory):
     matrix = np.random.default_rng(3).standard_normal((len(papers), get_spec(DEFAULT_MODEL).dim)).astype(np.float32)
     write_index(source, DEFAULT_MODEL, [paper.id for _, paper in papers], matrix / np.linalg.norm(matrix, axis=1,
                 keepdims=True), papers_total=len(papers), last_seq=papers[-1][0])
+    map_points(source, "pca")  # what `papersift topics map` stores: serving only reads it
     snapshot = tmp_path_factory.mktemp("ro_snapshot") / "data"
     shutil.copytree(source, snapshot)  # the store's writer is still open: -wal holds LAST_WRITE
     store.close()
@@ -81,7 +83,7 @@ def test_serve_from_the_api(read_only_dir):
         assert client.get(f"/api/papers/{LAST_WRITE.id}").status_code == 200
         assert client.get(f"/api/papers/{LAST_WRITE.id}/similar").status_code == 200
         assert client.get("/", params={"q": "learning"}).status_code == 200
-        topic_map = client.get("/api/topics/map")  # computed, and not cached on disk: it cannot be
+        topic_map = client.get("/api/topics/map")  # the stored projection, read from the snapshot
         assert topic_map.status_code == 200 and topic_map.json()["count"] > 0
 
 
