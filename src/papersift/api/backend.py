@@ -64,8 +64,9 @@ def similar_response(service: SearchBackend, paper_id: str, size: int) -> Search
 
 def _semantic_answered(response: SearchResponse) -> bool:
     # Without a retriever the service answers like_id with a keyword browse and says so in
-    # a notice; with a retriever but no vector index yet it finds nothing.
-    unavailable = any("not available" in notice for notice in response.notices)
+    # a notice (known by its code, not its wording); with a retriever but no vector index yet
+    # it finds nothing.
+    unavailable = any(getattr(notice, "code", None) == "mode_unavailable" for notice in response.notices)
     return bool(response.hits) and not unavailable
 
 
