@@ -11,6 +11,7 @@ from papersift.api.errors import ApiError
 from papersift.api.schemas import ErrorOut
 from papersift.index import lexical
 from papersift.record import RecordError, paper_from_dict
+from papersift.search.backend import TantivyBackend
 from papersift.store import Store
 
 MAX_WRITE_RECORDS = 1000
@@ -18,6 +19,7 @@ MAX_WRITE_RECORDS = 1000
 router = APIRouter(prefix="/api", tags=["write"], responses={
     401: {"model": ErrorOut, "description": "Missing or wrong token"},
     403: {"model": ErrorOut, "description": "Writes are disabled"},
+    501: {"model": ErrorOut, "description": "The server searches a Typesense cluster, which writes do not reach"},
     422: {"model": ErrorOut, "description": "Invalid record"},
 })
 
@@ -45,6 +47,11 @@ def add_papers(request: Request, records: list[dict] = Body(..., max_length=MAX_
     """Records in the shared corpus schema; each is validated, then upserted into the store
     and the search indexes are refreshed."""
     require_write_access(request)
+    if not isinstance(getattr(request.app.state.service, "backend", None), TantivyBackend):
+        # A write lands in the data dir's store and embedded index; a Typesense cluster would
+        # never see it, so saying "added" would be untrue for the searches this server answers.
+        raise ApiError(501, "writes_not_supported", "this server searches a Typesense cluster, which API writes do not "
+                       "reach; add papers with 'papersift ingest' and push them with 'papersift index --backend typesense'")
     papers = []
     for position, record in enumerate(records):
         try:
