@@ -3,7 +3,7 @@
 Each query becomes the SearchRequest the API builds from `q` and `mode` (search.types
 typed_request) and is ranked by SearchService.ranking, the path search() pages through:
 the same parsing, Chinese carry-over, relaxed fallback and fusion as users get. A query the
-API would refuse (a syntax error, longer than MAX_QUERY_CHARS) ranks nothing and is counted.
+API would refuse (a syntax error, or longer than MAX_QUERY_CHARS) ranks nothing and is counted.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from papersift.config import MAX_QUERY_CHARS
 from papersift.eval.datasets import EvalQuery, read_corpus
 from papersift.eval.metrics import RANK_DEPTH, mean_over, per_query
 from papersift.index import lexical
@@ -76,8 +75,6 @@ def eval_request(query: EvalQuery, mode: str, like: str | None = None) -> Search
 def rank_query(service: SearchService, query: EvalQuery, mode: str, k: int,
                pool: list[str] | None = None, like: str | None = None) -> list[str] | None:
     """The first k paper ids the API lists for the query; None when the API refuses it."""
-    if like is None and len(query.text.strip()) > MAX_QUERY_CHARS:
-        return None
     if like is not None and mode == "keyword":
         raise ValueError("ranking similar papers needs the semantic or hybrid mode")
     try:

@@ -124,9 +124,12 @@ class SearchService:
         query = self._parsed(request)
         retriever = self._retriever_for(request, []) if self._needs_retriever(request, query) else None
         if retriever is None:
+            carried: dict[str, str | None] = {}  # the query's English carry-over, worked out once
+
             def keyword_count(filters: Filters) -> tuple[int, dict[str, list[FacetValue]]]:
-                response = self.search(replace(request, filters=filters, page=1, size=1, with_facets=True))
-                return response.total, response.facets
+                counted = replace(request, filters=filters, with_facets=True)
+                found = self._keyword(counted, self._parsed(counted), [], 0, 1, False, None, carried)
+                return found.total, found.facets
             return keyword_count
         candidate_ids = [paper_id for paper_id, _ in retriever.retrieve(request, query, RETRIEVER_DEPTH)]
 
@@ -222,7 +225,8 @@ class SearchService:
         return self._keyword(request, query, notices, offset, limit, with_papers, candidate_ids)
 
     def _keyword(self, request: SearchRequest, query: ParsedQuery, notices: list[str], offset: int, limit: int,
-                 with_papers: bool, candidate_ids: Sequence[str] | None) -> "_Found":
+                 with_papers: bool, candidate_ids: Sequence[str] | None,
+                 carried_english: dict[str, str | None] | None = None) -> "_Found":
         sort = request.sort if query.has_text or request.sort != "relevance" else "newest"
 
         def run(parsed: ParsedQuery, depth: int | None = None) -> BackendResult:
@@ -235,7 +239,7 @@ class SearchService:
         elif result.total == 0 and query.has_text:
             # Chinese words no (English) paper has go over to English before any word is dropped:
             # "bandit 遗憾" is after bandit regret papers, not every bandit paper.
-            carried = self._carried_over(query, run, notices)
+            carried = self._carried_over(query, run, notices, carried_english)
             if carried is not None:
                 query, result = carried
             if result.total == 0 and query.match_all:
@@ -246,12 +250,17 @@ class SearchService:
         papers = result.papers if with_papers else None
         return _Found(query, result.paper_ids, result.scores, papers, result.total, result.facets)
 
-    def _carried_over(self, query: ParsedQuery, run: Callable[..., BackendResult],
-                      notices: list[str]) -> tuple[ParsedQuery, BackendResult] | None:
+    def _carried_over(self, query: ParsedQuery, run: Callable[..., BackendResult], notices: list[str],
+                      known: dict[str, str | None] | None = None) -> tuple[ParsedQuery, BackendResult] | None:
         """A query with Chinese words that no paper has all of, carried over to English by the
         dictionary (keyword mode loads no model; Latin words are kept) and ranked like a relaxed
-        query; None when there is nothing to carry over or it matches no paper either."""
-        english = english_query(query_text(query), doc_freq=self.term_doc_freq)
+        query; None when there is nothing to carry over or it matches no paper either.
+        `known`: carry-overs already worked out in this request (text -> English)."""
+        text = query_text(query)
+        known = {} if known is None else known
+        if text not in known:
+            known[text] = english_query(text, doc_freq=self.term_doc_freq)
+        english = known[text]
         if english is None:
             return None
         carried = carried_over_query(query, english)
