@@ -44,7 +44,7 @@ FILTERED_PAGE = {"venue": "ICLR", "year_from": "2020"}  # two filtered facet gro
 
 def long_query(variant: int) -> str:
     """The paragraph rotated by `variant` sentences' worth of characters, clipped to the API's limit."""
-    text = PARAGRAPH * 2
+    text = PARAGRAPH * 3
     start = (variant * 53) % len(PARAGRAPH)
     return text[start:start + MAX_QUERY_CHARS].strip()
 
@@ -66,9 +66,10 @@ def _timed_get(client: TestClient, url: str) -> float:
     return elapsed
 
 
-def run_costs_bench(data_dir: Path, rounds: int = 3, progress=None) -> dict:
-    """Per scenario and concurrency: `rounds` batches of `concurrency` simultaneous requests."""
-    app = create_app(data_dir)
+def run_costs_bench(data_dir: Path, rounds: int = 3, progress=None, service=None) -> dict:
+    """Per scenario and concurrency: `rounds` batches of `concurrency` simultaneous requests
+    (`service`: the app's search service, default the data dir's own)."""
+    app = create_app(data_dir, service=service)
     results = []
     variant = 0
     with TestClient(app) as client:
