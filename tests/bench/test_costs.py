@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from hybrid_service import add_vectors_and_bridge, hybrid_service
 from typer.testing import CliRunner
 
-from hybrid_service import add_vectors_and_bridge, hybrid_service
-from papersift.bench.costs import CONCURRENCY, SCENARIOS, long_query, markdown_report, run_costs_bench
+from papersift.bench.costs import (
+    CONCURRENCY,
+    SCENARIOS,
+    long_query,
+    markdown_report,
+    run_costs_bench,
+)
 from papersift.cli import app
 from papersift.config import MAX_QUERY_CHARS
 from papersift.index.analyzers import has_cjk
@@ -21,7 +27,7 @@ def test_long_queries_are_new_texts_at_the_apis_limit():
 def test_report_has_every_scenario_at_each_concurrency(sample_data_dir, tmp_path):
     data_dir = indexed_copy(sample_data_dir, tmp_path / "data")
     add_vectors_and_bridge(data_dir)
-    service, encoder, retrievers = hybrid_service(data_dir)
+    service, _, retrievers = hybrid_service(data_dir)
     report = run_costs_bench(data_dir, rounds=1, service=service)
     assert [(row["scenario"], row["concurrency"]) for row in report["results"]] == [
         (name, concurrency) for name in SCENARIOS for concurrency in CONCURRENCY]

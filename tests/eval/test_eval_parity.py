@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 from fastapi.testclient import TestClient
-
 from hybrid_service import add_vectors_and_bridge, hybrid_service
+
 from papersift.api import create_app
 from papersift.eval.datasets import EvalQuery
 from papersift.eval.runner import evaluate, rank_query

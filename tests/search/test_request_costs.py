@@ -8,8 +8,8 @@ from dataclasses import replace
 
 import pytest
 from fastapi.testclient import TestClient
-
 from hybrid_service import add_vectors_and_bridge, hybrid_service
+
 from papersift.api import create_app
 from papersift.search.types import Filters, SearchRequest
 from tests.search.conftest import indexed_copy

@@ -97,8 +97,8 @@ def markdown_report(report: dict) -> str:
     lines = [
         f"# papersift bench costs — {report['papers']:,} papers",
         "",
-        f"A {report['query_chars']}-character Chinese query, a new text every request; {report['rounds']} rounds; "
-        "client wall time per request (in-process app).",
+        (f"A {report['query_chars']}-character Chinese query, a new text every request; {report['rounds']} rounds; "
+         "client wall time per request (in-process app)."),
         "",
         "| request | at once | requests | p50 ms | max ms |",
         "|---|---:|---:|---:|---:|",

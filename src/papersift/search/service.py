@@ -214,7 +214,7 @@ class SearchService:
         return bool(query.has_text or request.like_text or request.like_id)  # filters alone: keyword browse
 
     def _find(self, request: SearchRequest, notices: list[str], offset: int, limit: int, with_papers: bool,
-              candidate_ids: Sequence[str] | None = None) -> "_Found":
+              candidate_ids: Sequence[str] | None = None) -> _Found:
         """Papers offset..offset+limit of the request's ranking (the one path search() and
         ranking() share), with the total and, when the request asks, the facets."""
         query = self._parsed(request)
@@ -226,7 +226,7 @@ class SearchService:
 
     def _keyword(self, request: SearchRequest, query: ParsedQuery, notices: list[str], offset: int, limit: int,
                  with_papers: bool, candidate_ids: Sequence[str] | None,
-                 carried_english: dict[str, str | None] | None = None) -> "_Found":
+                 carried_english: dict[str, str | None] | None = None) -> _Found:
         sort = request.sort if query.has_text or request.sort != "relevance" else "newest"
 
         def run(parsed: ParsedQuery, depth: int | None = None) -> BackendResult:
@@ -277,7 +277,7 @@ class SearchService:
                                    candidate_ids=candidate_ids)
 
     def _retrieved(self, request: SearchRequest, query: ParsedQuery, retriever: Retriever, offset: int, limit: int,
-                   candidate_ids: Sequence[str] | None) -> "_Found":
+                   candidate_ids: Sequence[str] | None) -> _Found:
         if candidate_ids is None:
             ranked = retriever.retrieve(request, query, RETRIEVER_DEPTH)
         else:
