@@ -163,7 +163,8 @@ class SearchService:
              mode: str = "keyword", like: str | None = None) -> list[tuple[str, float]]:
         """Rank papers for natural text (no operators; any word may match), best first.
 
-        For evaluation and for fusion. `candidate_ids` restricts the ranking to a pool;
+        For fusion and the lexical benchmark (`papersift eval` ranks with ranking(), as the API
+        does). `candidate_ids` restricts the ranking to a pool;
         `like` ranks similar papers instead (semantic and hybrid modes): "text" to the text as
         pasted text, "paper" to the stored paper whose id `text` is.
         Unlike search(), a mode without a retriever is an error here: a benchmark
