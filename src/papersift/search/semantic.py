@@ -56,6 +56,7 @@ class DenseRetriever:
         self._bridge_generation: Path | None = None
         self._reopen_due = Throttle(REOPEN_CHECK_S)
         self._lock = threading.Lock()
+        self._looked = False  # whether a first look for the index has finished
         # One model call per query text (search/memo.py): a page's search, its facet counts
         # and the same query sent by several clients at once share it.
         self._query_vectors: Memo[np.ndarray] = Memo(QUERY_VECTORS_KEPT)
@@ -68,8 +69,10 @@ class DenseRetriever:
 
     @property
     def index(self) -> vector_store.VectorIndex | None:
-        """The live vector index generation (rechecked at most once a second)."""
-        if self._reopen_due.due():
+        """The live vector index generation (rechecked at most once a second). Until the first
+        look has finished, every caller waits for it: a request arriving while another opens
+        the index must not take "no index" for an answer."""
+        if self._reopen_due.due() or not self._looked:
             with self._lock:
                 generation = vector_store.current_generation(self.data_dir, self.model)
                 if generation != self._generation:
@@ -81,6 +84,7 @@ class DenseRetriever:
                 if bridge_generation != self._bridge_generation:
                     self._bridge = TermBridge(vector_store.VectorIndex(bridge_generation)) if bridge_generation else None
                     self._bridge_generation = bridge_generation
+                self._looked = True
         return self._index
 
     @property
