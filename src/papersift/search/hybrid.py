@@ -78,11 +78,12 @@ class HybridRetriever:
 
     def english_of(self, text: str) -> str | None:
         """The text carried over to English (None without CJK words): by the term bridge when
-        it is built (remembered per text and bridge), else by the dictionary senses papers use."""
+        it is built (remembered per text and bridge generation), else by the dictionary senses
+        papers use."""
         bridge = self.dense.bridge
         if bridge is None:
             return english_query(text, doc_freq=self.service.term_doc_freq)
-        return self._translations.get((text, bridge), lambda: english_query(
+        return self._translations.get((text, str(bridge.folder)), lambda: english_query(
             text, self.dense.encoder, bridge, doc_freq=self.service.term_doc_freq))
 
     def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
