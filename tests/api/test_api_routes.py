@@ -19,7 +19,7 @@ from papersift.store import Store
 from served_papers import HOSTILE_ID, MANY_AUTHORS_ID, TEST_HOSTS, XSS_TITLE
 
 HIT_KEYS = {"paper", "score", "highlights", "topic_predicted", "topic_confidence", "authors_line"}
-SEARCH_KEYS = {"query", "mode", "sort", "page", "size", "pages", "total", "hits", "facets", "took_ms", "notices", "lang"}
+SEARCH_KEYS = {"query", "mode", "sort", "page", "size", "pages", "total", "total_counts", "keyword_matches", "hits", "facets", "took_ms", "notices", "lang"}
 
 
 @pytest.fixture(scope="module")

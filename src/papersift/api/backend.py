@@ -10,12 +10,12 @@ from fastapi import Request
 
 from papersift.config import MAX_PAGE_SIZE
 from papersift.record import Paper
+from papersift.search.facet_counts import FacetSummary
 from papersift.search.notices import Notice
 from papersift.search.types import Hit, SearchRequest, SearchResponse
 from papersift.web.i18n import Lang, negotiate_language
 
 EXPORT_MAX_RESULTS = 5000
-TOPIC_TREE_MAX_AREAS = 60
 
 
 class SearchBackend(Protocol):
@@ -26,6 +26,10 @@ class SearchBackend(Protocol):
     def get(self, paper_id: str) -> Paper | None: ...
 
     def rank(self, text: str, k: int = 100) -> list[tuple[str, float]]: ...
+
+    def facets_beside_filters(self, response: SearchResponse) -> SearchResponse: ...
+
+    def facet_summary(self, request: SearchRequest) -> FacetSummary: ...
 
 
 class PaperNotFound(LookupError):
@@ -64,52 +68,21 @@ def similar_response(service: SearchBackend, paper_id: str, size: int) -> Search
 
 def _semantic_answered(response: SearchResponse) -> bool:
     # Without a retriever the service answers like_id with a keyword browse and says so in
-    # a notice; with a retriever but no vector index yet it finds nothing.
-    unavailable = any("not available" in notice for notice in response.notices)
+    # a notice (known by its code, not its wording); with a retriever but no vector index yet
+    # it finds nothing.
+    unavailable = any(getattr(notice, "code", None) == "mode_unavailable" for notice in response.notices)
     return bool(response.hits) and not unavailable
-
-
-def facet_response(service: SearchBackend, request: SearchRequest) -> SearchResponse:
-    return service.search(replace(request, page=1, size=1, with_facets=True))
-
-
-# Facet name -> the Filters fields that filter on it.
-FACET_FILTERS = {
-    "venue": ("venues",), "year": ("year_from", "year_to"), "area": ("areas",),
-    "subarea": ("subareas",), "status": ("statuses",),
-}
 
 
 def facets_beside_filters(service: SearchBackend, response: SearchResponse) -> SearchResponse:
     """Counts for each filtered facet as if its own filter were off, so the sidebar still
-    offers the other venues, years or statuses (values of one facet combine with OR)."""
-    request = response.request
-    facets = dict(response.facets)
-    for name, fields in FACET_FILTERS.items():
-        cleared = {field: (None if field.startswith("year") else ()) for field in fields}
-        if all(getattr(request.filters, field) == value for field, value in cleared.items()):
-            continue
-        if name == "subarea" and len(request.filters.areas) != 1:
-            continue  # subareas are only listed inside one area
-        without_own = replace(request, filters=replace(request.filters, **cleared))
-        facets[name] = facet_response(service, without_own).facets.get(name, [])
-    return replace(response, facets=facets)
+    offers the other venues, years or statuses (search/facet_counts.py: one retrieval)."""
+    return service.facets_beside_filters(response)
 
 
 def topic_tree(service: SearchBackend, request: SearchRequest) -> list[dict]:
-    """[{area, count, subareas: [{value, count}]}], by count: subarea names repeat across
-    areas ("Everything Else"), so each area's subareas are counted within that area."""
-    base = facet_response(service, request)
-    tree = []
-    for area in base.facets.get("area", [])[:TOPIC_TREE_MAX_AREAS]:
-        within_area = replace(request, filters=replace(request.filters, areas=(area.value,)))
-        subareas = facet_response(service, within_area).facets.get("subarea", [])
-        tree.append({
-            "area": area.value,
-            "count": area.count,
-            "subareas": [{"value": sub.value, "count": sub.count} for sub in subareas],
-        })
-    return tree
+    """[{area, count, subareas: [{value, count}]}], by count (search/facet_counts.py)."""
+    return service.facet_summary(request).tree
 
 
 def resolve_export_ids(service: SearchBackend, values: list[str]) -> list[str]:

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from papersift.config import DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE, MAX_QUERY_CHARS
 from papersift.export import EXPORT_FORMATS
 from papersift.record import MAX_YEAR, MIN_YEAR
-from papersift.search.types import Filters, SearchRequest
+from papersift.search.types import Filters, SearchRequest, typed_request
 
 MAX_FILTER_VALUES = 50
 MAX_EXPORT_IDS = 1000
@@ -64,9 +64,9 @@ class QueryParams(BaseModel):
         )
 
     def to_request(self, **overrides) -> SearchRequest:
-        values = dict(query=self.q.strip(), mode=self.mode, filters=self.filters())
+        values = dict(filters=self.filters())
         values.update(overrides)
-        return SearchRequest(**values)
+        return typed_request(self.q, self.mode, **values)  # the builder `papersift eval` uses too
 
 
 class FacetParams(QueryParams):

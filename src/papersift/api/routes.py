@@ -12,8 +12,8 @@ from papersift.api.params import ExportParams, FacetParams, PaperParams, SearchP
 from papersift.api.schemas import ErrorOut, FacetsOut, PaperOut, SearchOut, SimilarOut
 from papersift.search.display import facets_json, hit_json, paper_json, search_json
 from papersift.api.backend import (
-    PaperNotFound, collect_result_papers, facet_response, lookup_papers, request_lang, resolve_export_ids,
-    service_of, similar_response, topic_tree,
+    PaperNotFound, collect_result_papers, lookup_papers, request_lang, resolve_export_ids, service_of,
+    similar_response,
 )
 from papersift.config import MAX_PAGE
 from papersift.export import FILE_SUFFIXES, MEDIA_TYPES, export_papers
@@ -59,8 +59,8 @@ def get_paper(request: Request, paper_id: PaperId, params: Annotated[PaperParams
 @router.get("/facets", response_model=FacetsOut, summary="Facet counts and the area → subarea tree")
 def facets(request: Request, params: Annotated[FacetParams, Query()]) -> dict:
     service = service_of(request)
-    response = facet_response(service, params.to_request())
-    return {"total": response.total, "facets": facets_json(response.facets), "topics": topic_tree(service, params.to_request())}
+    summary = service.facet_summary(params.to_request())
+    return {"total": summary.total, "facets": facets_json(summary.facets), "topics": summary.tree}
 
 
 @router.get(

@@ -3,6 +3,8 @@ the search layer's plain records."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 
@@ -46,7 +48,11 @@ class SearchOut(BaseModel):
     page: int
     size: int
     pages: int = Field(description="Number of pages the total fills (capped at the page limit).")
-    total: int
+    total: int = Field(description="Papers that match (total_counts 'matches') or the ranked list's length ('ranked').")
+    total_counts: Literal["matches", "ranked"] = Field(
+        description="'ranked' in semantic and hybrid modes: every paper has a similarity, so the total is the ranked list's length.")
+    keyword_matches: int | None = Field(
+        None, description="With a ranked total: papers that have all the query's words (what keyword mode would count).")
     hits: list[HitOut]
     facets: dict[str, list[FacetValueOut]]
     took_ms: float

@@ -18,6 +18,7 @@ from papersift.api.errors import ApiError
 from papersift.api.schemas import ErrorOut
 from papersift.index import lexical
 from papersift.record import RecordError, paper_from_dict
+from papersift.search.backend import TantivyBackend
 from papersift.store import Store
 
 MAX_WRITE_RECORDS = 1000
@@ -27,6 +28,7 @@ router = APIRouter(prefix="/api", tags=["write"], responses={
     403: {"model": ErrorOut, "description": "Writes are disabled"},
     408: {"model": ErrorOut, "description": "The body did not arrive in time"},
     413: {"model": ErrorOut, "description": "Body over the size limit"},
+    501: {"model": ErrorOut, "description": "The server searches a Typesense cluster, which writes do not reach"},
     422: {"model": ErrorOut, "description": "Invalid record"},
 })
 RECORDS_BODY = {"requestBody": {"required": True, "content": {"application/json": {"schema": {
@@ -76,6 +78,11 @@ async def read_json_records(request: Request) -> list[dict]:
 async def add_papers(request: Request) -> dict:
     """Records in the shared corpus schema; each is validated, then upserted into the store
     and the search indexes are refreshed."""
+    if not isinstance(getattr(request.app.state.service, "backend", None), TantivyBackend):
+        # A write lands in the data dir's store and embedded index; a Typesense cluster would
+        # never see it, so saying "added" would be untrue for the searches this server answers.
+        raise ApiError(501, "writes_not_supported", "this server searches a Typesense cluster, which API writes do not "
+                       "reach; add papers with 'papersift ingest' and push them with 'papersift index --backend typesense'")
     records = await read_json_records(request)
     return await run_in_threadpool(store_records, request, records)
 

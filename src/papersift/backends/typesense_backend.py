@@ -163,10 +163,11 @@ class TypesenseBackend:
     def _is_author(self, name_term: str) -> bool:
         return self._doc_freq_table([Clause("authors", (name_term,), 1.0)])[("authors", name_term)] > 0
 
-    def _words(self, words: Words) -> tuple[str | None, list[Clause]]:
+    def _words(self, words: Words, compiled: Compiled) -> tuple[str | None, list[Clause]]:
         """A word or phrase must be in `text` (or, a plain word, be an author's name when some
         paper has that author); it scores BM25 in `text` plus a small boost for the title.
-        A field-scoped word must be in that field and scores there alone."""
+        A field-scoped word must be in that field and scores there alone. Author-name words go
+        to `compiled` (this request's own record: the backend object is shared by threads)."""
         english = terms(words.text, ENGLISH)
         if not english:
             return None, []
@@ -178,7 +179,7 @@ class TypesenseBackend:
         if not words.phrase:
             names = terms(words.text, NAMES)
             if len(names) == 1 and self._is_author(names[0]):
-                self._author_words.append((tuple(english), names[0]))
+                compiled.author_words.append((tuple(english), names[0]))
                 alternatives.append(Clause("authors", (names[0],), AUTHOR_BOOST))
                 part = f"({part} || {_term_filter(FIELD_TERMS['authors'], names)})"
         return part, alternatives
@@ -189,9 +190,9 @@ class TypesenseBackend:
         name = FILTER_FIELD_NAMES[node.field]
         return f"{name}:{'!=' if negate else '='}{_quote(node.value)}"
 
-    def _node(self, node) -> tuple[str | None, list[Clause]]:
+    def _node(self, node, compiled: Compiled) -> tuple[str | None, list[Clause]]:
         if isinstance(node, Words):
-            return self._words(node)
+            return self._words(node, compiled)
         if isinstance(node, FieldValue):
             if node.field == "authors":  # scored as a phrase in `authors`, as the embedded backend does
                 names = tuple(terms(node.value, NAMES))
@@ -199,7 +200,7 @@ class TypesenseBackend:
             return self._field_value(node), []
         parts, alternatives = [], []
         for option in node.options:
-            part, option_clauses = self._node(option)
+            part, option_clauses = self._node(option, compiled)
             if part:
                 parts.append(part)
                 alternatives.extend(option_clauses)
@@ -218,14 +219,13 @@ class TypesenseBackend:
     def compile(self, query: ParsedQuery, candidate_ids: Sequence[str] | None = None,
                 require_abstract: bool = False) -> Compiled:
         compiled = Compiled(match_all=query.match_all)
-        self._author_words = compiled.author_words  # filled by _words as it meets author names
         relaxed: list[Words] = []
         dropped = 0
         for node in query.required:
             if not query.match_all and isinstance(node, Words) and node.field is None and not node.phrase:
                 relaxed.append(node)
                 continue
-            part, alternatives = self._node(node)
+            part, alternatives = self._node(node, compiled)
             if part is None:
                 dropped += 1
                 continue

@@ -19,7 +19,9 @@ from papersift.backends.typesense_backend import TypesenseBackend, _quote
 from papersift.backends.typesense_index import VectorLookup
 from papersift.index.embeddings import EmbeddingCache, Encoder, paper_text, token_key
 from papersift.record import Paper
+from papersift.search.memo import Memo
 from papersift.search.query import ParsedQuery, query_text
+from papersift.search.semantic import QUERY_VECTORS_KEPT
 from papersift.search.types import SearchRequest
 
 VECTOR_FIELD = "embedding"
@@ -45,6 +47,7 @@ class TypesenseDenseRetriever:
     def __init__(self, backend: TypesenseBackend, encoder: Encoder):
         self.backend = backend
         self.encoder = encoder
+        self._query_vectors: Memo[np.ndarray] = Memo(QUERY_VECTORS_KEPT)  # one model call per query text
         self.index = True  # HybridRetriever falls back to keyword ranking when this is None
         # The term bridge (Chinese words -> English terms) lives in an embedded data dir; the
         # cluster does not carry it yet, so Chinese queries are carried over by the dictionary alone.
@@ -82,12 +85,15 @@ class TypesenseDenseRetriever:
         text = request.like_text or query_text(query)
         if not text:
             return []
-        vector = self.encoder.encode_passages([text])[0] if request.like_text else self.encoder.encode_query(text)
+        vector = self.encoder.encode_passages([text])[0] if request.like_text else self.query_vector(text)
         return self.nearest(vector, k, query, candidate_ids)
+
+    def query_vector(self, text: str) -> np.ndarray:
+        return self._query_vectors.get(text, lambda: self.encoder.encode_query(text))
 
     def rank_text(self, text: str, query: ParsedQuery, k: int,
                   candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
-        return self.nearest(self.encoder.encode_query(text), k, query, candidate_ids) if text else []
+        return self.nearest(self.query_vector(text), k, query, candidate_ids) if text else []
 
 
 def register_typesense_retrievers(service, backend: TypesenseBackend, encoder: Encoder) -> None:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from papersift.cli.app import JsonOption, app, emit_report, err_console, fail
+from papersift.cli.app import DataDirOption, JsonOption, app, data_dir_of, emit_report, err_console, fail
 
 bench_app = typer.Typer(help="Benchmarks that write reports (JSON + markdown) to a reports dir.", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")
@@ -59,3 +59,21 @@ def bench_write_load(
     if report["errors"] or report["searchable"] != report["posted"] or report["index_failures"]:
         fail(f"{report['errors']} errors; {report['posted'] - report['searchable']} posted papers not searchable; "
              f"{len(report['index_failures'])} index runs failed")
+
+
+@bench_app.command("costs")
+def bench_costs(
+    data_dir: DataDirOption = None,
+    rounds: Annotated[int, typer.Option("--rounds", min=1, help="Batches per request kind and concurrency.")] = 3,
+    reports_dir: ReportsDirOption = Path("reports"),
+    as_json: JsonOption = False,
+) -> None:
+    """The worst request: a 1,000-character Chinese query in hybrid mode (facets, search, the
+    filtered page), one and five at once (the data dir needs vectors for hybrid)."""
+    from papersift.bench.costs import markdown_report, run_costs_bench
+
+    resolved = data_dir_of(data_dir)
+    if not (resolved / "papers.sqlite3").exists():
+        fail(f"no papersift store in {resolved}")
+    report = run_costs_bench(resolved, rounds)
+    emit_report("bench-costs", report, markdown_report(report), reports_dir, as_json)

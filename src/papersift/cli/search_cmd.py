@@ -123,7 +123,11 @@ def print_response(response: SearchResponse) -> None:
     first = (request.page - 1) * request.size + 1
     last = first + len(response.hits) - 1
     shown = f"{first}–{last} of " if response.hits else ""
-    console.print(f"[bold]论文检索[/]  {shown}{response.total:,} papers  ({response.took_ms:.1f} ms)\n", highlight=False)
+    counted = f"{response.total:,} papers"
+    if response.total_counts == "ranked":  # semantic/hybrid: a ranked list, not the papers that match
+        matches = response.keyword_matches
+        counted = f"{response.total:,} ranked" + (f" ({matches:,} papers have all the words)" if matches is not None else "")
+    console.print(f"[bold]论文检索[/]  {shown}{counted}  ({response.took_ms:.1f} ms)\n", highlight=False)
     for hit in response.hits:
         paper = hit.paper
         if paper.topic:

@@ -91,6 +91,9 @@ def serve(
     resolved = data_dir_of(data_dir)
     if not (resolved / "papers.sqlite3").exists():
         fail(f"no papersift store in {resolved}; run 'papersift ingest' or 'papersift quickstart' first")
+    if enable_writes and backend == "typesense":
+        fail("--enable-writes with --backend typesense: API writes reach only the data dir's embedded index, not the "
+             "cluster; add papers with 'papersift ingest', then 'papersift index --backend typesense'")
     from papersift.cli.cluster_cmd import service_for_backend
 
     service = service_for_backend(backend, resolved, nodes, api_key)

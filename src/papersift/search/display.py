@@ -62,6 +62,8 @@ def search_json(response: SearchResponse, lang: str, max_page: int = MAX_PAGE) -
         "size": request.size,
         "pages": page_count(response.total, request.size, max_page),
         "total": response.total,
+        "total_counts": response.total_counts,
+        "keyword_matches": response.keyword_matches,
         "hits": [hit_json(hit, lang) for hit in response.hits],
         "facets": facets_json(response.facets),
         "took_ms": round(response.took_ms, 3),

@@ -22,6 +22,7 @@ from papersift.index.analyzers import has_cjk
 from papersift.index.models import ModelError, get_spec, is_built
 from papersift.search.crosslingual import carried_over_query, english_query
 from papersift.search.fusion import fuse_hybrid, zscore_sum
+from papersift.search.memo import Memo
 from papersift.search.query import ParsedQuery, query_text
 from papersift.search.semantic import DenseRetriever
 from papersift.search.semantic import make_retriever as make_dense_retriever
@@ -32,6 +33,7 @@ from papersift.search.types import SearchRequest
 # they are taken over, so a page (k=1000) and `eval` (k=100) must fuse the same lists.
 LEXICAL_DEPTH = 200  # fusion rarely lifts a paper from below lexical rank 200 into the top pages
 DENSE_DEPTH = 200
+TRANSLATIONS_KEPT = 256
 ENGLISH_MODEL = "all-MiniLM-L6-v2"
 FULL_COVERAGE = 0.999
 
@@ -41,6 +43,9 @@ class HybridRetriever:
         self.dense = dense
         self.english = english  # English-only model for English queries, when built and embedded
         self.service = service
+        # The bridge's translation of a query embeds its Chinese segments: once per text (per
+        # bridge generation), however many counts and clients ask (search/memo.py).
+        self._translations: Memo[str | None] = Memo(TRANSLATIONS_KEPT)
 
     def dense_for(self, text: str) -> DenseRetriever:
         """The English model for a query without CJK words once it covers every paper, else e5."""
@@ -66,12 +71,20 @@ class HybridRetriever:
         words): through the term bridge when it is built, else by the dictionary's senses that
         papers use.
         Filters and exclusions stay as typed."""
-        bridge = self.dense.bridge
-        english = english_query(query_text(query), self.dense.encoder if bridge is not None else None, bridge,
-                                doc_freq=self.service.term_doc_freq)
+        english = self.english_of(query_text(query))
         if english is None:
             return None
         return self.lexical_ranking(carried_over_query(query, english), k, candidate_ids)
+
+    def english_of(self, text: str) -> str | None:
+        """The text carried over to English (None without CJK words): by the term bridge when
+        it is built (remembered per text and bridge generation), else by the dictionary senses
+        papers use."""
+        bridge = self.dense.bridge
+        if bridge is None:
+            return english_query(text, doc_freq=self.service.term_doc_freq)
+        return self._translations.get((text, str(bridge.folder)), lambda: english_query(
+            text, self.dense.encoder, bridge, doc_freq=self.service.term_doc_freq))
 
     def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
                  candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:

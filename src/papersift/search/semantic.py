@@ -22,6 +22,7 @@ from papersift.index import vectors as vector_store
 from papersift.index.bridge import TermBridge, terms_model
 from papersift.index.embeddings import Encoder, paper_text
 from papersift.index.models import DEFAULT_MODEL, ModelError, get_spec, is_built
+from papersift.search.memo import Memo
 from papersift.search.notices import Notice
 from papersift.search.query import ParsedQuery, query_text
 from papersift.search.similar import UnknownPaperError, embed_like_text, similar_to_paper, similar_to_vector
@@ -31,6 +32,7 @@ from papersift.throttle import Throttle
 
 FILTER_EXACT_MAX = 5000  # filtered sets up to this size are fetched and searched exactly
 REOPEN_CHECK_S = 1.0
+QUERY_VECTORS_KEPT = 256  # query texts whose vectors are remembered (384 floats each)
 
 
 @lru_cache(maxsize=4)
@@ -54,6 +56,10 @@ class DenseRetriever:
         self._bridge_generation: Path | None = None
         self._reopen_due = Throttle(REOPEN_CHECK_S)
         self._lock = threading.Lock()
+        self._looked = False  # whether a first look for the index has finished
+        # One model call per query text (search/memo.py): a page's search, its facet counts
+        # and the same query sent by several clients at once share it.
+        self._query_vectors: Memo[np.ndarray] = Memo(QUERY_VECTORS_KEPT)
 
     @property
     def encoder(self) -> Encoder:
@@ -63,8 +69,10 @@ class DenseRetriever:
 
     @property
     def index(self) -> vector_store.VectorIndex | None:
-        """The live vector index generation (rechecked at most once a second)."""
-        if self._reopen_due.due():
+        """The live vector index generation (rechecked at most once a second). Until the first
+        look has finished, every caller waits for it: a request arriving while another opens
+        the index must not take "no index" for an answer."""
+        if self._reopen_due.due() or not self._looked:
             with self._lock:
                 generation = vector_store.current_generation(self.data_dir, self.model)
                 if generation != self._generation:  # open() retries when a swap removes it meanwhile
@@ -78,6 +86,7 @@ class DenseRetriever:
                                     if bridge_generation else None)
                     self._bridge = TermBridge(bridge_index) if bridge_index is not None else None
                     self._bridge_generation = bridge_index.folder if bridge_index is not None else None
+                self._looked = True
         return self._index
 
     @property
@@ -85,6 +94,10 @@ class DenseRetriever:
         """The live term bridge (index/bridge.py), None until `papersift embed` has built it."""
         self.index  # noqa: B018 - rechecks both generations
         return self._bridge
+
+    def query_vector(self, text: str) -> np.ndarray:
+        """The query's embedding, computed once per text while remembered."""
+        return self._query_vectors.get(text, lambda: self.encoder.encode_query(text))
 
     def coverage(self) -> float:
         index = self.index
@@ -147,7 +160,7 @@ class DenseRetriever:
         if index is None or not text:
             return []
         allowed, depth = self._plan(index, query, k, candidate_ids)
-        return index.search_ids(self.encoder.encode_query(text), depth, allowed)
+        return index.search_ids(self.query_vector(text), depth, allowed)
 
     def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
                  candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:

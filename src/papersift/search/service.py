@@ -19,17 +19,19 @@ import importlib
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
 from papersift.config import MAX_PAGE, MAX_PAGE_SIZE
-from papersift.search.notices import Notice
 from papersift.record import Paper
+from papersift.search import facet_counts
 from papersift.search.backend import BackendResult, SearchBackend, TantivyBackend
 from papersift.search.crosslingual import carried_over_query, english_query
+from papersift.search.facet_counts import Counter, FacetSummary
+from papersift.search.notices import Notice
 from papersift.search.query import ParsedQuery, natural_text_query, parse_query, query_text
-from papersift.search.types import FacetValue, Filters, Hit, SearchRequest, SearchResponse, Sort
+from papersift.search.types import FacetValue, Filters, Hit, SearchRequest, SearchResponse, TotalCounts
 from papersift.store import DB_FILE, Store
 from papersift.topics.attach import attach_predicted_topics
 from papersift.topics.storage import PredictionStore
@@ -39,6 +41,20 @@ RELAXED_DEPTH = 200  # when no paper has all the words: the best this many by BM
 RETRIEVER_RECHECK_S = 5.0  # how often a mode without an index looks for one again
 RETRIEVER_DEPTH = 1000  # candidates a retriever returns; filters and paging apply to these
 NO_FILTERS = Filters()
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """One page of a request's ranking, before papers are loaded and highlighted."""
+
+    query: ParsedQuery  # as answered: carried over or relaxed when the typed query found nothing
+    ids: list[str]
+    scores: list[float]
+    papers: list[Paper] | None  # loaded with the ids (keyword mode), else None
+    total: int
+    facets: dict[str, list[FacetValue]]
+    keyword_matches: int | None = None  # semantic/hybrid: papers with all the query's words
+    total_counts: TotalCounts = "matches"
 
 
 class Retriever(Protocol):
@@ -72,19 +88,63 @@ class SearchService:
         started = time.perf_counter()
         notices: list[str] = []
         request = self._within_limits(request, notices)
-        query = parse_query(request.query)
-        if request.filters != NO_FILTERS:
-            query = query.with_filters(request.filters)
-        needs_retriever = query.has_text or request.like_text or request.like_id  # filters alone: keyword browse
-        retriever = self._retriever_for(request, notices) if needs_retriever else None
-        if retriever is not None:
-            notices.extend(getattr(retriever, "notices", list)())  # e.g. semantic coverage while embedding
-        if retriever is None:
-            hits, total, facets = self._keyword(request, query, notices)
+        offset = (request.page - 1) * request.size
+        found = self._find(request, notices, offset, request.size, with_papers=True)
+        if found.papers is None:  # retrieved: the page's records come from the store
+            stored = self.store.get_many(found.ids)
+            page = [(stored[paper_id], score) for paper_id, score in zip(found.ids, found.scores) if paper_id in stored]
         else:
-            hits, total, facets = self._retrieved(request, query, retriever)
+            page = list(zip(found.papers, found.scores))
         took_ms = (time.perf_counter() - started) * 1000
-        return SearchResponse(request, total, hits, facets, took_ms, notices)
+        return SearchResponse(request, found.total, self._hits(found.query, page), found.facets, took_ms, notices,
+                              total_counts=found.total_counts, keyword_matches=found.keyword_matches)
+
+    def ranking(self, request: SearchRequest, k: int,
+                candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
+        """The first k (paper id, score) pairs that search() lists for this request over its
+        pages (the request's page and size aside), without loading papers or highlighting:
+        what `papersift eval` measures, so that it ranks as the API and the page do.
+        `candidate_ids` restricts the ranking to a pool (evaluation with --pools). Unlike
+        search(), a mode without a retriever is an error: a benchmark must not silently
+        measure another mode. Raises QuerySyntaxError for a query the language rejects."""
+        notices: list[str] = []
+        found = self._find(replace(request, with_facets=False), notices, 0, k, with_papers=False,
+                           candidate_ids=candidate_ids)
+        unavailable = [notice for notice in notices if getattr(notice, "code", None) == "mode_unavailable"]
+        if unavailable:
+            raise RuntimeError(unavailable[0])
+        return list(zip(found.ids, found.scores))
+
+    def counter(self, request: SearchRequest) -> Counter:
+        """Counts (total, facets) of the request's query under filters that narrow the
+        request's own (search/facet_counts.py). Keyword mode: the query's matches under them,
+        as search() counts them. Semantic and hybrid modes: the papers of one candidate list,
+        retrieved here once (the query embedded once), that pass them; each count is then an
+        aggregation over at most RETRIEVER_DEPTH ids, with no model call."""
+        query = self._parsed(request)
+        retriever = self._retriever_for(request, []) if self._needs_retriever(request, query) else None
+        if retriever is None:
+            carried: dict[str, str | None] = {}  # the query's English carry-over, worked out once
+
+            def keyword_count(filters: Filters) -> tuple[int, dict[str, list[FacetValue]]]:
+                counted = replace(request, filters=filters, with_facets=True)
+                found = self._keyword(counted, self._parsed(counted), [], 0, 1, False, None, carried)
+                return found.total, found.facets
+            return keyword_count
+        candidate_ids = [paper_id for paper_id, _ in retriever.retrieve(request, query, RETRIEVER_DEPTH)]
+
+        def retrieved_count(filters: Filters) -> tuple[int, dict[str, list[FacetValue]]]:
+            passing = self._passing(self._parsed(replace(request, filters=filters)), candidate_ids, with_facets=True)
+            return passing.total, passing.facets
+        return retrieved_count
+
+    def facets_beside_filters(self, response: SearchResponse) -> SearchResponse:
+        """The response with each filtered facet group counted as if its own filter were off."""
+        return replace(response, facets=facet_counts.beside_filters(self.counter, response.request, response.facets))
+
+    def facet_summary(self, request: SearchRequest) -> FacetSummary:
+        """Total, facet counts and the area -> subarea tree of a request (/api/facets, /topics)."""
+        return facet_counts.summary(self.counter, request)
 
     def get(self, paper_id: str) -> Paper | None:
         return self.store.get(paper_id)
@@ -103,7 +163,8 @@ class SearchService:
              mode: str = "keyword", like: str | None = None) -> list[tuple[str, float]]:
         """Rank papers for natural text (no operators; any word may match), best first.
 
-        For evaluation and for fusion. `candidate_ids` restricts the ranking to a pool;
+        For fusion and the lexical benchmark (`papersift eval` ranks with ranking(), as the API
+        does). `candidate_ids` restricts the ranking to a pool;
         `like` ranks similar papers instead (semantic and hybrid modes): "text" to the text as
         pasted text, "paper" to the stored paper whose id `text` is.
         Unlike search(), a mode without a retriever is an error here: a benchmark
@@ -144,59 +205,102 @@ class SearchService:
             request = replace(request, page=MAX_PAGE)
         return request
 
-    def _keyword(self, request: SearchRequest, query: ParsedQuery, notices: list[str]):
+    @staticmethod
+    def _parsed(request: SearchRequest) -> ParsedQuery:
+        query = parse_query(request.query)
+        return query.with_filters(request.filters) if request.filters != NO_FILTERS else query
+
+    @staticmethod
+    def _needs_retriever(request: SearchRequest, query: ParsedQuery) -> bool:
+        return bool(query.has_text or request.like_text or request.like_id)  # filters alone: keyword browse
+
+    def _find(self, request: SearchRequest, notices: list[str], offset: int, limit: int, with_papers: bool,
+              candidate_ids: Sequence[str] | None = None) -> _Found:
+        """Papers offset..offset+limit of the request's ranking (the one path search() and
+        ranking() share), with the total and, when the request asks, the facets."""
+        query = self._parsed(request)
+        retriever = self._retriever_for(request, notices) if self._needs_retriever(request, query) else None
+        if retriever is not None:
+            notices.extend(getattr(retriever, "notices", list)())  # e.g. semantic coverage while embedding
+            return self._retrieved(request, query, retriever, offset, limit, candidate_ids)
+        return self._keyword(request, query, notices, offset, limit, with_papers, candidate_ids)
+
+    def _keyword(self, request: SearchRequest, query: ParsedQuery, notices: list[str], offset: int, limit: int,
+                 with_papers: bool, candidate_ids: Sequence[str] | None,
+                 carried_english: dict[str, str | None] | None = None) -> _Found:
         sort = request.sort if query.has_text or request.sort != "relevance" else "newest"
-        offset = (request.page - 1) * request.size
-        result = self.backend.search(query, sort, offset, request.size, with_facets=request.with_facets,
-                                     with_papers=True)
+
+        def run(parsed: ParsedQuery, depth: int | None = None) -> BackendResult:
+            return self.backend.search(parsed, sort, offset, limit, with_facets=request.with_facets,
+                                       with_papers=with_papers, candidate_ids=candidate_ids, depth=depth)
+
+        result = run(query)
         if result.ignored_query:
             notices.append(Notice("common_words_only"))
         elif result.total == 0 and query.has_text:
             # Chinese words no (English) paper has go over to English before any word is dropped:
             # "bandit 遗憾" is after bandit regret papers, not every bandit paper.
-            carried = self._carried_over(request, query, sort, offset, notices)
+            carried = self._carried_over(query, run, notices, carried_english)
             if carried is not None:
                 query, result = carried
             if result.total == 0 and query.match_all:
-                relaxed = self.backend.search(query.relaxed(), sort, offset, request.size,
-                                              with_facets=request.with_facets, with_papers=True, depth=RELAXED_DEPTH)
+                relaxed = run(query.relaxed(), RELAXED_DEPTH)
                 if relaxed.total:
                     notices.append(Notice("relaxed_match", total=relaxed.total))
                     query, result = query.relaxed(), relaxed
-        return self._hits(query, list(zip(result.papers, result.scores))), result.total, result.facets
+        papers = result.papers if with_papers else None
+        return _Found(query, result.paper_ids, result.scores, papers, result.total, result.facets)
 
-    def _carried_over(self, request: SearchRequest, query: ParsedQuery, sort: Sort, offset: int,
-                      notices: list[str]) -> tuple[ParsedQuery, BackendResult] | None:
+    def _carried_over(self, query: ParsedQuery, run: Callable[..., BackendResult], notices: list[str],
+                      known: dict[str, str | None] | None = None) -> tuple[ParsedQuery, BackendResult] | None:
         """A query with Chinese words that no paper has all of, carried over to English by the
         dictionary (keyword mode loads no model; Latin words are kept) and ranked like a relaxed
-        query; None when there is nothing to carry over or it matches no paper either."""
-        english = english_query(query_text(query), doc_freq=self.term_doc_freq)
+        query; None when there is nothing to carry over or it matches no paper either.
+        `known`: carry-overs already worked out in this request (text -> English)."""
+        text = query_text(query)
+        known = {} if known is None else known
+        if text not in known:
+            known[text] = english_query(text, doc_freq=self.term_doc_freq)
+        english = known[text]
         if english is None:
             return None
         carried = carried_over_query(query, english)
-        translated = self.backend.search(carried, sort, offset, request.size, with_facets=request.with_facets,
-                                         with_papers=True, depth=RELAXED_DEPTH)
+        translated = run(carried, RELAXED_DEPTH)
         if not translated.total:
             return None
         notices.append(Notice("carried_over", english=english, total=translated.total))
         return carried, translated
 
-    def _retrieved(self, request: SearchRequest, query: ParsedQuery, retriever: Retriever):
-        ranked = retriever.retrieve(request, query, RETRIEVER_DEPTH)
-        scores = dict(ranked)
+    def _passing(self, query: ParsedQuery, candidate_ids: list[str], with_facets: bool) -> BackendResult:
+        """Which candidates pass the query's filters and exclusions (and their facets)."""
         allowed = ParsedQuery(excluded=query.excluded, filters=query.filters)
-        passing = self.backend.search(allowed, "relevance", 0, max(len(scores), 1),
-                                      with_facets=request.with_facets, candidate_ids=list(scores))
+        return self.backend.search(allowed, "relevance", 0, max(len(candidate_ids), 1), with_facets=with_facets,
+                                   candidate_ids=candidate_ids)
+
+    def _retrieved(self, request: SearchRequest, query: ParsedQuery, retriever: Retriever, offset: int, limit: int,
+                   candidate_ids: Sequence[str] | None) -> _Found:
+        if candidate_ids is None:
+            ranked = retriever.retrieve(request, query, RETRIEVER_DEPTH)
+        else:
+            ranked = retriever.retrieve(request, query, RETRIEVER_DEPTH, candidate_ids=candidate_ids)
+        scores = dict(ranked)
+        passing = self._passing(query, list(scores), with_facets=request.with_facets)
         kept = set(passing.paper_ids)
         ordered = [paper_id for paper_id, _ in ranked if paper_id in kept]
         if request.sort != "relevance":
             papers_all = self.store.get_many(ordered)
             ordered.sort(key=lambda pid: papers_all[pid].year or 0, reverse=request.sort == "newest")
-        offset = (request.page - 1) * request.size
-        page_ids = ordered[offset:offset + request.size]
-        papers = self.store.get_many(page_ids)
-        page = [(papers[paper_id], scores[paper_id]) for paper_id in page_ids if paper_id in papers]
-        return self._hits(query, page), len(ordered), passing.facets
+        page_ids = ordered[offset:offset + limit]
+        matches = self._keyword_matches(query) if request.with_facets else None
+        return _Found(query, page_ids, [scores[paper_id] for paper_id in page_ids], None, len(ordered),
+                      passing.facets, matches, "ranked")
+
+    def _keyword_matches(self, query: ParsedQuery) -> int | None:
+        """How many papers have all the query's words under its filters (what keyword mode
+        would count), shown beside a ranked list's length; None for a query without words."""
+        if not query.has_text:
+            return None
+        return self.backend.search(query, "relevance", 0, 1, with_facets=False).total
 
     def _hits(self, query: ParsedQuery, ranked: list[tuple[Paper, float]]) -> list[Hit]:
         highlights = self.backend.highlight(query, [paper for paper, _ in ranked])

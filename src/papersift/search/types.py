@@ -14,6 +14,10 @@ from papersift.record import Paper
 
 Mode = Literal["keyword", "semantic", "hybrid"]
 Sort = Literal["relevance", "newest", "oldest"]
+# What SearchResponse.total counts: the papers that match (keyword mode, and any filters-only
+# browse), or the length of a ranked candidate list (semantic and hybrid modes: every paper
+# has a similarity, so "matching papers" is the keyword count given beside it).
+TotalCounts = Literal["matches", "ranked"]
 FACET_FIELDS = ("venue", "year", "area", "subarea", "status")
 
 
@@ -46,6 +50,12 @@ class SearchRequest:
     with_facets: bool = True
 
 
+def typed_request(text: str, mode: Mode = "hybrid", **values) -> SearchRequest:
+    """The request for a query as a person types it: the one builder of /api/search, the page
+    and `papersift eval`, so that eval ranks exactly what users get."""
+    return SearchRequest(query=text.strip(), mode=mode, **values)
+
+
 @dataclass(frozen=True, slots=True)
 class Hit:
     paper: Paper
@@ -70,6 +80,8 @@ class SearchResponse:
     facets: dict[str, list[FacetValue]] = field(default_factory=dict)
     took_ms: float = 0.0
     notices: list[str] = field(default_factory=list)  # e.g. "semantic index covers 40% of papers"
+    total_counts: TotalCounts = "matches"
+    keyword_matches: int | None = None  # with a ranked total: papers that have all the query's words
 
 
 class QuerySyntaxError(ValueError):

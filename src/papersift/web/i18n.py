@@ -25,6 +25,10 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "sort_newest": {"zh": "最新", "en": "Newest"},
     "sort_oldest": {"zh": "最早", "en": "Oldest"},
     "results_count": {"zh": "共 {total} 篇论文", "en": "{total} papers"},
+    # semantic and hybrid: the total is a ranked list's length, not a count of matching papers
+    "results_ranked": {"zh": "按相关度排出 {total} 篇", "en": "{total} ranked by relevance"},
+    "results_ranked_of": {"zh": "按相关度排出 {total} 篇（含全部检索词的论文共 {matches} 篇）",
+                          "en": "{total} ranked by relevance ({matches} papers have all the words)"},
     "results_took": {"zh": "用时 {ms} 毫秒", "en": "{ms} ms"},
     "no_results": {"zh": "没有找到论文。", "en": "No papers found."},
     "et_al": {"zh": "等", "en": "et al."},

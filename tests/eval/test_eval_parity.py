@@ -1,0 +1,72 @@
+"""`papersift eval` ranks every query exactly as /api/search (and /similar) answers it, in
+every mode: the same request builder, the same SearchService path."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+from hybrid_service import add_vectors_and_bridge, hybrid_service
+from served_papers import TEST_HOSTS
+
+from papersift.api import create_app
+from papersift.eval.datasets import EvalQuery
+from papersift.eval.runner import evaluate, rank_query
+from tests.search.conftest import indexed_copy
+
+QUERIES = [
+    "graph neural networks",
+    "  attention transformers  ",  # padded as people paste it
+    "regret bounds for contextual bandits",  # long enough that no paper has every word: relaxed
+    "强化学习 策略梯度",  # Chinese: carried over to English in keyword mode
+    "图神经网络",
+    "diffusion 生成模型",
+    "\"neural networks\" -survey",
+]
+
+
+@pytest.fixture(scope="module")
+def served(sample_data_dir, tmp_path_factory):
+    data_dir = indexed_copy(sample_data_dir, tmp_path_factory.mktemp("parity"))
+    add_vectors_and_bridge(data_dir)
+    service, _, _ = hybrid_service(data_dir)
+    with TestClient(create_app(data_dir, service=service, allowed_hosts=TEST_HOSTS), raise_server_exceptions=True) as client:
+        yield service, client
+
+
+@pytest.mark.parametrize("mode", ["keyword", "semantic", "hybrid"])
+def test_eval_ranks_as_the_api_does(served, mode):
+    service, client = served
+    for number, text in enumerate(QUERIES):
+        body = client.get("/api/search", params={"q": text, "mode": mode, "size": 100}).json()
+        api_ids = [hit["paper"]["id"] for hit in body["hits"]]
+        assert api_ids, f"{text!r} found nothing in {mode} mode"
+        assert rank_query(service, EvalQuery(f"q{number}", text), mode, 100) == api_ids, (mode, text)
+
+
+def test_eval_scores_what_the_api_ranks(served):
+    # the metric follows: each query's first API hit, judged relevant, gives MRR@10 1.0
+    service, client = served
+    queries = [EvalQuery(f"q{number}", text, "zh" if number >= 3 else "en") for number, text in enumerate(QUERIES)]
+    qrels = {query.id: {client.get("/api/search", params={"q": query.text, "mode": "keyword"}).json()["hits"][0]
+                        ["paper"]["id"]: 1} for query in queries}
+    result = evaluate(service, queries, qrels, "keyword")
+    assert result.metrics["lang=zh"]["mrr@10"] == result.metrics["lang=en"]["mrr@10"] == 1.0
+
+
+@pytest.mark.parametrize("mode", ["semantic", "hybrid"])
+def test_eval_like_paper_ranks_as_similar_papers(served, mode):
+    service, client = served
+    paper_id = client.get("/api/search", params={"q": "graph neural networks", "mode": "keyword"}).json()["hits"][0][
+        "paper"]["id"]
+    similar = [hit["paper"]["id"] for hit in client.get(f"/api/papers/{paper_id}/similar", params={"size": 10}).json()["hits"]]
+    ranked = rank_query(service, EvalQuery("p", paper_id, exclude_ids=frozenset({paper_id})), "hybrid", 11, like="paper")
+    assert len(similar) == 10
+    assert [found for found in ranked if found != paper_id][:10] == similar
+
+
+def test_a_query_the_api_refuses_ranks_nothing_and_is_counted(served):
+    service, client = served
+    assert client.get("/api/search", params={"q": '"unclosed phrase', "mode": "keyword"}).status_code == 400
+    queries = [EvalQuery("bad", '"unclosed phrase'), EvalQuery("good", "graph neural networks")]
+    result = evaluate(service, queries, {"bad": {"x": 1}, "good": {"y": 1}}, "keyword")
+    assert result.refused == 1 and result.queries == 2

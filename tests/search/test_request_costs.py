@@ -1,0 +1,137 @@
+"""What one request may cost: the query embedded once, the candidate list retrieved once for
+all facet counts and the topic tree, and counts as they were wherever the list is the same."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+
+import pytest
+from fastapi.testclient import TestClient
+from hybrid_service import add_vectors_and_bridge, hybrid_service
+from served_papers import TEST_HOSTS
+
+from papersift.api import create_app
+from papersift.search.types import Filters, SearchRequest
+from tests.search.conftest import indexed_copy
+
+# Chinese words (carried over by the term bridge) and English ones, as people mix them.
+LONG_QUERY = ("图神经网络 在 分子性质预测 中的 过平滑 问题，以及 注意力机制 和 消息传递 的 表示能力 "
+              "graph neural networks message passing molecules attention")
+
+
+@pytest.fixture(scope="module")
+def hybrid_dir(sample_data_dir, tmp_path_factory):
+    data_dir = indexed_copy(sample_data_dir, tmp_path_factory.mktemp("costs"))
+    add_vectors_and_bridge(data_dir)
+    return data_dir
+
+
+@pytest.fixture()
+def counted(hybrid_dir):
+    """A fresh service (nothing remembered yet) behind the app, and its counters."""
+    service, encoder, retrievers = hybrid_service(hybrid_dir)
+    with TestClient(create_app(hybrid_dir, service=service, allowed_hosts=TEST_HOSTS), raise_server_exceptions=True) as client:
+        yield client, service, encoder, retrievers
+
+
+def test_facets_and_topic_tree_embed_and_retrieve_once(counted):
+    client, _, encoder, retrievers = counted
+    body = client.get("/api/facets", params={"q": LONG_QUERY, "mode": "hybrid"}).json()
+    assert len(body["topics"]) >= 2  # the tree has areas to count subareas for
+    assert encoder.calls == {"encode_query": 1, "encode_queries": 1}  # the query; its Chinese segments
+    assert retrievers["hybrid"].calls == 1
+
+
+def test_a_filtered_page_embeds_once_and_retrieves_twice(counted):
+    # the hits under the filters, then one list without them for the counts beside the filters
+    client, _, encoder, retrievers = counted
+    params = {"q": LONG_QUERY, "mode": "hybrid", "venue": "ICLR", "year_from": 2018, "status": "Poster"}
+    assert client.get("/", params=params).status_code == 200
+    assert encoder.calls["encode_query"] == 1
+    assert retrievers["hybrid"].calls == 2
+
+
+def test_five_clients_sending_one_query_share_one_embedding(counted):
+    client, _, encoder, _ = counted
+    with ThreadPoolExecutor(5) as pool:
+        answers = list(pool.map(lambda _: client.get("/api/search", params={"q": LONG_QUERY, "mode": "semantic"}),
+                                range(5)))
+    assert {answer.status_code for answer in answers} == {200}
+    assert len({tuple(hit["paper"]["id"] for hit in answer.json()["hits"]) for answer in answers}) == 1
+    assert encoder.calls["encode_query"] == 1
+
+
+# -- counts as they were --------------------------------------------------------------
+FACET_FILTERS = {"venue": ("venues",), "year": ("year_from", "year_to"), "area": ("areas",),
+                 "subarea": ("subareas",), "status": ("statuses",)}
+
+
+def previous_beside_filters(service, request: SearchRequest, facets: dict) -> dict:
+    """The counts before this change: one whole search per filtered group (api/backend.py)."""
+    facets = dict(facets)
+    for name, fields in FACET_FILTERS.items():
+        cleared = {field: (None if field.startswith("year") else ()) for field in fields}
+        if all(getattr(request.filters, field) == value for field, value in cleared.items()):
+            continue
+        if name == "subarea" and len(request.filters.areas) != 1:
+            continue
+        without_own = replace(request, filters=replace(request.filters, **cleared))
+        facets[name] = service.search(replace(without_own, page=1, size=1, with_facets=True)).facets.get(name, [])
+    return facets
+
+
+def previous_tree(service, request: SearchRequest) -> list[dict]:
+    base = service.search(replace(request, page=1, size=1, with_facets=True))
+    tree = []
+    for area in base.facets.get("area", []):
+        within = replace(request, filters=replace(request.filters, areas=(area.value,)), page=1, size=1, with_facets=True)
+        subareas = service.search(within).facets.get("subarea", [])
+        tree.append({"area": area.value, "count": area.count,
+                     "subareas": [{"value": sub.value, "count": sub.count} for sub in subareas]})
+    return tree
+
+
+KEYWORD_SAMPLE = [
+    SearchRequest(query="learning", mode="keyword", filters=Filters(venues=("ICLR", "NeurIPS"), year_from=2018)),
+    SearchRequest(query="learning", mode="keyword",
+                  filters=Filters(areas=("Deep Learning",), subareas=("Large Language Models",))),
+    SearchRequest(query="optimization", mode="keyword", filters=Filters(statuses=("Poster", "Oral"), year_to=2019)),
+    SearchRequest(query="强化学习 策略", mode="keyword", filters=Filters(venues=("ICML",))),  # carried over
+    SearchRequest(query="", mode="keyword", filters=Filters(year_from=2020, year_to=2023, venues=("ICLR",))),
+]
+HYBRID_SAMPLE = [  # one filtered group: the list the counts come from is the one they came from before
+    SearchRequest(query="graph neural networks", mode="hybrid", filters=Filters(venues=("ICLR", "ICML"))),
+    SearchRequest(query=LONG_QUERY, mode="hybrid", filters=Filters(year_from=2019)),
+    SearchRequest(query="bandit regret", mode="semantic", filters=Filters(statuses=("Poster",))),
+]
+
+
+@pytest.mark.parametrize("request_", KEYWORD_SAMPLE + HYBRID_SAMPLE, ids=lambda r: f"{r.mode}:{r.query[:12]}")
+def test_counts_beside_filters_are_those_of_before(hybrid_dir, request_):
+    service, _, _ = hybrid_service(hybrid_dir)
+    response = service.search(request_)
+    expected = previous_beside_filters(service, request_, response.facets)
+    assert any(expected.values())
+    assert service.facets_beside_filters(response).facets == expected
+
+
+@pytest.mark.parametrize("request_", [SearchRequest(query="learning", mode="keyword"),
+                                      SearchRequest(query="强化学习", mode="keyword", filters=Filters(year_from=2016))])
+def test_keyword_topic_tree_is_that_of_before(hybrid_dir, request_):
+    service, _, _ = hybrid_service(hybrid_dir)
+    tree = service.facet_summary(request_).tree
+    assert len(tree) >= 2 and tree == previous_tree(service, request_)
+
+
+def test_hybrid_topic_tree_counts_one_list(hybrid_dir):
+    # areas as before; each area's subareas now count that same list, so they add up to its count
+    service, _, _ = hybrid_service(hybrid_dir)
+    request = SearchRequest(query="graph neural networks", mode="hybrid")
+    summary = service.facet_summary(request)
+    before = previous_tree(service, request)
+    assert [(node["area"], node["count"]) for node in summary.tree] == [(node["area"], node["count"]) for node in before]
+    assert len(summary.tree) >= 2
+    for node in summary.tree:
+        assert sum(sub["count"] for sub in node["subareas"]) <= node["count"]
+    assert summary.total == service.search(request).total

@@ -1,0 +1,38 @@
+"""A hybrid total is the fused list's length, not the number of matching papers: the API and
+the page say which it is, beside the keyword count (both languages)."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+from hybrid_service import add_vectors_and_bridge, hybrid_service
+from served_papers import TEST_HOSTS
+
+from papersift.api import create_app
+from tests.search.conftest import indexed_copy
+
+
+@pytest.fixture(scope="module")
+def client(sample_data_dir, tmp_path_factory):
+    data_dir = indexed_copy(sample_data_dir, tmp_path_factory.mktemp("ranked_total"))
+    add_vectors_and_bridge(data_dir)
+    service, _, _ = hybrid_service(data_dir)
+    with TestClient(create_app(data_dir, service=service, allowed_hosts=TEST_HOSTS), raise_server_exceptions=True) as test_client:
+        yield test_client
+
+
+def test_hybrid_total_is_labelled_ranked_beside_the_keyword_matches(client):
+    keyword = client.get("/api/search", params={"q": "diffusion", "mode": "keyword"}).json()
+    hybrid = client.get("/api/search", params={"q": "diffusion", "mode": "hybrid"}).json()
+    assert keyword["total_counts"] == "matches" and keyword["keyword_matches"] is None
+    assert hybrid["total_counts"] == "ranked"
+    assert hybrid["keyword_matches"] == keyword["total"] > 0
+    assert hybrid["total"] != keyword["total"]
+
+
+@pytest.mark.parametrize(("lang", "wording"), [("en", "{total} ranked by relevance ({matches} papers have all the words)"),
+                                               ("zh", "按相关度排出 {total} 篇（含全部检索词的论文共 {matches} 篇）")])
+def test_the_page_says_what_the_total_counts(client, lang, wording):
+    hybrid = client.get("/api/search", params={"q": "diffusion", "mode": "hybrid"}).json()
+    page = client.get("/", params={"q": "diffusion", "mode": "hybrid", "lang": lang}).text
+    assert wording.format(total=f"{hybrid['total']:,}", matches=f"{hybrid['keyword_matches']:,}") in page
