@@ -72,7 +72,7 @@ def run_costs_bench(data_dir: Path, rounds: int = 3, progress=None, service=None
     app = create_app(data_dir, service=service)
     results = []
     variant = 0
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1") as client:  # a loopback Host, as a local browser sends
         probe = client.get("/api/search?" + urlencode({"q": long_query(10_000), "mode": "hybrid", "size": 1}))
         notices = probe.json().get("notices", [])  # says whether hybrid could answer here
         for name, url_of in SCENARIOS.items():  # warm-up: models, jieba, CC-CEDICT, templates
