@@ -14,7 +14,7 @@ from pathlib import Path
 from fastapi import APIRouter, FastAPI
 from fastapi_offline import FastAPIOffline
 
-from papersift import __version__
+from papersift import __version__, extras
 from papersift.api import routes, writes
 from papersift.api.backend import SearchBackend
 from papersift.api.errors import install_error_handlers
@@ -89,7 +89,11 @@ def create_app(
         from papersift.web.routes import install_web
 
         install_web(app)
-    from papersift.api.topics_routes import router as topics_router  # topic map + trends (papersift.topics)
-    for router in [*EXTRA_ROUTERS, topics_router, *routers]:
+    optional = []
+    if extras.available("topics"):  # topic map + trends (papersift.topics): mounted when its extra is installed
+        from papersift.api.topics_routes import router as topics_router
+
+        optional.append(topics_router)
+    for router in [*EXTRA_ROUTERS, *optional, *routers]:
         app.include_router(router)
     return app
