@@ -99,5 +99,6 @@ def test_a_command_that_needs_a_missing_extra_fails_with_one_line(tmp_path, bloc
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr
     lines = done.stderr.strip().splitlines()
-    assert lines == [f"error: this command needs papersift[{extra}] ({blocked} is not installed): "
-                     f"pip install 'papersift[{extra}]'"]
+    expected = (f"error: this command needs papersift[{extra}] ({blocked} is not installed): "
+                f"pip install 'papersift[{extra}]'")
+    assert lines == [expected]
