@@ -38,10 +38,7 @@ def test_missing_modules_name_their_extra(monkeypatch):
 
 
 def test_every_extra_in_pyproject_is_known_to_the_code():
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10: pytest's own dependency
-        import tomli as tomllib
+    import tomllib
 
     pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
     declared = set(pyproject["project"]["optional-dependencies"]) - {"all"}
