@@ -1,5 +1,7 @@
 """Command line interface: thin wrappers over the core API (one module per command group)."""
 
+import sys
+
 from papersift.cli import ingest_cmd  # noqa: F401  (registers commands)
 from papersift.cli import fetch_cmd  # noqa: F401
 from papersift.cli import serve_cmd  # noqa: F401
@@ -27,7 +29,5 @@ def main() -> None:
 
 
 def _missing_extra(error: MissingExtra) -> None:
-    import sys
-
     print(f"error: {error}", file=sys.stderr)
     raise SystemExit(1)
