@@ -60,6 +60,10 @@ def test_the_topic_routes_are_mounted_when_the_extra_is_installed(client):
 
 
 def test_semantic_search_falls_back_to_keyword_without_the_semantic_extra(monkeypatch, tmp_path):
+    # a data dir that has a built model and published vectors: only the missing package is in the way
+    monkeypatch.setattr(semantic, "is_built", lambda spec: True)
+    monkeypatch.setattr(semantic.vector_store, "current_generation", lambda data_dir, model: tmp_path)
+    assert semantic.make_retriever(tmp_path, service=None) is not None
     _without(monkeypatch, "onnxruntime")
     assert semantic.make_retriever(tmp_path, service=None) is None
 
