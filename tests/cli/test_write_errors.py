@@ -30,10 +30,20 @@ def test_a_refused_write_is_one_line(sample_data_dir, monkeypatch, error):
     assert "can be searched and served" in result.stderr
 
 
-def test_other_errors_are_not_called_read_only(sample_data_dir, monkeypatch):
+def test_a_full_disk_is_its_own_line(sample_data_dir, monkeypatch):
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(search_cmd.lexical, "update", full)
     result = runner.invoke(app, ["index", "--json", "--data-dir", str(sample_data_dir)])
-    assert isinstance(result.exception, OSError) and result.exception.errno == errno.ENOSPC
+    assert result.exit_code == 1 and len(result.stderr.strip().splitlines()) == 1
+    assert result.stderr.startswith("error: disk full") and "read-only" not in result.stderr
+
+
+def test_other_errors_keep_their_traceback(sample_data_dir, monkeypatch):
+    def broken(*args, **kwargs):
+        raise OSError(errno.EIO, "Input/output error")  # not a fault the CLI can explain: a bug report needs it
+
+    monkeypatch.setattr(search_cmd.lexical, "update", broken)
+    result = runner.invoke(app, ["index", "--json", "--data-dir", str(sample_data_dir)])
+    assert isinstance(result.exception, OSError) and result.exception.errno == errno.EIO

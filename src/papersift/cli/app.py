@@ -16,9 +16,11 @@ from rich.console import Console
 from typer.core import TyperGroup
 
 from papersift.config import DATA_DIR_ENV, resolve_data_dir
+from papersift.store_errors import FULL_ERRNOS, StoreError
 
 READ_ONLY_ERRNOS = (errno.EROFS, errno.EACCES, errno.EPERM)
 SQLITE_READ_ONLY = ("readonly database", "unable to open database file", "read-only file system")
+SQLITE_FULL = ("database or disk is full", "disk i/o error")
 
 
 def read_only_message(error: BaseException) -> str | None:
@@ -43,14 +45,31 @@ def require_writable(directory: Path) -> None:
                                        "Read-only file system" if read_only else "Permission denied", str(directory))))
 
 
+def fault_message(error: BaseException) -> str | None:
+    """One line for a fault outside papersift (read-only or full disk, a store error); None for
+    anything else, which keeps its traceback (a bug)."""
+    message = read_only_message(error)
+    if message is not None:
+        return message
+    if isinstance(error, StoreError):
+        return str(error)
+    if isinstance(error, OSError) and error.errno in FULL_ERRNOS:
+        where = f" ({error.filename})" if error.filename else ""
+        return f"disk full{where}: free space and run the same command again; what was published before is intact"
+    if isinstance(error, sqlite3.OperationalError) and any(part in str(error).lower() for part in SQLITE_FULL):
+        return (f"the store could not be read or written ({error}); a full disk is the usual cause: free space "
+                "and run the same command again")
+    return None
+
+
 class _CommandGroup(TyperGroup):
-    """Runs the commands; a write that the file system refuses becomes one line on stderr."""
+    """Runs the commands; a fault outside papersift (a read-only or full disk) becomes one line on stderr."""
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except (OSError, sqlite3.OperationalError) as error:
-            message = read_only_message(error)
+        except (OSError, sqlite3.OperationalError, StoreError) as error:
+            message = fault_message(error)
             if message is None:
                 raise
             fail(message)

@@ -141,8 +141,10 @@ def predict_all(data_dir: str | Path, config: ModelConfig | None = None, force: 
     model, trained = train_model(data_dir, config, compute_missing, progress)
     store = Store(data_dir, readonly=True)
     try:
-        unlabeled = load_unlabeled(store)
+        # The highest seq first: a paper committed between the two reads is then predicted
+        # again next time, instead of lying at or below last_seq unseen for good.
         last_seq = store.max_seq()
+        unlabeled = load_unlabeled(store)
     finally:
         store.close()
     with PredictionStore(data_dir) as predictions:
