@@ -204,10 +204,11 @@ def run_drill(data_dir: Path, queries: Sequence[str], templates: Sequence[dict],
         shutil.copytree(data_dir, served, ignore=shutil.ignore_patterns("*.building", "embed.log"))
         port, token = free_port(), os.urandom(WRITE_TOKEN_BYTES).hex()
         base_url = f"http://127.0.0.1:{port}"
+        server_log = (work / "server.log").open("wb")  # the access log: a pipe nobody reads would fill and block it
         server = subprocess.Popen(
             papersift_command("serve", "--data-dir", str(served), "--host", "127.0.0.1", "--port", str(port),
                               "--enable-writes", "--write-token", token),
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            stdout=subprocess.DEVNULL, stderr=server_log)
         try:
             _wait_until_up(base_url, server)
             state, elapsed, verified = asyncio.run(_drill(base_url, served, queries, templates, readers, writers, batch,
@@ -216,6 +217,7 @@ def run_drill(data_dir: Path, queries: Sequence[str], templates: Sequence[dict],
         finally:
             server.terminate()
             server.wait(timeout=30)
+            server_log.close()
     finally:
         shutil.rmtree(work, ignore_errors=True)
     rows = [state.stats[kind].row(kind) for kind in (*READ_KINDS, "write")]
