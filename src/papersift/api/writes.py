@@ -9,12 +9,14 @@ is then read under the size and time limits of api.limits and parsed by the rout
 from __future__ import annotations
 
 import hmac
+import threading
 
 import orjson
 from fastapi import APIRouter, Depends, Request
 from fastapi.concurrency import run_in_threadpool
 
 from papersift.api.errors import ApiError
+from papersift.api.index_refresh import GroupRefresher
 from papersift.api.schemas import ErrorOut
 from papersift.index import lexical
 from papersift.record import RecordError, paper_from_dict
@@ -45,6 +47,21 @@ def require_write_access(request: Request) -> None:
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not hmac.compare_digest(token.encode(), settings.write_token.encode()):
         raise ApiError(401, "unauthorized", "writes need 'Authorization: Bearer <token>' with the server's write token")
+
+
+_write_path_lock = threading.Lock()
+
+
+def write_path(app) -> tuple[Store, GroupRefresher]:
+    """The app's one writable Store (its catalog stays loaded between POSTs; other writers'
+    commits are noticed inside the write transaction) and its index refresher, made on the
+    first write."""
+    with _write_path_lock:
+        if getattr(app.state, "write_path", None) is None:
+            data_dir, service = app.state.settings.data_dir, app.state.service
+            store = Store(data_dir)
+            app.state.write_path = (store, GroupRefresher(lambda: refresh_indexes(data_dir, service), store.max_seq))
+        return app.state.write_path
 
 
 def refresh_indexes(data_dir, service) -> None:
@@ -95,11 +112,7 @@ def store_records(request: Request, records: list[dict]) -> dict:
         except RecordError as problem:
             raise ApiError(422, "invalid_record", f"record {position}: {problem}",
                            [{"record": position, "problem": str(problem)}]) from None
-    data_dir = request.app.state.settings.data_dir
-    store = Store(data_dir)
-    try:
-        counts = store.upsert(papers)  # one transaction; records with one id: the first wins (fold_same_id)
-    finally:
-        store.close()
-    refresh_indexes(data_dir, request.app.state.service)
+    store, refresher = write_path(request.app)
+    counts = store.upsert(papers)  # one transaction; records with one id: the first wins (fold_same_id)
+    refresher.wait_indexed(store.max_seq())  # searchable when this answers; concurrent POSTs share updates
     return {"added": counts.added, "updated": counts.updated, "merged": counts.merged, "unchanged": counts.unchanged}
