@@ -104,6 +104,25 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             terminalreporter.write_line(line)
 
 
+@pytest.fixture(scope="session")
+def no_models_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("no-models")
+
+
+@pytest.fixture(autouse=True)
+def core_sees_no_models_nor_shared_data(request, monkeypatch, no_models_dir):
+    """A core test runs as on a machine without built models or ../shared, whatever this one has
+    (child processes inherit it): one that needs them fails here, not on someone else's machine."""
+    if request.node.get_closest_marker(CORE) is None:
+        yield
+        return
+    monkeypatch.setenv("PAPERSIFT_MODELS_DIR", str(no_models_dir))
+    monkeypatch.setenv("PAPERSIFT_SHARED_DATA", str(no_models_dir / "no-shared-data"))
+    yield
+    built = sorted(path.name for path in no_models_dir.iterdir())
+    assert not built, f"a core test built models {built}: mark it `models`"
+
+
 # ---------------------------------------------------------------- data
 
 

@@ -116,6 +116,7 @@ def test_parallel_writer_threads_store_and_index_every_paper(indexed_dir, shared
     assert_stored_and_indexed_once(indexed_dir, expected)
 
 
+@pytest.mark.drill
 def test_parallel_ingest_processes_store_and_index_every_paper(indexed_dir, tmp_path):
     """4 `papersift ingest` processes at once, 2 batches each, while the index keeps updating."""
     files = [write_jsonl(tmp_path / f"writer{writer}.jsonl", synthetic_records(f"p{writer}", 2500))

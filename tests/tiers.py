@@ -28,7 +28,11 @@ TIERS: dict[str, str] = {
 }
 CORE = "core"
 # Fixtures that put every test using them in a tier (the conftest adds the marker).
-FIXTURE_TIERS = {"shared_data": "shared", "tiny_disk": "drill"}
+FIXTURE_TIERS = {
+    "shared_data": "shared",
+    "tiny_disk": "drill",
+    "topics_data_dir": "models",  # MiniLM stand-in vectors go in its cache under its tokenizer's keys
+}
 SHARED_FOLDERS = ("ml_papers", "scifact", "csfcube", "knownitem", "s2cs_queries", "zhterms")
 
 

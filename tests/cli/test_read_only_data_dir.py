@@ -30,6 +30,8 @@ from papersift.record import Paper
 from papersift.store import DB_FILE, Store
 from papersift.topics.projection import map_points
 
+pytestmark = pytest.mark.drill  # bind mounts (root), a CLI run per write command
+
 runner = CliRunner()
 SOURCE_ROOT = str(Path(papersift.__file__).resolve().parents[1])
 LAST_WRITE = Paper(id="TEST-2025-last-write", title="Zyzzogeton beetles in the write-ahead log", venue="ICLR",

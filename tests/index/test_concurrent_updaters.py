@@ -105,6 +105,7 @@ def _attempt(call):
         return problem
 
 
+@pytest.mark.drill
 def test_parallel_updaters_and_a_reader(data_dir, sample_records, tmp_path):
     """3 threads and 2 processes add papers and update the index; a reader checks every
     generation it sees, document by document; at the end the index holds exactly the store."""

@@ -149,6 +149,7 @@ def test_build_killed_at_each_step_leaves_a_whole_index(template, tmp_path, step
     check_recovery(data_dir, stored)
 
 
+@pytest.mark.drill
 @pytest.mark.parametrize("action", ["update", "build"])
 def test_killed_at_every_rename_the_index_stays_whole(template, tmp_path, action):
     """Needs no hook: kills at the k-th rename for k = 1, 2, ... until the write completes.
