@@ -27,6 +27,7 @@ FIXTURE_CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
 SAMPLE = FIXTURE_CORPUS / "papers.jsonl.gz"  # every 17th paper of the shared corpus (1,996)
 LABELED = FIXTURE_CORPUS / "iclr2024_labeled.jsonl.gz"  # the 1,992 ICLR 2024 papers with area/subarea
 TITLE_ONLY = FIXTURE_CORPUS / "papers_title_only.jsonl.gz"  # every 50th title-only row (216)
+NAMED = FIXTURE_CORPUS / "named_papers.jsonl.gz"  # papers tests name by id (make_corpus.NAMED_IDS)
 
 
 def read_jsonl_gz(path: Path) -> list[dict]:
@@ -153,6 +154,12 @@ def labeled_records() -> list[dict]:
 def title_only_records() -> list[dict]:
     """216 real accepted-paper rows without an abstract."""
     return read_jsonl_gz(TITLE_ONLY)
+
+
+@pytest.fixture(scope="session")
+def named_records() -> list[dict]:
+    """The few corpus papers tests name by id (the conference versions of the arXiv fixtures)."""
+    return read_jsonl_gz(NAMED)
 
 
 @pytest.fixture(scope="session")

@@ -54,6 +54,7 @@ def run_pytest(*args: str, **env: str) -> subprocess.CompletedProcess:
                           env=environ, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.drill
 def test_a_models_test_without_models_fails_with_the_tier_line_and_builds_nothing(tmp_path):
     empty = tmp_path / "models"
     result = run_pytest("tests/index/test_bridge.py::test_chinese_words_find_their_english_terms",
@@ -64,6 +65,7 @@ def test_a_models_test_without_models_fails_with_the_tier_line_and_builds_nothin
     assert not empty.exists()  # failed before the fixture could start a build
 
 
+@pytest.mark.drill
 def test_under_ci_a_test_that_did_not_run_fails_the_run():
     selection = ("tests/test_tiers.py", "-k", "fixture_corpus")  # runs one test, deselects the others
     assert run_pytest(*selection).returncode == 0

@@ -27,6 +27,7 @@ def test_unknown_model_is_an_error():
     assert "unknown model" in result.stderr
 
 
+@pytest.mark.models
 def test_embed_without_papers_is_an_error(tmp_path):
     result = runner.invoke(app, ["embed", "--data-dir", str(tmp_path)])
     assert result.exit_code == 1 and "no papers" in result.stderr

@@ -129,6 +129,7 @@ def test_the_steps_are_named_once_each():
     assert len(set(vectors.FAULT_STEPS)) == len(vectors.FAULT_STEPS)
 
 
+@pytest.mark.drill
 @pytest.mark.parametrize("step", lexical.FAULT_STEPS)
 def test_update_killed_at_each_step_leaves_a_whole_index(template, tmp_path, step):
     template_dir, indexed, stored = template
@@ -139,6 +140,7 @@ def test_update_killed_at_each_step_leaves_a_whole_index(template, tmp_path, ste
     check_recovery(data_dir, stored)
 
 
+@pytest.mark.drill
 @pytest.mark.parametrize("step", [step for step in lexical.FAULT_STEPS if step != "lexical:staged"])
 def test_build_killed_at_each_step_leaves_a_whole_index(template, tmp_path, step):
     template_dir, indexed, stored = template
@@ -168,6 +170,7 @@ def test_killed_at_every_rename_the_index_stays_whole(template, tmp_path, action
     assert k > 3  # several renames were killed
 
 
+@pytest.mark.drill
 def test_a_killed_build_leaves_debris_that_the_next_update_removes(template, tmp_path):
     template_dir, _, _ = template
     data_dir = copy_of(template_dir, tmp_path)
@@ -184,6 +187,7 @@ def vector_content(data_dir: Path) -> tuple[list[str], np.ndarray]:
     return index.paper_ids, np.asarray(index.vectors)
 
 
+@pytest.mark.drill
 @pytest.mark.parametrize("step", vectors.FAULT_STEPS)
 def test_vectors_killed_at_each_step_leave_a_whole_index(tmp_path, step):
     data_dir = tmp_path / "data"

@@ -200,6 +200,7 @@ def test_get_and_rank(service, papers):
     assert {paper_id for paper_id, _ in service.rank(paper.title, k=50, candidate_ids=pool)} <= set(pool)
 
 
+@pytest.mark.models
 def test_a_running_service_picks_up_vectors_published_after_it_started(sample_data_dir, tmp_path, monkeypatch):
     import numpy as np
 

@@ -141,6 +141,7 @@ def test_lda_on_a_sparse_view_is_a_clear_error(split):
             TopicInputs.from_papers(train.papers), train.topics)
 
 
+@pytest.mark.drill
 def test_combined_all_view_puts_words_both_embeddings_and_corpus_topics_side_by_side(default_inputs):
     train_inputs, test_inputs = default_inputs
     view = make_view("combined_all").fit(train_inputs)
