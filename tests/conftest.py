@@ -1,10 +1,16 @@
-"""Shared fixtures: real data slices from ../shared/data (read-only), fresh stores."""
+"""Shared fixtures and the test tiers.
+
+Data: the committed fixture corpus (tests/fixtures/corpus: real papers cut from the shared
+data) for every test that does not measure quality or scale; `shared_data` (../shared/data)
+only for the `shared` tier. Tiers: see tests/tiers.py and docs/testing.md.
+"""
 
 from __future__ import annotations
 
 import gzip
-import itertools
+import os
 from pathlib import Path
+from typing import ClassVar
 
 import orjson
 import pytest
@@ -15,29 +21,145 @@ from papersift.config import shared_data_dir
 from papersift.ingest.pipeline import ingest_paths
 from papersift.store import Store
 from served_papers import TEST_HOSTS, build_served_data_dir
+from tiers import CORE, FIXTURE_TIERS, missing, tiers_of
 
-SHARED = shared_data_dir()
-CORPUS = SHARED / "ml_papers" / "papers.jsonl.gz"
-TITLE_ONLY = SHARED / "ml_papers" / "papers_title_only.jsonl.gz"
+FIXTURE_CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
+SAMPLE = FIXTURE_CORPUS / "papers.jsonl.gz"  # every 17th paper of the shared corpus (1,996)
+LABELED = FIXTURE_CORPUS / "iclr2024_labeled.jsonl.gz"  # the 1,992 ICLR 2024 papers with area/subarea
+TITLE_ONLY = FIXTURE_CORPUS / "papers_title_only.jsonl.gz"  # every 50th title-only row (216)
+NAMED = FIXTURE_CORPUS / "named_papers.jsonl.gz"  # papers tests name by id (make_corpus.NAMED_IDS)
+
+
+def read_jsonl_gz(path: Path) -> list[dict]:
+    with gzip.open(path, "rb") as handle:
+        return [orjson.loads(line) for line in handle]
+
+
+# ---------------------------------------------------------------- tiers
+
+
+def under_ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("true", "1")
+
+
+class TierRun:
+    """What this session saw: tiers whose tests ran, skips (with reasons) and deselections."""
+
+    tiers: ClassVar[set[str]] = set()
+    skips: ClassVar[list[str]] = []
+    deselected = 0
+
+
+def pytest_configure(config):
+    TierRun.tiers, TierRun.skips, TierRun.deselected = set(), [], 0
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """A test that uses a tier's fixture is in that tier whatever its module says (FIXTURE_TIERS);
+    a test in no tier is core. Runs before -m selects, so `-m core` sees these markers."""
+    for item in items:
+        for fixture, tier in FIXTURE_TIERS.items():
+            if fixture in getattr(item, "fixturenames", ()) and item.get_closest_marker(tier) is None:
+                item.add_marker(getattr(pytest.mark, tier))
+        if not tiers_of({mark.name for mark in item.iter_markers()}):
+            item.add_marker(getattr(pytest.mark, CORE))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Fail (not skip) every test of a tier whose resource is missing, with the tier's one line."""
+    for tier in tiers_of({mark.name for mark in item.iter_markers()}):
+        TierRun.tiers.add(tier)
+        problem = missing(tier)
+        if problem:
+            pytest.fail(problem, pytrace=False)
+
+
+def pytest_deselected(items):
+    TierRun.deselected += len(items)
+
+
+def pytest_runtest_logreport(report):
+    if report.skipped and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        TierRun.skips.append(f"{report.nodeid}: {reason}")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Under CI (CI=true) every tier must run: a skipped or deselected test fails the run."""
+    if under_ci() and (TierRun.skips or TierRun.deselected):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """One line per tier whose resource was missing; under CI, why skips fail the run."""
+    lines = [problem for tier in sorted(TierRun.tiers) if (problem := missing(tier))]
+    if under_ci() and (TierRun.skips or TierRun.deselected):
+        lines.append(f"CI: every tier must run, but {len(TierRun.skips)} test(s) were skipped "
+                     f"and {TierRun.deselected} deselected")
+        lines.extend(f"  skipped {skip}" for skip in TierRun.skips)
+    if lines:
+        terminalreporter.section("tiers")
+        for line in lines:
+            terminalreporter.write_line(line)
+
+
+@pytest.fixture(scope="session")
+def no_models_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("no-models")
+
+
+@pytest.fixture(autouse=True)
+def core_sees_no_models_nor_shared_data(request, monkeypatch, no_models_dir):
+    """A core test runs as on a machine without built models or ../shared, whatever this one has
+    (child processes inherit it): one that needs them fails here, not on someone else's machine."""
+    if request.node.get_closest_marker(CORE) is None:
+        yield
+        return
+    monkeypatch.setenv("PAPERSIFT_MODELS_DIR", str(no_models_dir))
+    monkeypatch.setenv("PAPERSIFT_SHARED_DATA", str(no_models_dir / "no-shared-data"))
+    yield
+    built = sorted(path.name for path in no_models_dir.iterdir())
+    assert not built, f"a core test built models {built}: mark it `models`"
+
+
+# ---------------------------------------------------------------- data
 
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    assert CORPUS.exists(), f"shared data missing at {SHARED}: the tests need ../shared/data beside the checkout"
-    return SHARED
+    """../shared/data (the `shared` tier; its presence is checked by the tier hook)."""
+    return shared_data_dir()
 
 
-def corpus_slice(count: int, step: int = 17) -> list[dict]:
-    """Every `step`-th paper of the real corpus: spans venues and years, deterministic."""
-    with gzip.open(CORPUS, "rb") as handle:
-        lines = itertools.islice(handle, 0, None, step)
-        return [orjson.loads(line) for line in itertools.islice(lines, count)]
+def corpus_slice(count: int) -> list[dict]:
+    """The first `count` papers of the fixture corpus (every 17th paper of the shared corpus)."""
+    return read_jsonl_gz(SAMPLE)[:count]
 
 
 @pytest.fixture(scope="session")
-def sample_records(shared_data) -> list[dict]:
-    """2,000 real papers, every 17th of the corpus."""
-    return corpus_slice(2000)
+def sample_records() -> list[dict]:
+    """1,996 real papers, every 17th of the shared corpus: all venues, 1987-2025 (tests/fixtures/corpus)."""
+    return read_jsonl_gz(SAMPLE)
+
+
+@pytest.fixture(scope="session")
+def labeled_records() -> list[dict]:
+    """The 1,992 ICLR 2024 papers with a conference topic (area/subarea), in corpus order."""
+    return read_jsonl_gz(LABELED)
+
+
+@pytest.fixture(scope="session")
+def title_only_records() -> list[dict]:
+    """216 real accepted-paper rows without an abstract."""
+    return read_jsonl_gz(TITLE_ONLY)
+
+
+@pytest.fixture(scope="session")
+def named_records() -> list[dict]:
+    """The few corpus papers tests name by id (the conference versions of the arXiv fixtures)."""
+    return read_jsonl_gz(NAMED)
 
 
 @pytest.fixture(scope="session")

@@ -16,6 +16,7 @@ from papersift.api.security import LOOPBACK_HOSTS
 from papersift.index import lexical
 from papersift.record import paper_from_dict
 from papersift.store import Store
+from tiers import CHROMIUM as CHROMIUM  # re-exported; $PAPERSIFT_CHROMIUM overrides
 
 # Starlette's TestClient sends `Host: testserver`; the apps under test accept it beside the
 # loopback names (a served app only accepts the names of its bind address).
@@ -53,7 +54,6 @@ def build_served_data_dir(data_dir: Path, sample_records: list[dict]) -> Path:
     return data_dir
 
 
-CHROMIUM = "/usr/bin/chromium"  # Debian's chromium: no browser download (scripts/setup.sh installs it)
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"

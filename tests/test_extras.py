@@ -48,7 +48,8 @@ def test_every_extra_in_pyproject_is_known_to_the_code():
 
 def test_the_api_and_page_start_without_the_topics_extra(monkeypatch, served_data_dir):
     _without(monkeypatch, "sklearn", "scipy", "matplotlib")
-    with TestClient(create_app(served_data_dir, allowed_hosts=TEST_HOSTS), raise_server_exceptions=False) as client:
+    app = create_app(served_data_dir, allowed_hosts=TEST_HOSTS)  # TestClient's Host is 'testserver'
+    with TestClient(app, raise_server_exceptions=False) as client:
         assert client.get("/api/search", params={"q": "graph"}).status_code == 200
         assert client.get("/").status_code == 200
         assert client.get("/topics/map").status_code == 404  # not mounted

@@ -86,6 +86,7 @@ def test_a_store_object_sees_what_another_writer_added_since_it_loaded(tmp_path)
     assert second.count() == 2 and second.get("OTHER-SOURCE-1").id == paper.id
 
 
+@pytest.mark.drill
 @pytest.mark.parametrize("shared_store", [False, True], ids=["store-per-thread", "one-shared-store"])
 def test_parallel_writer_threads_store_and_index_every_paper(indexed_dir, shared_store):
     """5 threads x 4 batches x 50 papers, each thread updating the index after every batch."""
@@ -116,6 +117,7 @@ def test_parallel_writer_threads_store_and_index_every_paper(indexed_dir, shared
     assert_stored_and_indexed_once(indexed_dir, expected)
 
 
+@pytest.mark.drill
 def test_parallel_ingest_processes_store_and_index_every_paper(indexed_dir, tmp_path):
     """4 `papersift ingest` processes at once, 2 batches each, while the index keeps updating."""
     files = [write_jsonl(tmp_path / f"writer{writer}.jsonl", synthetic_records(f"p{writer}", 2500))

@@ -92,6 +92,7 @@ def test_a_post_that_waited_for_another_still_gets_its_papers_indexed(writable_d
     assert found["total"] == 50
 
 
+@pytest.mark.drill
 def test_parallel_posts_store_and_index_every_paper(writable_dir):
     """5 clients x 4 POSTs x 50 papers at once (before the fix: 1,000 stored, ~950 searchable)."""
     before = {paper.id for _, paper in Store(writable_dir, readonly=True).iter_papers()}

@@ -219,6 +219,7 @@ def post_head(content_type: str, length: int | None, token: str = "wrong-token-w
             f"Authorization: Bearer {token}\r\n{framing}\r\n\r\n").encode()
 
 
+@pytest.mark.drill
 def test_hostile_requests_against_a_real_uvicorn(real_server, served_data_dir):
     server, port = real_server
     baseline = psutil.Process(server.pid).memory_info().rss

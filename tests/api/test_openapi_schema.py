@@ -41,6 +41,7 @@ def no_internal_details(data_dir):
     return check
 
 
+@pytest.mark.drill
 @pytest.mark.parametrize(("method", "path"), OPERATIONS, ids=[f"{m} {p}" for m, p in OPERATIONS])
 def test_every_endpoint_honours_its_openapi_contract(api_schema, served_data_dir, method, path):
     operation = api_schema[path][method]

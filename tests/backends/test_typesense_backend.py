@@ -17,6 +17,8 @@ from papersift.search.service import SearchService
 from papersift.search.types import Filters, SearchRequest
 from papersift.store import Store
 
+pytestmark = pytest.mark.cluster
+
 API_KEY = "test-key"
 
 

@@ -15,6 +15,8 @@ from papersift.search.query import parse_query
 from papersift.search.types import SearchRequest
 from papersift.store import Store
 
+pytestmark = [pytest.mark.cluster, pytest.mark.models]
+
 MODEL = "all-MiniLM-L6-v2"
 PAPERS = 150
 

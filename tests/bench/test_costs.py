@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from hybrid_service import add_vectors_and_bridge, hybrid_service
+import pytest
+from tests.search.conftest import indexed_copy
 from typer.testing import CliRunner
 
+from hybrid_service import add_vectors_and_bridge, hybrid_service
 from papersift.bench.costs import (
     CONCURRENCY,
     SCENARIOS,
@@ -15,7 +17,6 @@ from papersift.bench.costs import (
 from papersift.cli import app
 from papersift.config import MAX_QUERY_CHARS
 from papersift.index.analyzers import has_cjk
-from tests.search.conftest import indexed_copy
 
 
 def test_long_queries_are_new_texts_at_the_apis_limit():
@@ -24,6 +25,7 @@ def test_long_queries_are_new_texts_at_the_apis_limit():
     assert all(MAX_QUERY_CHARS - 5 <= len(text) <= MAX_QUERY_CHARS and has_cjk(text) for text in texts)
 
 
+@pytest.mark.drill
 def test_report_has_every_scenario_at_each_concurrency(sample_data_dir, tmp_path):
     data_dir = indexed_copy(sample_data_dir, tmp_path / "data")
     add_vectors_and_bridge(data_dir)

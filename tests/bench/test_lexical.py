@@ -30,6 +30,7 @@ def test_means_per_query_set_follow_the_query_order_through_repeats():
     assert means == pytest.approx({"short": (1 + 3 + 2 + 4) / 4, "long": 15.0})
 
 
+@pytest.mark.drill
 def test_bench_command_writes_reports_and_json(sample_jsonl, tmp_path):
     reports = tmp_path / "reports"
     result = CliRunner().invoke(app, ["bench", "lexical", "--corpus", str(sample_jsonl), "--repeats", "1",

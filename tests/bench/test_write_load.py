@@ -9,7 +9,7 @@ from papersift.bench.web import default_queries
 from papersift.bench.write_load import drill_paper, markdown, run_drill
 from papersift.store import Store
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.drill
 
 
 def test_drill_paper_is_new_and_findable():

@@ -21,12 +21,14 @@ def node_address(tmp_path_factory):
         yield f"127.0.0.1:{nodes[0].api_port}"
 
 
+@pytest.mark.cluster
 def test_status_names_the_leader(node_address):
     result = runner.invoke(app, ["cluster", "status", "--nodes", node_address, "--api-key", API_KEY, "--json"])
     assert result.exit_code == 0, result.output
     assert orjson.loads(result.stdout) == [{"node": node_address, "healthy": True, "role": "leader"}]
 
 
+@pytest.mark.cluster
 def test_index_backend_typesense_builds_then_updates(node_address, sample_data_dir):
     arguments = ["index", "--backend", "typesense", "--nodes", node_address, "--api-key", API_KEY,
                  "--data-dir", str(sample_data_dir), "--json"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import orjson
+import pytest
 from typer.testing import CliRunner
 
 from papersift.cli import app
@@ -11,6 +12,7 @@ from papersift.index.models import DEFAULT_MODEL, build_model
 runner = CliRunner()
 
 
+@pytest.mark.models
 def test_models_list_json_marks_the_default():
     build_model(DEFAULT_MODEL, log=lambda _: None)
     result = runner.invoke(app, ["models", "list", "--json"])
@@ -25,11 +27,14 @@ def test_unknown_model_is_an_error():
     assert "unknown model" in result.stderr
 
 
+@pytest.mark.models
 def test_embed_without_papers_is_an_error(tmp_path):
     result = runner.invoke(app, ["embed", "--data-dir", str(tmp_path)])
     assert result.exit_code == 1 and "no papers" in result.stderr
 
 
+@pytest.mark.models
+@pytest.mark.drill
 def test_embed_corpus_is_resumable(tmp_path, sample_records):
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_bytes(b"".join(orjson.dumps({"_id": f"d{i}", "title": r["title"], "text": r["abstract"]}) + b"\n"

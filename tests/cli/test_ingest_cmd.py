@@ -108,7 +108,7 @@ def killed_and_rerun(shared_data, tmp_path_factory) -> dict:
             "rerun_stderr": rerun.stderr}
 
 
-@pytest.mark.slow
+@pytest.mark.drill
 def test_kill_mid_ingest_then_rerun_leaves_every_record_once(killed_and_rerun, shared_data):
     run = killed_and_rerun
     assert run["at_kill"] == 4000, "killed after two committed batches"
@@ -128,7 +128,7 @@ def test_kill_mid_ingest_then_rerun_leaves_every_record_once(killed_and_rerun, s
     assert stored_ids == file_ids
 
 
-@pytest.mark.slow
+@pytest.mark.drill
 def test_main_file_counts_by_venue_match_the_manifest(killed_and_rerun, shared_data):
     manifest = json.loads((shared_data / "ml_papers" / "manifest.json").read_text())
     stats = json.loads(run_cli("stats", "--data-dir", killed_and_rerun["data_dir"], "--json").stdout)

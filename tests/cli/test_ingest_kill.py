@@ -22,6 +22,8 @@ from papersift.index import lexical
 from papersift.ingest import pipeline
 from papersift.store import DB_FILE, Store
 
+pytestmark = pytest.mark.drill
+
 PAPERSIFT = str(Path(sys.executable).parent / "papersift")
 RECORDS = 10_000  # five batches of 2,000
 

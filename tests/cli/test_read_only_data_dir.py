@@ -30,6 +30,8 @@ from papersift.record import Paper
 from papersift.store import DB_FILE, Store
 from papersift.topics.projection import map_points
 
+pytestmark = pytest.mark.drill  # bind mounts (root), a CLI run per write command
+
 runner = CliRunner()
 SOURCE_ROOT = str(Path(papersift.__file__).resolve().parents[1])
 LAST_WRITE = Paper(id="TEST-2025-last-write", title="Zyzzogeton beetles in the write-ahead log", venue="ICLR",
@@ -62,14 +64,14 @@ def read_only_dir(request, sample_records, tmp_path_factory):
 
 
 def test_search_from_the_command_line(read_only_dir):
+    bodies = {}
     for mode in ("keyword", "hybrid", "semantic"):  # the vectors are random: semantic ranks say nothing
         result = runner.invoke(app, ["search", "zyzzogeton beetles", "--mode", mode, "--json",
                                      "--data-dir", str(read_only_dir)])
         assert result.exit_code == 0, result.output
-        body = orjson.loads(result.stdout)
+        bodies[mode] = body = orjson.loads(result.stdout)
         assert body["hits"] and not any("semantic index" in notice for notice in body["notices"]), mode
-        if mode == "keyword":
-            assert [hit["paper"]["id"] for hit in body["hits"]] == [LAST_WRITE.id]
+    assert [hit["paper"]["id"] for hit in bodies["keyword"]["hits"]] == [LAST_WRITE.id]
     result = runner.invoke(app, ["show", LAST_WRITE.id, "--data-dir", str(read_only_dir)])
     assert result.exit_code == 0 and LAST_WRITE.title in result.stdout
 

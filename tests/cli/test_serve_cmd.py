@@ -72,6 +72,7 @@ def test_enable_writes_needs_a_token(corpus_dir, tmp_path, served, monkeypatch):
     assert allowed.exit_code == 0 and served[0]["app"].state.settings.enable_writes is True
 
 
+@pytest.mark.drill
 def test_serve_answers_only_its_own_host_names(corpus_dir, tmp_path, served):
     """A loopback server answers loopback Host headers only (DNS rebinding); --allowed-host adds names."""
     from fastapi.testclient import TestClient
@@ -88,6 +89,7 @@ def test_serve_answers_only_its_own_host_names(corpus_dir, tmp_path, served):
                 assert client.get("/api/facets").status_code == expected, (host, expected)
 
 
+@pytest.mark.drill
 def test_bench_web_writes_both_reports(corpus_dir, tmp_path):
     data_dir = tmp_path / "data"
     runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--corpus", str(corpus_dir), "--no-serve"])
@@ -101,6 +103,8 @@ def test_bench_web_writes_both_reports(corpus_dir, tmp_path):
     assert "| page / | 100 |" in (reports / "bench-web.md").read_text()
 
 
+@pytest.mark.models
+@pytest.mark.drill
 def test_quickstart_background_embedding_publishes_vectors_while_serving(corpus_dir, tmp_path, monkeypatch):
     """The server runs while a niced `papersift embed` child fills the vector index."""
     import time
@@ -127,6 +131,8 @@ def test_quickstart_background_embedding_publishes_vectors_while_serving(corpus_
     assert seen["generation"] is not None, (data_dir / "embed.log").read_text(errors="replace")[-2000:]
 
 
+@pytest.mark.models
+@pytest.mark.drill
 def test_quickstart_background_chain_embeds_then_predicts_topics_then_projects_the_map(tmp_path):
     from papersift.cli.serve_cmd import background_commands
     from papersift.search.hybrid import ENGLISH_MODEL

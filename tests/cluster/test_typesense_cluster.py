@@ -12,6 +12,8 @@ from papersift.ingest.pipeline import ingest_paths
 from papersift.search.query import parse_query
 from papersift.store import Store
 
+pytestmark = pytest.mark.cluster
+
 API_KEY = "test-key"
 
 
@@ -34,7 +36,7 @@ def test_one_leader_two_followers(cluster):
     assert sorted(cluster.states().values()) == [1, 4, 4]
 
 
-@pytest.mark.slow
+@pytest.mark.drill
 def test_failover_drill_no_errors_outside_the_window(cluster, sample_jsonl, tmp_path):
     store = Store(tmp_path / "data")
     ingest_paths(store, [sample_jsonl])

@@ -14,6 +14,8 @@ from papersift.index.embeddings import EmbeddingCache, Encoder, embed_with_cache
 from papersift.ingest.pipeline import ingest_paths
 from papersift.store import Store
 
+pytestmark = pytest.mark.models
+
 MODEL = "all-MiniLM-L6-v2"  # the smallest built model: the drill is about scheduling, not quality
 PAPERS = 240
 CHUNK = 24
@@ -31,7 +33,7 @@ def encoder():
     return Encoder(MODEL, threads=1)
 
 
-@pytest.mark.slow
+@pytest.mark.drill
 def test_killed_worker_every_paper_embedded_once_same_vectors(papers, encoder, tmp_path):
     texts = [paper_text(paper) for paper in papers]
     with EmbeddingCache(tmp_path / "single") as single_cache:

@@ -47,6 +47,7 @@ def test_corpus_terms_keep_terms_of_several_papers_most_frequent_first():
     assert bridge.corpus_terms(papers, min_df=2, max_terms=1) == ["gradient"]
 
 
+@pytest.mark.models
 def test_build_bridge_publishes_the_corpus_terms_and_knows_when_it_is_stale(encoder, tmp_path):
     papers = [paper(i, FIELD_TERMS[i % len(FIELD_TERMS)]) for i in range(3 * len(FIELD_TERMS))]  # each in 3
     embedded: list[str] = []
@@ -64,6 +65,7 @@ def test_build_bridge_publishes_the_corpus_terms_and_knows_when_it_is_stale(enco
     assert opened is not None and opened.folder == folder and opened.terms == embedded
 
 
+@pytest.mark.models
 def test_chinese_words_find_their_english_terms(encoder, tmp_path):
     write_index(tmp_path, bridge.terms_model(encoder.name), FIELD_TERMS, encoder.encode_queries(FIELD_TERMS),
                 papers_total=len(FIELD_TERMS), last_seq=1)
@@ -79,6 +81,7 @@ def test_no_bridge_before_it_is_built(tmp_path):
     assert bridge.TermBridge.open(tmp_path, DEFAULT_MODEL) is None
 
 
+@pytest.mark.models
 def test_translate_embeds_each_new_segment_once(encoder, tmp_path):
     write_index(tmp_path, bridge.terms_model(encoder.name), FIELD_TERMS, encoder.encode_queries(FIELD_TERMS),
                 papers_total=len(FIELD_TERMS), last_seq=1)

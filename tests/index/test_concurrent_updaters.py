@@ -55,6 +55,7 @@ def data_dir(tmp_path, sample_records) -> Path:
     return folder
 
 
+@pytest.mark.drill
 def test_a_writer_in_another_thread_waits_for_the_lock(data_dir):
     finished = threading.Event()
     updater = threading.Thread(target=lambda: (lexical.update(data_dir), finished.set()))
@@ -65,6 +66,7 @@ def test_a_writer_in_another_thread_waits_for_the_lock(data_dir):
     assert finished.is_set()
 
 
+@pytest.mark.drill
 def test_a_writer_in_another_process_waits_for_the_lock(data_dir):
     with writer_lock(lexical.index_root(data_dir)):
         build = "import sys; from papersift.index import lexical; lexical.build(sys.argv[1])"
@@ -74,6 +76,7 @@ def test_a_writer_in_another_process_waits_for_the_lock(data_dir):
     assert process.wait(120) == 0
 
 
+@pytest.mark.drill
 def test_an_update_that_waited_works_on_the_generation_live_when_it_got_the_lock(data_dir, sample_records):
     """A POST's update waiting while `papersift index --rebuild` swaps generations must not
     work on the generation it saw before waiting (removed by then): the old code read it
@@ -105,6 +108,7 @@ def _attempt(call):
         return problem
 
 
+@pytest.mark.drill
 def test_parallel_updaters_and_a_reader(data_dir, sample_records, tmp_path):
     """3 threads and 2 processes add papers and update the index; a reader checks every
     generation it sees, document by document; at the end the index holds exactly the store."""

@@ -27,6 +27,7 @@ def papers(sample_records):
     return [paper_from_dict(record) for record in sample_records[:24]]
 
 
+@pytest.mark.models
 def test_rows_come_back_in_input_order_whatever_the_batching(encoder, papers):
     texts = [paper_text(p) for p in papers[:9]]
     together = encoder.encode_passages(texts, batch_size=4)
@@ -37,12 +38,14 @@ def test_rows_come_back_in_input_order_whatever_the_batching(encoder, papers):
     assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-4)
 
 
+@pytest.mark.models
 def test_query_and_passage_prefixes_differ(encoder):
     text = "contrastive learning of visual representations"
     assert encoder.query_input(text) == "query: " + text
     assert float(encoder.encode_query(text) @ encoder.encode_passages([text])[0]) < 0.999
 
 
+@pytest.mark.models
 def test_chinese_queries_find_their_english_papers(encoder, shared_data):
     """Known-item dev queries in Chinese against their targets plus the other targets as distractors."""
     queries = [json.loads(line) for line in open(shared_data / "knownitem" / "queries_dev.jsonl")]
@@ -65,6 +68,7 @@ def test_chinese_queries_find_their_english_papers(encoder, shared_data):
     assert hits >= 8  # chance would be 1 of 12
 
 
+@pytest.mark.models
 def test_cache_skips_what_it_has(encoder, papers, tmp_path):
     texts = [paper_text(p) for p in papers[:6]]
     with EmbeddingCache(tmp_path) as cache:
@@ -76,6 +80,7 @@ def test_cache_skips_what_it_has(encoder, papers, tmp_path):
     np.testing.assert_allclose(second[:4], first, atol=1e-6)
 
 
+@pytest.mark.models
 def test_embed_store_resumes_and_publishes_coverage(encoder, papers, tmp_path):
     data_dir = tmp_path / "data"
     store = Store(data_dir)
@@ -100,6 +105,7 @@ def test_embed_store_resumes_and_publishes_coverage(encoder, papers, tmp_path):
     assert float(index.vector_of(paper.id) @ encoder.encode_passages([paper_text(paper)])[0]) > 0.98
 
 
+@pytest.mark.models
 def test_a_paper_the_model_cannot_read_whole_gets_a_second_passage_from_the_cut_sentence(encoder, papers):
     long_paper = max(papers, key=lambda paper: len(paper.abstract or ""))
     short_paper = Paper(id="x", title="A short one", abstract="Only one sentence here.", venue="ICML", year=2020)

@@ -45,6 +45,7 @@ def _run(path, ids, mask):
     return session.run(["embedding"], {"input_ids": ids, "attention_mask": mask})[0]
 
 
+@pytest.mark.models
 def test_onnx_graph_matches_numpy_bert_including_padding(minilm_dir):
     built = models.load_built(MINILM, minilm_dir)
     weights, cfg = read_weights(get_spec(MINILM))
@@ -55,6 +56,7 @@ def test_onnx_graph_matches_numpy_bert_including_padding(minilm_dir):
     assert np.allclose(np.linalg.norm(actual, axis=1), 1.0, atol=1e-5)
 
 
+@pytest.mark.models
 def test_int8_stays_close_to_fp32(minilm_dir):
     built = models.load_built(MINILM, minilm_dir)
     ids, mask = _tokens(built.tokenizer_path, TEXTS)
@@ -63,6 +65,7 @@ def test_int8_stays_close_to_fp32(minilm_dir):
     assert built.onnx_path("int8").stat().st_size < built.onnx_path("fp32").stat().st_size / 3
 
 
+@pytest.mark.models
 def test_build_is_idempotent(minilm_dir):
     built = models.load_built(MINILM, minilm_dir)
     stamp = built.onnx_path("int8").stat().st_mtime_ns

@@ -30,20 +30,13 @@ def test_atom_pages(sample_records):
     assert (attention.venue, attention.year, attention.keywords) == ("arXiv", 2017, ("cs.CL", "cs.LG"))
 
 
-def test_atom_and_oai_agree_and_carry_the_corpus_text(shared_data):
-    import gzip
-    import orjson
-
-    wanted = set(CORPUS_IDS.values())
-    corpus = {}
-    with gzip.open(shared_data / "ml_papers" / "papers.jsonl.gz", "rb") as handle:
-        for line in handle:
-            if any(paper_id.encode() in line for paper_id in wanted):
-                record = orjson.loads(line)
-                corpus[record["id"]] = paper_from_dict(record)
+def test_atom_and_oai_agree_and_carry_the_corpus_text(named_records):
+    corpus = {record["id"]: paper_from_dict(record) for record in named_records}
+    assert set(corpus) == set(CORPUS_IDS.values())
     from_atom = _papers(read_arxiv_atom, sorted(ARXIV.glob("query-start*.atom")))
     from_oai = _papers(read_oai_pmh, [ARXIV / "oai-page1.xml", ARXIV / "oai-page2.xml"])
     assert [paper.to_dict() | {"source": None} for paper in from_atom] == [paper.to_dict() | {"source": None} for paper in from_oai]
+    assert len(from_oai) == len(CORPUS_IDS)
     for paper in from_oai:
         reference = corpus[CORPUS_IDS[paper.id.split("-", 2)[2]]]
         assert (paper.title, paper.abstract, paper.authors) == (reference.title, reference.abstract, reference.authors)

@@ -82,9 +82,11 @@ def test_cheap_term_positions_agree_with_the_analyzer():
     from papersift.index.analyzers import ENGLISH, NAMES, positioned_terms
     from papersift.search.backend import _positioned_terms
 
-    for text in ["Learning", "the", "self-attention", "state-of-the-art", "图神经网络", "Döring", "", "x86-64 GPUs"]:
+    for text in ["Learning", "the", "Döring", ""]:  # at most one term: the terms are what matters
         for analyzer in (ENGLISH, NAMES):
             cheap, full = _positioned_terms(text, analyzer), positioned_terms(text, analyzer)
-            assert [term for _, term in cheap] == [term for _, term in full]
-            if len(full) > 1:
-                assert cheap == full  # phrases need the real positions
+            assert len(full) <= 1 and [term for _, term in cheap] == [term for _, term in full]
+    for text in ["self-attention", "state-of-the-art", "图神经网络", "x86-64 GPUs"]:  # phrases need the real positions
+        for analyzer in (ENGLISH, NAMES):
+            full = positioned_terms(text, analyzer)
+            assert len(full) > 1 and _positioned_terms(text, analyzer) == full

@@ -59,6 +59,7 @@ def hybrid_dir(sample_data_dir, tmp_path_factory, encoder):
     return data_dir
 
 
+@pytest.mark.models
 def test_english_query_keeps_latin_words_and_adds_terms(hybrid_dir, encoder):
     term_bridge = bridge.TermBridge.open(hybrid_dir, encoder.name)
     assert english_query("graph neural networks", encoder, term_bridge) is None
@@ -66,6 +67,7 @@ def test_english_query_keeps_latin_words_and_adds_terms(hybrid_dir, encoder):
     assert carried.startswith("GNN ") and "reinforcement" in carried
 
 
+@pytest.mark.models
 def test_a_chinese_query_gets_a_keyword_ranking_of_its_english_terms(hybrid_dir, encoder):
     service = SearchService(hybrid_dir)
     retriever = HybridRetriever(DenseRetriever(hybrid_dir, service, encoder=encoder), service)
@@ -123,6 +125,7 @@ def test_with_paper_counts_a_segment_keeps_only_the_senses_papers_use():
     assert english_query("bandit 遗憾", doc_freq=doc_freq) == "bandit regret"
 
 
+@pytest.mark.models
 def test_only_a_bridged_retriever_picks_up_the_term_bridge(hybrid_dir, encoder, tmp_path):
     import shutil
 

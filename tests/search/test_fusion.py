@@ -36,6 +36,7 @@ def test_chinese_query_ranks_the_dense_winner_first():
     assert chinese["dense1"] - chinese["lex1"] > english["dense1"] - english["lex1"]
 
 
+@pytest.mark.drill
 def test_zscore_sum_matches_ranx_when_both_sides_score_every_paper():
     from ranx import Run, fuse
 

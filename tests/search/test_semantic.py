@@ -4,6 +4,7 @@ which rows may be returned, not how well they are ranked)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from papersift.index import lexical
 from papersift.index.models import DEFAULT_MODEL, get_spec
@@ -16,6 +17,7 @@ from papersift.search.types import SearchRequest
 from papersift.store import Store
 
 
+@pytest.mark.models
 def test_title_only_papers_are_left_to_the_keyword_side(sample_data_dir, tmp_path):
     data_dir = tmp_path / "data"
     data_dir.mkdir()

@@ -38,6 +38,7 @@ def service(data_dir):
     return SearchService(data_dir)
 
 
+@pytest.mark.models
 def test_similar_to_paper_is_the_exact_neighbour_order_without_itself(data_dir):
     index = VectorIndex.open(data_dir, DEFAULT_MODEL)
     paper_id = index.paper_ids[7]
@@ -51,6 +52,7 @@ def test_similar_to_paper_is_the_exact_neighbour_order_without_itself(data_dir):
         similar_to_paper(index, "no-such-paper", 3)
 
 
+@pytest.mark.models
 def test_like_id_through_the_service_applies_filters(service, data_dir):
     index = VectorIndex.open(data_dir, DEFAULT_MODEL)
     paper_id = index.paper_ids[3]
@@ -62,6 +64,7 @@ def test_like_id_through_the_service_applies_filters(service, data_dir):
     assert response.total == len(in_venue)  # filtering lost nothing
 
 
+@pytest.mark.models
 def test_pasted_abstract_finds_its_paper_first(service, data_dir):
     index = VectorIndex.open(data_dir, DEFAULT_MODEL)
     paper = service.get(index.paper_ids[11])
@@ -70,12 +73,14 @@ def test_pasted_abstract_finds_its_paper_first(service, data_dir):
         assert response.hits[0].paper.id == paper.id, mode
 
 
+@pytest.mark.models
 def test_hybrid_reports_partial_coverage(service):
     response = service.search(SearchRequest(query="neural networks", mode="hybrid"))
     assert any("covers" in notice and "embedding is in progress" in notice for notice in response.notices)
     assert response.hits
 
 
+@pytest.mark.models
 def test_filter_only_requests_browse_by_keyword(service):
     venue = service.get(VectorIndex.open(service.data_dir, DEFAULT_MODEL).paper_ids[0]).venue
     keyword = service.search(SearchRequest(mode="keyword", filters=Filters(venues=(venue,))))
@@ -91,6 +96,7 @@ def test_clip_like_text_and_pool_ranking():
     assert rank_candidates(vectors, np.array([1.0, 0.0], np.float32)).tolist() == [1, 2, 0]
 
 
+@pytest.mark.models
 def test_rank_as_pasted_text_is_the_similar_papers_path(service, data_dir):
     index = VectorIndex.open(data_dir, DEFAULT_MODEL)
     paper = service.get(index.paper_ids[11])
@@ -104,6 +110,7 @@ def test_rank_as_pasted_text_is_the_similar_papers_path(service, data_dir):
         service.rank(paper.abstract, 5, mode="semantic", like="yes")
 
 
+@pytest.mark.models
 def test_rank_similar_to_a_stored_paper_is_the_similar_papers_path(service, data_dir):
     paper_id = VectorIndex.open(data_dir, DEFAULT_MODEL).paper_ids[11]
     ranked = service.rank(paper_id, 5, mode="hybrid", like="paper")

@@ -8,28 +8,19 @@ for the encoder's, which would take minutes on CPU, and have the same shape and 
 
 from __future__ import annotations
 
-import gzip
-
-import orjson
 import pytest
+from topic_vectors import publish_text_vectors
 
 from papersift.index import lexical
 from papersift.record import paper_from_dict
 from papersift.store import Store
 from papersift.topics.dataset import LabeledSet, labeled_set
-from topic_vectors import publish_text_vectors
 
 
 @pytest.fixture(scope="session")
-def corpus_labeled(shared_data) -> LabeledSet:
-    """All labeled papers of the real corpus (the 1,992 ICLR 2024 papers)."""
-    papers = []
-    with gzip.open(shared_data / "ml_papers" / "papers.jsonl.gz", "rb") as handle:
-        for line in handle:
-            if b'"area": null' in line or b'"area":null' in line:
-                continue
-            papers.append(paper_from_dict(orjson.loads(line)))
-    return labeled_set(papers)
+def corpus_labeled(labeled_records) -> LabeledSet:
+    """All labeled papers of the real corpus (the 1,992 ICLR 2024 papers; tests/fixtures/corpus)."""
+    return labeled_set([paper_from_dict(record) for record in labeled_records])
 
 
 @pytest.fixture(scope="session")

@@ -43,6 +43,7 @@ def test_words_model_beats_the_majority_class(split):
     assert accuracy > majority + 0.1
 
 
+@pytest.mark.drill
 def test_combined_view_reads_embeddings(split):
     train, test = split
     vectors = text_vectors([*[p.title + " " + p.abstract for p in train.papers],
@@ -80,6 +81,7 @@ def default_inputs(corpus_labeled):
     return inputs.take(range(600)), inputs.take(range(600, 800))
 
 
+@pytest.mark.drill
 def test_default_model_averages_lr_and_lda_views(split, default_inputs):
     (train, test), (train_inputs, test_inputs) = split, default_inputs
     config = ModelConfig()
@@ -100,6 +102,7 @@ def test_default_model_averages_lr_and_lda_views(split, default_inputs):
     assert np.allclose(blended.rank(test_inputs).area_probs, expected, atol=1e-6)
 
 
+@pytest.mark.drill
 def test_lsa_is_fitted_once_per_corpus_and_never_on_training_texts(split, default_inputs):
     (train, _), (train_inputs, _) = split, default_inputs
     lsa_only = ModelConfig(views=(ViewSpec("lsa", learner="lda"),))
@@ -138,6 +141,7 @@ def test_lda_on_a_sparse_view_is_a_clear_error(split):
             TopicInputs.from_papers(train.papers), train.topics)
 
 
+@pytest.mark.drill
 def test_combined_all_view_puts_words_both_embeddings_and_corpus_topics_side_by_side(default_inputs):
     train_inputs, test_inputs = default_inputs
     view = make_view("combined_all").fit(train_inputs)

@@ -1,6 +1,7 @@
 from collections import Counter
 
 import orjson
+import pytest
 from typer.testing import CliRunner
 
 from papersift.cli import app
@@ -19,6 +20,7 @@ def test_majority_baseline_against_counts(corpus_labeled):
     assert sum(scores["subarea_top3"]) == sum(t in top3_topics for t in test.topics)
 
 
+@pytest.mark.drill
 def test_cross_validation_on_a_slice(corpus_labeled):
     labeled = corpus_labeled.subset(range(0, 500))
     report = cross_validate(labeled, None, WORDS_ONLY, folds=3)

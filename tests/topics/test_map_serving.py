@@ -80,6 +80,7 @@ def test_the_map_is_409_until_the_command_has_run_and_serving_writes_nothing(map
     assert body["method"] == "pca" and body["stale"] is False and body["count"] == 300
 
 
+@pytest.mark.drill
 def test_a_map_of_older_vectors_is_served_marked_stale_not_recomputed(map_data_dir):
     assert CliRunner().invoke(cli_app, ["topics", "map", "--data-dir", str(map_data_dir), "--method", "pca"]).exit_code == 0
     publish_text_vectors(map_data_dir, minilm=False)  # `embed` published new vectors since

@@ -241,7 +241,9 @@ def test_pages_pass_the_content_security_policy(browser, live_server, path):
 def test_the_topic_map_page_says_which_command_makes_the_map(page):
     """The served sample has no map yet: the page shows the API's 409 message ({error, message})."""
     page.goto("/topics/map?lang=en")
-    page.wait_for_function("document.getElementById('topic-map').dataset.error !== undefined")
+    # a selector, not wait_for_function: its string predicate is eval'd, which the page's CSP refuses
+    # whenever the first check is false (a race that failed the full run under load)
+    page.wait_for_selector("#topic-map[data-error]", state="attached")
     assert page.locator("#topic-map").get_attribute("data-error") == "no_embeddings"
     assert "papersift embed" in page.locator("#map-status").inner_text()
     page.evaluate("document.getElementById('topic-trends').scrollIntoView()")  # a lazy image loads when seen
