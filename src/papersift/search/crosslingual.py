@@ -25,6 +25,7 @@ from papersift.index.bridge import TermBridge
 from papersift.index.embeddings import Encoder
 from papersift.search.cedict import english_glosses, glossary
 from papersift.search.query import ParsedQuery, natural_text_query
+from papersift.search.termlexicon import QueryReading, TermLexicon, TermReading, english_text
 
 MIN_WORD_CHARS = 2  # one-character jieba words (的, 在, 用) carry grammar, not topic
 # Without the bridge, a segment keeps the dictionary senses that at least this share as many
@@ -64,10 +65,34 @@ def english_query(text: str, encoder: Encoder | None = None, bridge: TermBridge 
     return " ".join([*_LATIN_WORD.findall(text), *carried]) or None
 
 
-def carried_over_query(query: ParsedQuery, english: str) -> ParsedQuery:
-    """The carried-over English words as a ranked query ("any word"), with the filters and
-    exclusions the user typed."""
-    return ParsedQuery(natural_text_query(english).required, query.excluded, query.filters).relaxed()
+def read_query(text: str, lexicon: TermLexicon | None, encoder: Encoder | None = None,
+               bridge: TermBridge | None = None, doc_freq: DocFreq | None = None) -> QueryReading | None:
+    """The query's English reading (None without CJK). With the term lexicon, each Chinese term
+    is read as the phrase papers use (search/termlexicon.py) and only the parts it cannot read
+    go through the bridge or the dictionary's senses; without it (a data dir indexed before
+    the lexicon existed), the whole query goes that older way."""
+    if not has_cjk(text):
+        return None
+    if lexicon is None:
+        english = english_query(text, encoder, bridge, doc_freq)
+        return QueryReading(text, english or "", ())
+    reading = lexicon.read(text)
+    unread = [term for term in reading.terms if not term.english]
+    if not unread:
+        return reading
+    terms = []
+    for term in reading.terms:
+        if not term.english:
+            carried = english_query(term.chinese, encoder, bridge, doc_freq)
+            term = TermReading(term.chinese, carried or "", ())
+        terms.append(term)
+    return QueryReading(text, english_text(text, {term.chinese: term.english for term in terms}), tuple(terms))
+
+
+def carried_over_query(query: ParsedQuery, english: str, match: str = "any") -> ParsedQuery:
+    """The carried-over English words as a query with the filters and exclusions the user
+    typed: ranked by any word by default, or needing all ("all") like an English query."""
+    return ParsedQuery(natural_text_query(english).required, query.excluded, query.filters, match=match)
 
 
 def dictionary_terms(segments: list[str], doc_freq: DocFreq | None = None) -> list[str]:

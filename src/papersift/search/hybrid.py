@@ -20,7 +20,7 @@ from pathlib import Path
 
 from papersift.index.analyzers import has_cjk
 from papersift.index.models import ModelError, get_spec, is_built
-from papersift.search.crosslingual import carried_over_query, english_query
+from papersift.search.crosslingual import carried_over_query
 from papersift.search.fusion import fuse_hybrid, zscore_sum
 from papersift.search.query import ParsedQuery, query_text
 from papersift.search.semantic import DenseRetriever
@@ -66,12 +66,15 @@ class HybridRetriever:
         words): through the term bridge when it is built, else by the dictionary's senses that
         papers use.
         Filters and exclusions stay as typed."""
-        bridge = self.dense.bridge
-        english = english_query(query_text(query), self.dense.encoder if bridge is not None else None, bridge,
-                                doc_freq=self.service.term_doc_freq)
-        if english is None:
+        reading = self.reading_for(query_text(query))
+        if reading is None or not reading.english:
             return None
-        return self.lexical_ranking(carried_over_query(query, english), k, candidate_ids)
+        return self.lexical_ranking(carried_over_query(query, reading.english), k, candidate_ids)
+
+    def reading_for(self, text: str):
+        """The query's English reading (term lexicon, then the bridge for what it cannot read)."""
+        bridge = self.dense.bridge
+        return self.service.reading_of(text, self.dense.encoder if bridge is not None else None, bridge)
 
     def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
                  candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:

@@ -27,8 +27,9 @@ from papersift.config import MAX_PAGE, MAX_PAGE_SIZE
 from papersift.search.notices import Notice
 from papersift.record import Paper
 from papersift.search.backend import BackendResult, SearchBackend, TantivyBackend
-from papersift.search.crosslingual import carried_over_query, english_query
+from papersift.search.crosslingual import carried_over_query, read_query
 from papersift.search.query import ParsedQuery, natural_text_query, parse_query, query_text
+from papersift.search.termlexicon import QueryReading, lexicon_for
 from papersift.search.types import FacetValue, Filters, Hit, SearchRequest, SearchResponse, Sort
 from papersift.store import DB_FILE, Store
 from papersift.topics.attach import attach_predicted_topics
@@ -84,7 +85,8 @@ class SearchService:
         else:
             hits, total, facets = self._retrieved(request, query, retriever)
         took_ms = (time.perf_counter() - started) * 1000
-        return SearchResponse(request, total, hits, facets, took_ms, notices)
+        return SearchResponse(request, total, hits, facets, took_ms, notices,
+                              reading=self._shown_reading(query, retriever, notices))
 
     def get(self, paper_id: str) -> Paper | None:
         return self.store.get(paper_id)
@@ -170,16 +172,33 @@ class SearchService:
         """A query with Chinese words that no paper has all of, carried over to English by the
         dictionary (keyword mode loads no model; Latin words are kept) and ranked like a relaxed
         query; None when there is nothing to carry over or it matches no paper either."""
-        english = english_query(query_text(query), doc_freq=self.term_doc_freq)
-        if english is None:
+        reading = self.reading_of(query_text(query))
+        if reading is None or not reading.english:
             return None
-        carried = carried_over_query(query, english)
-        translated = self.backend.search(carried, sort, offset, request.size, with_facets=request.with_facets,
-                                         with_papers=True, depth=RELAXED_DEPTH)
-        if not translated.total:
-            return None
-        notices.append(Notice("carried_over", english=english, total=translated.total))
-        return carried, translated
+        # Searched like its English twin (all words), ranked by any word when none has all.
+        for match, depth in (("all", None), ("any", RELAXED_DEPTH)):
+            carried = carried_over_query(query, reading.english, match)
+            translated = self.backend.search(carried, sort, offset, request.size, with_facets=request.with_facets,
+                                             with_papers=True, depth=depth)
+            if translated.total:
+                notices.append(Notice("carried_over", english=reading.english, total=translated.total, reading=reading))
+                return carried, translated
+        return None
+
+    # -- the English reading of a Chinese query (search/crosslingual.py) -------------------
+    def reading_of(self, text: str, encoder=None, bridge=None) -> QueryReading | None:
+        """The query's English reading: the term lexicon's phrases, and for what it cannot
+        read, the term bridge (when given) or the dictionary senses papers use."""
+        return read_query(text, lexicon_for(self.data_dir), encoder, bridge, self.term_doc_freq)
+
+    def _shown_reading(self, query: ParsedQuery, retriever, notices: list[str]) -> QueryReading | None:
+        """What the response says was searched: the keyword carry-over's reading, or the one a
+        retriever ranked with (hybrid, semantic)."""
+        for notice in notices:
+            if getattr(notice, "code", None) == "carried_over":
+                return notice.values["reading"]
+        reading_for = getattr(retriever, "reading_for", None)
+        return reading_for(query_text(query)) if reading_for is not None and query.has_text else None
 
     def _retrieved(self, request: SearchRequest, query: ParsedQuery, retriever: Retriever):
         ranked = retriever.retrieve(request, query, RETRIEVER_DEPTH)

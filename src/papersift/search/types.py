@@ -70,6 +70,8 @@ class SearchResponse:
     facets: dict[str, list[FacetValue]] = field(default_factory=dict)
     took_ms: float = 0.0
     notices: list[str] = field(default_factory=list)  # e.g. "semantic index covers 40% of papers"
+    # A Chinese query's English reading (search/termlexicon.py QueryReading): what was searched
+    reading: object | None = None
 
 
 class QuerySyntaxError(ValueError):
