@@ -68,24 +68,32 @@ def english_query(text: str, encoder: Encoder | None = None, bridge: TermBridge 
 def read_query(text: str, lexicon: TermLexicon | None, encoder: Encoder | None = None,
                bridge: TermBridge | None = None, doc_freq: DocFreq | None = None) -> QueryReading | None:
     """The query's English reading (None without CJK). With the term lexicon, each Chinese term
-    is read as the phrase papers use (search/termlexicon.py) and only the parts it cannot read
-    go through the bridge or the dictionary's senses; without it (a data dir indexed before
-    the lexicon existed), the whole query goes that older way."""
+    is read as the phrase papers use (search/termlexicon.py). What it cannot read goes the older
+    way: through the term bridge when there is one, else by the dictionary's senses papers use.
+    With a bridge, a term the lexicon read only in pieces or with less sure senses is read by
+    the bridge as a whole (its own reading stays as an alternative): "强化学习" composes
+    nothing better than "strengthening learning", the bridge knows "reinforcement learning".
+    Without the lexicon (a data dir indexed before it existed), the whole query goes the older way."""
     if not has_cjk(text):
         return None
     if lexicon is None:
         english = english_query(text, encoder, bridge, doc_freq)
         return QueryReading(text, english or "", ())
-    reading = lexicon.read(text)
-    unread = [term for term in reading.terms if not term.english]
-    if not unread:
-        return reading
-    terms = []
-    for term in reading.terms:
-        if not term.english:
-            carried = english_query(term.chinese, encoder, bridge, doc_freq)
-            term = TermReading(term.chinese, carried or "", ())
-        terms.append(term)
+    terms: list[TermReading] = []
+    for token in dict.fromkeys(text.split()):
+        if not has_cjk(token):
+            continue
+        read = lexicon.read(token).terms
+        if bridge is not None and (len(read) > 1 or not all(term.english and term.sure for term in read)):
+            carried = english_query(token, encoder, bridge, doc_freq) or ""
+            composed = " ".join(term.english for term in read if term.english)
+            others = (composed, *(other for term in read for other in term.alternatives)) if len(read) == 1 else (composed,)
+            terms.append(TermReading(token, carried, tuple(dict.fromkeys(o for o in others if o and o != carried)), sure=False))
+            continue
+        for term in read:
+            if not term.english:
+                term = TermReading(term.chinese, english_query(term.chinese, doc_freq=doc_freq) or "", sure=False)
+            terms.append(term)
     return QueryReading(text, english_text(text, {term.chinese: term.english for term in terms}), tuple(terms))
 
 

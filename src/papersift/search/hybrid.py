@@ -86,7 +86,7 @@ class HybridRetriever:
             return self.service.rank(query_text(query), k, candidate_ids=candidate_ids)
         dense = self.dense_for(query_text(query)).retrieve(request, query, DENSE_DEPTH, candidate_ids)
         lexical = self.lexical_ranking(query, LEXICAL_DEPTH, candidate_ids)
-        translated = self.translated_ranking(query, LEXICAL_DEPTH, candidate_ids)
+        translated = None if request.literal else self.translated_ranking(query, LEXICAL_DEPTH, candidate_ids)
         return fuse_hybrid(query_text(query), lexical, dense, translated)[:k]
 
     def like_paper_ranking(self, request: SearchRequest, query: ParsedQuery, k: int,

@@ -85,8 +85,8 @@ class SearchService:
         else:
             hits, total, facets = self._retrieved(request, query, retriever)
         took_ms = (time.perf_counter() - started) * 1000
-        return SearchResponse(request, total, hits, facets, took_ms, notices,
-                              reading=self._shown_reading(query, retriever, notices))
+        reading = None if request.literal else self._shown_reading(query, retriever, notices)
+        return SearchResponse(request, total, hits, facets, took_ms, notices, reading=reading)
 
     def get(self, paper_id: str) -> Paper | None:
         return self.store.get(paper_id)
@@ -172,7 +172,7 @@ class SearchService:
         """A query with Chinese words that no paper has all of, carried over to English by the
         dictionary (keyword mode loads no model; Latin words are kept) and ranked like a relaxed
         query; None when there is nothing to carry over or it matches no paper either."""
-        reading = self.reading_of(query_text(query))
+        reading = None if request.literal else self.reading_of(query_text(query))
         if reading is None or not reading.english:
             return None
         # Searched like its English twin (all words), ranked by any word when none has all.

@@ -33,7 +33,7 @@ from papersift.index.termlexicon import SECONDARY, analyzed, lexicon_path
 
 MAX_PIECE_CHARS = 6  # the longest dictionary word tried as one piece
 MAX_CHUNK_CHARS = 10  # the longest stretch composed into one phrase
-MAX_LOOKUPS = 4000  # per query: a long pasted sentence stops composing rather than stall
+MAX_LOOKUPS = 4000  # phrase checks per query: a long pasted sentence stops composing rather than stall
 ALTERNATIVES = 4
 # A reading's score: log(papers using it) less these for each less sure step. A sense that is
 # one word of a longer one ("go over" -> "over") or induced, and each extra piece, must be
@@ -60,6 +60,10 @@ class TermReading:
     english: str  # "" when no part of it could be read
     alternatives: tuple[str, ...] = ()  # other readings considered, best first
     papers: int = 0  # papers using `english` (for the reading of one phrase)
+    # Read from dictionary senses as they are, in order: no word taken out of a longer sense,
+    # no induced sense, no halves swapped. A less sure reading gives way to the term bridge
+    # when there is one (hybrid mode; search/crosslingual.py).
+    sure: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,8 +76,8 @@ class QueryReading:
 
     def with_choice(self, chinese: str, english: str) -> "QueryReading":
         """The same query with one term read another way (a reader picked an alternative)."""
-        terms = tuple(TermReading(term.chinese, english, term.alternatives, term.papers) if term.chinese == chinese
-                      else term for term in self.terms)
+        terms = tuple(TermReading(term.chinese, english, term.alternatives, term.papers, term.sure)
+                      if term.chinese == chinese else term for term in self.terms)
         return QueryReading(self.text, english_text(self.text, {term.chinese: term.english for term in terms}), terms)
 
 
@@ -155,7 +159,9 @@ class TermLexicon:
                 continue
             spelled = [self.phrase(option.key) for option in options]
             names = list(dict.fromkeys(spelling[0] for spelling in spelled if spelling))
-            readings.append(TermReading(chinese, names[0], tuple(names[1:ALTERNATIVES + 1]), options[0].papers))
+            best = options[0]
+            readings.append(TermReading(chinese, names[0], tuple(names[1:ALTERNATIVES + 1]), best.papers,
+                                        sure=not best.secondary and not best.swapped))
         return readings
 
     def _cover(self, units: list[tuple[str, str | None]], budget: list[int]):
@@ -171,6 +177,8 @@ class TermLexicon:
                     continue
                 unread, chunks, cost, cover = best[start]
                 options = self._compose(units, start, end, budget)
+                if end - start == 1 and n > 1 and units[start][1] is None:
+                    options = []  # one character read alone, inside a longer term, is mostly noise ("前" -> "present")
                 if options:
                     candidate = (unread, chunks + 1, cost - options[0].score, [*cover, (start, end, options)])
                 elif end - start == 1:
@@ -207,10 +215,9 @@ class TermLexicon:
         return found
 
     def _lookup(self, key: str, budget: list[int]) -> tuple[str, int] | None:
-        if key not in self._phrases:
-            if budget[0] <= 0:
-                return None
-            budget[0] -= 1
+        if budget[0] <= 0:
+            return None
+        budget[0] -= 1
         return self.phrase(key)
 
     def _pieces(self, units, at: int):
@@ -256,7 +263,9 @@ def _compose_in_order(lexicon: TermLexicon, units: tuple, budget: list[int]) -> 
 
 
 def _rank(composed: _Composed) -> tuple:
-    return (-composed.score, composed.key)
+    """Fewest less sure senses first, then the score: a dictionary's own sense ("stationary
+    point" for 驻点) beats a word of it ("point"), however many more papers use the word."""
+    return (composed.secondary, -composed.score, composed.key)
 
 
 def _keep(found: dict[str, _Composed], composed: _Composed) -> None:

@@ -44,6 +44,7 @@ class SearchRequest:
     like_text: str | None = None  # "find papers like this paragraph"
     like_id: str | None = None  # "similar papers" to a stored paper
     with_facets: bool = True
+    literal: bool = False  # Chinese words searched as typed: no English reading
 
 
 @dataclass(frozen=True, slots=True)
