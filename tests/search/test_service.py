@@ -160,6 +160,27 @@ def test_a_chinese_query_of_one_dictionary_word_and_single_characters_finds_pape
     assert response.total and "neural network" in f"{response.hits[0].paper.title} {response.hits[0].paper.abstract}".lower()
 
 
+def test_a_chinese_term_is_searched_like_its_english_reading(service):
+    # 图神经网络: once carried over to "neural network" by the dictionary, now read as the phrase
+    # papers use and searched like the English query (every word), so GNN papers come first
+    response = service.search(keyword("图神经网络", size=5))
+    english = service.search(keyword("graph neural networks", size=5))
+    assert response.reading.english == "graph neural networks"
+    assert [(term.chinese, term.english) for term in response.reading.terms] == [("图神经网络", "graph neural networks")]
+    assert [hit.paper.id for hit in response.hits] == [hit.paper.id for hit in english.hits]
+    assert response.total == english.total
+
+
+def test_the_reading_can_be_turned_off_to_search_the_words_as_typed(service):
+    response = service.search(keyword("图神经网络", literal=True))
+    assert response.total == 0 and response.reading is None
+    assert "carried_over" not in [getattr(notice, "code", None) for notice in response.notices]
+
+
+def test_an_english_query_has_no_reading(service):
+    assert service.search(keyword("graph neural networks")).reading is None
+
+
 def test_only_stop_words_gives_a_notice_not_everything(service):
     response = service.search(keyword("the of and"))
     assert response.total == 0 and response.notices

@@ -20,12 +20,24 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from papersift.index.analyzers import CJK_RUN, ENGLISH, cjk_word_spans, has_cjk, segment_cjk, terms
+from papersift.index.analyzers import (
+    CJK_RUN,
+    ENGLISH,
+    cjk_word_spans,
+    has_cjk,
+    segment_cjk,
+    terms,
+)
 from papersift.index.bridge import TermBridge
 from papersift.index.embeddings import Encoder
 from papersift.search.cedict import english_glosses, glossary
 from papersift.search.query import ParsedQuery, natural_text_query
-from papersift.search.termlexicon import QueryReading, TermLexicon, TermReading, english_text
+from papersift.search.termlexicon import (
+    QueryReading,
+    TermLexicon,
+    TermReading,
+    english_text,
+)
 
 MIN_WORD_CHARS = 2  # one-character jieba words (的, 在, 用) carry grammar, not topic
 # Without the bridge, a segment keeps the dictionary senses that at least this share as many

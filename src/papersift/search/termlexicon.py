@@ -74,7 +74,7 @@ class QueryReading:
     english: str
     terms: tuple[TermReading, ...]
 
-    def with_choice(self, chinese: str, english: str) -> "QueryReading":
+    def with_choice(self, chinese: str, english: str) -> QueryReading:
         """The same query with one term read another way (a reader picked an alternative)."""
         terms = tuple(TermReading(term.chinese, english, term.alternatives, term.papers, term.sure)
                       if term.chinese == chinese else term for term in self.terms)
@@ -107,7 +107,7 @@ class TermLexicon:
         self._compositions: dict[tuple, list[_Composed]] = {}
 
     @classmethod
-    def open(cls, data_dir: str | os.PathLike) -> "TermLexicon | None":
+    def open(cls, data_dir: str | os.PathLike) -> TermLexicon | None:
         path = lexicon_path(data_dir)
         return cls(path) if path.exists() else None
 
