@@ -242,3 +242,16 @@ def test_a_running_service_picks_up_vectors_published_after_it_started(sample_da
     response = running.search(request)
     assert not any("not available" in notice for notice in response.notices)
     assert response.hits
+
+
+def test_a_chinese_query_over_papers_without_chinese_text_does_not_load_jieba(indexed_dir):
+    # The CLI paid ~2 s per Chinese query loading jieba to segment words no paper could have
+    import subprocess
+    import sys
+
+    script = ("import sys; from papersift.search.service import SearchService; "
+              "from papersift.search.types import SearchRequest; "
+              f"response = SearchService({str(indexed_dir)!r}).search(SearchRequest(query='图神经网络', mode='keyword')); "
+              "print(response.total > 0, 'jieba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["True", "False"]

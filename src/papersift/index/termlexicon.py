@@ -16,6 +16,9 @@ lexicon holds the two halves of that composition (search/termlexicon.py does the
   own compounds: when 图论 is "graph theory" and 论 is "theory", 图 can be "graph" (which
   CC-CEDICT's entry for 图 lacks).
 
+The meta table also counts the papers with Chinese text: when there are none, a Chinese query
+need not be segmented (jieba, ~2 s to load) to find that no paper has its words.
+
 One SQLite file in the data dir, written by `papersift index` (and `embed`) when the papers
 changed, replaced atomically, read lazily by queries: a Chinese query opens it and looks up a
 few dozen keys (no jieba, no dictionary load), so the CLI does not pay ~2 s per run.
@@ -37,7 +40,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from papersift.index.analyzers import ENGLISH, analyzers
+from papersift.index.analyzers import ENGLISH, analyzers, has_cjk
 
 LEXICON_FILE = "termlexicon.sqlite3"
 SCHEMA_VERSION = 1
@@ -235,6 +238,8 @@ def build_lexicon(data_dir: str | os.PathLike, texts: Iterable[str], senses: dic
     """Count the corpus's phrases, match the dictionary's senses to them and publish the
     lexicon file (written beside, then renamed over the old one: readers never see half)."""
     started = time.perf_counter()
+    texts = list(texts)
+    chinese_papers = sum(1 for text in texts if has_cjk(text))
     phrases = count_phrases(texts)
     log(f"term lexicon: {len(phrases):,} phrases")
     senses = sense_keys(senses, phrases)
@@ -253,7 +258,7 @@ def build_lexicon(data_dir: str | os.PathLike, texts: Iterable[str], senses: dic
             db.executemany("INSERT INTO sense VALUES (?, ?)", ((word, "\t".join(keys)) for word, keys in senses.items()))
             db.executemany("INSERT INTO meta VALUES (?, ?)", [
                 ("schema_version", str(SCHEMA_VERSION)), ("papers_total", str(papers_total)),
-                ("last_seq", str(last_seq)), ("built_at", str(time.time()))])
+                ("last_seq", str(last_seq)), ("built_at", str(time.time())), ("chinese_papers", str(chinese_papers))])
         db.close()
         os.replace(staging, path)
     finally:

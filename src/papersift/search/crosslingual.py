@@ -102,10 +102,9 @@ def read_query(text: str, lexicon: TermLexicon | None, encoder: Encoder | None =
             others = (composed, *(other for term in read for other in term.alternatives)) if len(read) == 1 else (composed,)
             terms.append(TermReading(token, carried, tuple(dict.fromkeys(o for o in others if o and o != carried)), sure=False))
             continue
-        for term in read:
-            if not term.english:
-                term = TermReading(term.chinese, english_query(term.chinese, doc_freq=doc_freq) or "", sure=False)
-            terms.append(term)
+        # Without a bridge, what the lexicon cannot read stays unread: every CC-CEDICT headword
+        # is in the lexicon, so the dictionary has nothing more to say about it.
+        terms.extend(read)
     return QueryReading(text, english_text(text, {term.chinese: term.english for term in terms}), tuple(terms))
 
 

@@ -29,6 +29,7 @@ from papersift.record import Paper
 from papersift.search.backend import BackendResult, SearchBackend, TantivyBackend
 from papersift.search.crosslingual import carried_over_query, read_query
 from papersift.search.query import ParsedQuery, natural_text_query, parse_query, query_text
+from papersift.index.analyzers import has_cjk
 from papersift.search.termlexicon import QueryReading, lexicon_for
 from papersift.search.types import FacetValue, Filters, Hit, SearchRequest, SearchResponse, Sort
 from papersift.store import DB_FILE, Store
@@ -149,6 +150,10 @@ class SearchService:
     def _keyword(self, request: SearchRequest, query: ParsedQuery, notices: list[str]):
         sort = request.sort if query.has_text or request.sort != "relevance" else "newest"
         offset = (request.page - 1) * request.size
+        carried = self._carried_over(request, query, sort, offset, notices) if self._no_chinese_papers(request, query) else None
+        if carried is not None:  # no paper has Chinese text: the query as typed would match nothing
+            query, result = carried
+            return self._hits(query, list(zip(result.papers, result.scores))), result.total, result.facets
         result = self.backend.search(query, sort, offset, request.size, with_facets=request.with_facets,
                                      with_papers=True)
         if result.ignored_query:
@@ -186,6 +191,14 @@ class SearchService:
         return None
 
     # -- the English reading of a Chinese query (search/crosslingual.py) -------------------
+    def _no_chinese_papers(self, request: SearchRequest, query: ParsedQuery) -> bool:
+        """A Chinese query over papers none of which has Chinese text (the term lexicon counted
+        them): searching it as typed would load jieba (~2 s) only to match nothing."""
+        if request.literal or not query.has_text or not has_cjk(query_text(query)):
+            return False
+        lexicon = lexicon_for(self.data_dir)
+        return lexicon is not None and lexicon.chinese_papers == 0
+
     def reading_of(self, text: str, encoder=None, bridge=None) -> QueryReading | None:
         """The query's English reading: the term lexicon's phrases, and for what it cannot
         read, the term bridge (when given) or the dictionary senses papers use."""

@@ -118,6 +118,12 @@ class TermLexicon:
                                                   check_same_thread=False)
         return db
 
+    @property
+    def chinese_papers(self) -> int:
+        """Papers with Chinese text when the lexicon was built (-1: not counted)."""
+        row = self._db().execute("SELECT value FROM meta WHERE name = 'chinese_papers'").fetchone()
+        return int(row[0]) if row else -1
+
     def senses(self, word: str) -> tuple[str, ...]:
         """Phrase keys of the word's senses that papers use (empty: no such headword)."""
         found = self._senses.get(word)
