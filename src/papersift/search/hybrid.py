@@ -67,9 +67,9 @@ class HybridRetriever:
         papers use.
         Filters and exclusions stay as typed."""
         reading = self.reading_for(query_text(query))
-        if reading is None or not reading.english:
+        if reading is None or not reading.searched:
             return None
-        return self.lexical_ranking(carried_over_query(query, reading.english), k, candidate_ids)
+        return self.lexical_ranking(carried_over_query(query, reading.searched), k, candidate_ids)
 
     def reading_for(self, text: str):
         """The query's English reading (term lexicon, then the bridge for what it cannot read)."""

@@ -178,15 +178,15 @@ class SearchService:
         dictionary (keyword mode loads no model; Latin words are kept) and ranked like a relaxed
         query; None when there is nothing to carry over or it matches no paper either."""
         reading = None if request.literal else self.reading_of(query_text(query))
-        if reading is None or not reading.english:
+        if reading is None or not reading.searched:
             return None
         # Searched like its English twin (all words), ranked by any word when none has all.
         for match, depth in (("all", None), ("any", RELAXED_DEPTH)):
-            carried = carried_over_query(query, reading.english, match)
+            carried = carried_over_query(query, reading.searched, match)
             translated = self.backend.search(carried, sort, offset, request.size, with_facets=request.with_facets,
                                              with_papers=True, depth=depth)
             if translated.total:
-                notices.append(Notice("carried_over", english=reading.english, total=translated.total, reading=reading))
+                notices.append(Notice("carried_over", english=reading.searched, total=translated.total, reading=reading))
                 return carried, translated
         return None
 
@@ -269,3 +269,4 @@ class SearchService:
                 raise
             return None
         return module.make_retriever(self.data_dir, self)
+

@@ -45,6 +45,7 @@ SWAP_PENALTY = 1.0  # halves read the other way round: "passing graph neural net
 # A reading composed of several words must be a phrase of at least this many papers: rarer
 # ones are mostly chance sequences ("estimator for the dispersion" for 散度).
 MIN_COMPOSED_PAPERS = 5
+SURE_FIRST = True
 MEMO_SIZE = 100_000
 # Characters that join rather than name ("数据驱动的决策"): a composition may pass over them.
 LINKING_CHARACTERS = frozenset("的之和与及或")
@@ -73,12 +74,21 @@ class QueryReading:
     text: str
     english: str
     terms: tuple[TermReading, ...]
+    # For a long description, the dictionary senses of its words searched beside the reading
+    # (search/crosslingual.py): a term query is searched as read, a paragraph by all it may say.
+    extra: str = ""
+
+    @property
+    def searched(self) -> str:
+        """The English words searched: the reading, then the extra words."""
+        return f"{self.english} {self.extra}".strip()
 
     def with_choice(self, chinese: str, english: str) -> QueryReading:
         """The same query with one term read another way (a reader picked an alternative)."""
         terms = tuple(TermReading(term.chinese, english, term.alternatives, term.papers, term.sure)
                       if term.chinese == chinese else term for term in self.terms)
-        return QueryReading(self.text, english_text(self.text, {term.chinese: term.english for term in terms}), terms)
+        return QueryReading(self.text, english_text(self.text, {term.chinese: term.english for term in terms}), terms,
+                            self.extra)
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,6 +281,8 @@ def _compose_in_order(lexicon: TermLexicon, units: tuple, budget: list[int]) -> 
 def _rank(composed: _Composed) -> tuple:
     """Fewest less sure senses first, then the score: a dictionary's own sense ("stationary
     point" for 驻点) beats a word of it ("point"), however many more papers use the word."""
+    if not SURE_FIRST:
+        return (-composed.score, composed.key)
     return (composed.secondary, -composed.score, composed.key)
 
 
