@@ -137,3 +137,13 @@ def test_only_a_bridged_retriever_picks_up_the_term_bridge(hybrid_dir, encoder, 
                     data_dir / "vectors" / bridge.terms_model(english))
     assert bridge.TermBridge.open(data_dir, english) is not None
     assert DenseRetriever(data_dir, SearchService(data_dir), model=english).bridge is None
+
+
+def test_the_dense_side_embeds_a_chinese_query_with_its_english_reading(hybrid_dir, encoder):
+    dense = DenseRetriever(hybrid_dir, SearchService(hybrid_dir), encoder=encoder)
+    reading = dense.reading_for("图神经网络")
+    assert reading.english and reading.english != "图神经网络"
+    both = encoder.encode_query("图神经网络") + encoder.encode_query(reading.english)
+    np.testing.assert_allclose(dense.query_vector("图神经网络"), both / np.linalg.norm(both), atol=1e-5)
+    np.testing.assert_allclose(dense.query_vector("graph neural networks"), encoder.encode_query("graph neural networks"),
+                               atol=1e-6)  # an English query is embedded as it is
