@@ -153,11 +153,11 @@ class DenseRetriever:
         """The query's embedding; for a Chinese query to the multilingual model, averaged with
         its English reading's (search/termlexicon.py): the small model places a short Chinese
         term loosely ("孪生网络" near "gating network"), the English phrase where papers are."""
-        vector = self.encoder.encode_query(text)
         reading = self.reading_for(text) if self.bridged and has_cjk(text) else None
         if reading is None or not reading.english or reading.english == text:
-            return vector
-        combined = vector + READING_WEIGHT * self.encoder.encode_query(reading.english)
+            return self.encoder.encode_query(text)
+        chinese, english = self.encoder.encode_queries([text, reading.english])  # one model call
+        combined = chinese + READING_WEIGHT * english
         return (combined / max(float(np.linalg.norm(combined)), 1e-12)).astype(np.float32)
 
     def reading_for(self, text: str):
