@@ -35,6 +35,7 @@ MAX_PIECE_CHARS = 6  # the longest dictionary word tried as one piece
 MAX_CHUNK_CHARS = 10  # the longest stretch composed into one phrase
 MAX_LOOKUPS = 4000  # phrase checks per query: a long pasted sentence stops composing rather than stall
 ALTERNATIVES = 4
+ALTERNATIVE_MARGIN = 4.0  # an alternative's score is at most this far below the reading's
 # A reading's score: log(papers using it) less these for each less sure step. A sense that is
 # one word of a longer one ("go over" -> "over") or induced, and each extra piece, must be
 # made up for by many more papers ("over-smoothing" beats "too smooth"; "graph neural
@@ -173,9 +174,10 @@ class TermLexicon:
             if not options:
                 readings.append(TermReading(chinese, ""))
                 continue
-            spelled = [self.phrase(option.key) for option in options]
-            names = list(dict.fromkeys(spelling[0] for spelling in spelled if spelling))
             best = options[0]
+            others = [option for option in options[1:] if _worth_offering(option, best)]
+            names = [self.phrase(option.key)[0] for option in [best, *others]]
+            names = list(dict.fromkeys(names))
             readings.append(TermReading(chinese, names[0], tuple(names[1:ALTERNATIVES + 1]), best.papers,
                                         sure=not best.secondary and not best.swapped))
         return readings
@@ -278,12 +280,20 @@ def _compose_in_order(lexicon: TermLexicon, units: tuple, budget: list[int]) -> 
     return sorted(found.values(), key=_rank)
 
 
+def _worth_offering(option: _Composed, best: _Composed) -> bool:
+    """An alternative shown to the reader: not far below the best reading, and spelled by
+    papers without words between its own ("networks with small" is a chance sequence)."""
+    return option.score >= best.score - ALTERNATIVE_MARGIN and option.papers >= MIN_COMPOSED_PAPERS
+
+
 def _rank(composed: _Composed) -> tuple:
     """Fewest less sure senses first, then the score: a dictionary's own sense ("stationary
     point" for 驻点) beats a word of it ("point"), however many more papers use the word."""
     if not SURE_FIRST:
         return (-composed.score, composed.key)
-    return (composed.secondary, -composed.score, composed.key)
+    # halves read the other way round are as unsure as an induced sense: "neural network maps"
+    # (9 papers) must not beat "graph neural networks" (690) for 图神经网络
+    return (composed.secondary + composed.swapped, -composed.score, composed.key)
 
 
 def _keep(found: dict[str, _Composed], composed: _Composed) -> None:
