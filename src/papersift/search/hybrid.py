@@ -110,6 +110,9 @@ class HybridRetriever:
         text = clip_like_text(request.like_text)
         lists = [self.service.rank(text, LEXICAL_DEPTH, candidate_ids=candidate_ids),
                  self.dense.retrieve(request, query, DENSE_DEPTH, candidate_ids)]
+        reading = self.reading_for(text) if has_cjk(text) else None
+        if reading is not None and reading.searched:  # pasted Chinese: its English words, ranked
+            lists.append(self.service.rank(reading.searched, LEXICAL_DEPTH, candidate_ids=candidate_ids))
         english = self.dense_for(text)
         if english is not self.dense:
             lists.append(english.retrieve(request, query, DENSE_DEPTH, candidate_ids))
