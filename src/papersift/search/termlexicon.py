@@ -46,7 +46,6 @@ SWAP_PENALTY = 1.0  # halves read the other way round: "passing graph neural net
 # A reading composed of several words must be a phrase of at least this many papers: rarer
 # ones are mostly chance sequences ("estimator for the dispersion" for 散度).
 MIN_COMPOSED_PAPERS = 5
-SURE_FIRST = True
 MEMO_SIZE = 100_000
 # Characters that join rather than name ("数据驱动的决策"): a composition may pass over them.
 LINKING_CHARACTERS = frozenset("的之和与及或")
@@ -287,10 +286,9 @@ def _worth_offering(option: _Composed, best: _Composed) -> bool:
 
 
 def _rank(composed: _Composed) -> tuple:
-    """Fewest less sure senses first, then the score: a dictionary's own sense ("stationary
-    point" for 驻点) beats a word of it ("point"), however many more papers use the word."""
-    if not SURE_FIRST:
-        return (-composed.score, composed.key)
+    """Fewest less sure steps first, then the score: a dictionary's own sense ("stationary
+    point" for 驻点) beats a word of it ("point"), however many more papers use the word
+    (zhterms keyword half A: 0.373 ranking by score alone, 0.395 this way)."""
     # halves read the other way round are as unsure as an induced sense: "neural network maps"
     # (9 papers) must not beat "graph neural networks" (690) for 图神经网络
     return (composed.secondary + composed.swapped, -composed.score, composed.key)
