@@ -13,7 +13,7 @@ from pathlib import Path
 import uvicorn
 
 from papersift.api.security import LOOPBACK_HOSTS
-from papersift.index import lexical
+from papersift.index import lexical, termlexicon
 from papersift.record import paper_from_dict
 from papersift.store import Store
 from tiers import CHROMIUM as CHROMIUM  # re-exported; $PAPERSIFT_CHROMIUM overrides
@@ -51,6 +51,7 @@ def build_served_data_dir(data_dir: Path, sample_records: list[dict]) -> Path:
     store.upsert(papers)
     store.close()
     lexical.build(data_dir)
+    termlexicon.build_for_store(data_dir)
     return data_dir
 
 

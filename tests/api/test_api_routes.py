@@ -19,12 +19,25 @@ from papersift.store import Store
 from served_papers import HOSTILE_ID, MANY_AUTHORS_ID, TEST_HOSTS, XSS_TITLE
 
 HIT_KEYS = {"paper", "score", "highlights", "topic_predicted", "topic_confidence", "authors_line"}
-SEARCH_KEYS = {"query", "mode", "sort", "page", "size", "pages", "total", "total_counts", "keyword_matches", "hits", "facets", "took_ms", "notices", "lang"}
+SEARCH_KEYS = {"query", "mode", "sort", "page", "size", "pages", "total", "total_counts", "keyword_matches", "hits",
+               "facets", "took_ms", "notices", "reading", "lang"}
 
 
 @pytest.fixture(scope="module")
 def service(served_data_dir):
     return SearchService(served_data_dir)
+
+
+def test_a_chinese_query_answers_with_its_english_reading(client, service):
+    body = client.get("/api/search", params={"q": "图神经网络", "mode": "keyword"}).json()
+    assert body["reading"]["english"] == "graph neural networks"
+    term = body["reading"]["terms"][0]
+    assert term["chinese"] == "图神经网络" and term["english"] == "graph neural networks"
+    assert isinstance(term["alternatives"], list)
+    assert body["total"] == service.search(SearchRequest(query="graph neural networks", mode="keyword")).total
+    literal = client.get("/api/search", params={"q": "图神经网络", "mode": "keyword", "literal": "true"}).json()
+    assert literal["reading"] is None and literal["total"] == 0
+    assert client.get("/api/search", params={"q": "graph", "mode": "keyword"}).json()["reading"] is None
 
 
 def test_search_returns_the_services_hits_in_order(client, service):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from papersift.index import lexical
+from papersift.index import lexical, termlexicon
 from papersift.store import DB_FILE
 
 
@@ -16,6 +16,7 @@ def indexed_copy(source: Path, target: Path) -> Path:
     for path in source.glob(f"{DB_FILE}*"):
         shutil.copy2(path, target / path.name)
     lexical.build(target)
+    termlexicon.build_for_store(target)
     return target
 
 

@@ -14,6 +14,7 @@ from papersift.search.hybrid import HybridRetriever
 from papersift.search.query import parse_query
 from papersift.search.semantic import DenseRetriever
 from papersift.search.service import SearchService
+from papersift.search.types import SearchRequest
 from papersift.store import Store
 
 
@@ -140,3 +141,25 @@ def test_only_a_bridged_retriever_picks_up_the_term_bridge(hybrid_dir, encoder, 
                     data_dir / "vectors" / bridge.terms_model(english))
     assert bridge.TermBridge.open(data_dir, english) is not None
     assert DenseRetriever(data_dir, SearchService(data_dir), model=english).bridge is None
+
+
+def test_the_dense_side_embeds_a_chinese_query_with_its_english_reading(hybrid_dir, encoder):
+    dense = DenseRetriever(hybrid_dir, SearchService(hybrid_dir), encoder=encoder)
+    reading = dense.reading_for("图神经网络")
+    assert reading.english and reading.english != "图神经网络"
+    both = encoder.encode_query("图神经网络") + encoder.encode_query(reading.english)
+    np.testing.assert_allclose(dense.query_vector("图神经网络"), both / np.linalg.norm(both), atol=1e-5)
+    np.testing.assert_allclose(dense.query_vector("graph neural networks"), encoder.encode_query("graph neural networks"),
+                               atol=1e-6)  # an English query is embedded as it is
+
+
+def test_pasted_chinese_text_is_also_ranked_by_its_english_reading(hybrid_dir, encoder):
+    # the dense side is noise here and the papers have no Chinese words: only the reading finds GNN papers
+    service = SearchService(hybrid_dir)
+    retriever = HybridRetriever(DenseRetriever(hybrid_dir, service, encoder=encoder), service)
+    request = SearchRequest(like_text="图神经网络", mode="hybrid")
+    ranked = retriever.like_text_ranking(request, parse_query(""), 10)
+    top = service.get(ranked[0][0])
+    words = retriever.reading_for("图神经网络").english.lower().split()
+    assert "network" in " ".join(words)  # with this small bridge: "neural network"
+    assert all(word.rstrip("s") in f"{top.title} {top.abstract}".lower() for word in words), top.title

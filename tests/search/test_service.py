@@ -160,6 +160,27 @@ def test_a_chinese_query_of_one_dictionary_word_and_single_characters_finds_pape
     assert response.total and "neural network" in f"{response.hits[0].paper.title} {response.hits[0].paper.abstract}".lower()
 
 
+def test_a_chinese_term_is_searched_like_its_english_reading(service):
+    # 图神经网络: once carried over to "neural network" by the dictionary, now read as the phrase
+    # papers use and searched like the English query (every word), so GNN papers come first
+    response = service.search(keyword("图神经网络", size=5))
+    english = service.search(keyword("graph neural networks", size=5))
+    assert response.reading.english == "graph neural networks"
+    assert [(term.chinese, term.english) for term in response.reading.terms] == [("图神经网络", "graph neural networks")]
+    assert [hit.paper.id for hit in response.hits] == [hit.paper.id for hit in english.hits]
+    assert response.total == english.total
+
+
+def test_the_reading_can_be_turned_off_to_search_the_words_as_typed(service):
+    response = service.search(keyword("图神经网络", literal=True))
+    assert response.total == 0 and response.reading is None
+    assert "carried_over" not in [getattr(notice, "code", None) for notice in response.notices]
+
+
+def test_an_english_query_has_no_reading(service):
+    assert service.search(keyword("graph neural networks")).reading is None
+
+
 def test_only_stop_words_gives_a_notice_not_everything(service):
     response = service.search(keyword("the of and"))
     assert response.total == 0 and response.notices
@@ -223,3 +244,16 @@ def test_a_running_service_picks_up_vectors_published_after_it_started(sample_da
     response = running.search(request)
     assert not any("not available" in notice for notice in response.notices)
     assert response.hits
+
+
+def test_a_chinese_query_over_papers_without_chinese_text_does_not_load_jieba(indexed_dir):
+    # The CLI paid ~2 s per Chinese query loading jieba to segment words no paper could have
+    import subprocess
+    import sys
+
+    script = ("import sys; from papersift.search.service import SearchService; "
+              "from papersift.search.types import SearchRequest; "
+              f"response = SearchService({str(indexed_dir)!r}).search(SearchRequest(query='图神经网络', mode='keyword')); "
+              "print(response.total > 0, 'jieba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["True", "False"]

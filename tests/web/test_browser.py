@@ -248,3 +248,24 @@ def test_the_topic_map_page_says_which_command_makes_the_map(page):
     assert "papersift embed" in page.locator("#map-status").inner_text()
     page.evaluate("document.getElementById('topic-trends').scrollIntoView()")  # a lazy image loads when seen
     page.wait_for_selector("#topic-trends", state="hidden")  # no chart drawn yet (409): no broken image
+
+
+@pytest.mark.parametrize(("query", "words"), [
+    ("弱监督学习", ("weak", "supervis")),
+    ("图神经网络 过平滑", ("graph", "neural network")),
+])
+def test_a_chinese_term_shows_its_english_reading_and_finds_papers_using_it(page, served_data_dir, query, words):
+    from papersift.search.service import SearchService
+    from papersift.search.types import SearchRequest
+
+    expected = SearchService(served_data_dir).search(SearchRequest(query=query)).reading
+    search(page, query)
+    shown = " ".join(page.locator(".reading").inner_text().split())
+    assert all(f"{term.chinese} → {term.english}" in shown for term in expected.terms), shown
+    assert all(word in expected.english for word in words)
+    top = " ".join(page.locator("article.hit").first.inner_text().lower().split())
+    assert all(word in top for word in words), top  # the first paper uses the English words
+    shot(page, f"reading-{words[0]}")
+    page.click("a.reading-literal")
+    page.wait_for_url(re.compile(r"literal=true"))
+    assert page.locator(".reading").count() == 0

@@ -214,3 +214,24 @@ def test_another_package_can_add_a_page_in_the_same_look(served_data_dir, tmp_pa
     assert '<p id="map">&lt;b&gt;34K points&lt;/b&gt;</p>' in html and "<title>论文检索</title>" in html
     assert '<a href="/topic-map?lang=zh" aria-current="page">主题地图</a>' in html
     assert '<a href="/topic-map?lang=en">Topic map</a>' in search_html
+
+
+def test_a_chinese_query_shows_its_english_reading_with_choices_and_a_literal_search(client, served_data_dir):
+    status, _, elements = page(client, "/?q=图神经网络&mode=keyword&lang=zh")
+    expected = SearchService(served_data_dir).search(SearchRequest(query="图神经网络", mode="keyword"))
+    term = expected.reading.terms[0]
+    assert status == 200 and term.english == "graph neural networks"
+    text = " ".join("".join(elements.text).split())
+    assert "英文检索词" in text and f"图神经网络 → {term.english}" in text
+    literal = elements.links("reading-literal")
+    assert len(literal) == 1 and parse_qs(urlsplit(literal[0]).query)["literal"] == ["true"]
+    choices = [href for href in elements.links() if "q=" in href and "literal" not in href
+               and parse_qs(urlsplit(href).query)["q"][0] in term.alternatives]
+    assert len(choices) == len(term.alternatives) > 0  # one link per other reading, searching it instead
+    status, _, elements = page(client, literal[0])
+    assert status == 200 and not elements.with_class("reading") and not elements.with_class("hit")
+
+
+def test_an_english_query_shows_no_reading(client):
+    _, _, elements = page(client, "/?q=graph+neural+networks&mode=keyword")
+    assert not elements.with_class("reading")

@@ -83,6 +83,7 @@ class SearchParams(QueryParams):
     size: int = Field(DEFAULT_PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE, description=f"Hits per page, at most {MAX_PAGE_SIZE}.")
     lang: Literal["zh", "en"] | None = Field(None, description="Interface language; default from Accept-Language.")
     facets: bool = Field(True, description="Include facet counts.")
+    literal: bool = Field(False, description="Search Chinese words as typed, without their English reading.")
 
     @field_validator("lang", mode="before")
     @classmethod
@@ -90,7 +91,7 @@ class SearchParams(QueryParams):
         return None if value == "" else value
 
     def to_request(self, **overrides) -> SearchRequest:
-        values = dict(sort=self.sort, page=self.page, size=self.size, with_facets=self.facets)
+        values = dict(sort=self.sort, page=self.page, size=self.size, with_facets=self.facets, literal=self.literal)
         values.update(overrides)
         return super().to_request(**values)
 

@@ -41,6 +41,17 @@ class FacetValueOut(BaseModel):
     count: int
 
 
+class TermReadingOut(BaseModel):
+    chinese: str = Field(description="A Chinese term of the query, e.g. 弱监督学习.")
+    english: str = Field(description="The English phrase it was read as (empty: could not be read).")
+    alternatives: list[str] = Field(description="Other readings considered, best first.")
+
+
+class ReadingOut(BaseModel):
+    english: str = Field(description="The query as searched in English (Latin words kept as typed).")
+    terms: list[TermReadingOut]
+
+
 class SearchOut(BaseModel):
     query: str
     mode: str
@@ -57,6 +68,8 @@ class SearchOut(BaseModel):
     facets: dict[str, list[FacetValueOut]]
     took_ms: float
     notices: list[str]
+    reading: ReadingOut | None = Field(
+        default=None, description="A Chinese query's English reading: what was searched, with the alternatives.")
     lang: str
 
 

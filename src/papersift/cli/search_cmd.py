@@ -14,7 +14,7 @@ from rich.text import Text
 from papersift.cli.app import (DataDirOption, JsonOption, app, console, data_dir_of, err_console, fail, print_json,
                                require_writable)
 from papersift.config import DEFAULT_PAGE_SIZE
-from papersift.index import lexical
+from papersift.index import lexical, termlexicon
 from papersift.search.display import format_authors, language_of, search_json
 from papersift.search.types import Filters, QuerySyntaxError, SearchRequest, SearchResponse
 from papersift.store import Store
@@ -50,10 +50,13 @@ def index(
         task = progress.add_task("index", total=total)
         advance = lambda count: progress.advance(task, count)  # noqa: E731
         result = lexical.build(directory, advance) if rebuild else lexical.update(directory, advance)
+    lexicon = termlexicon.build_for_store(directory, force=rebuild)  # Chinese terms' English readings
     summary = {
         "documents": result.documents, "indexed": result.added, "full_build": result.full,
         "seconds": round(result.seconds, 3), "bytes": lexical.index_size_bytes(result.folder),
         "path": str(result.folder),
+        "term_lexicon": None if lexicon is None else {"phrases": lexicon.phrases, "headwords": lexicon.headwords,
+                                                      "seconds": round(lexicon.seconds, 3)},
     }
     if as_json:
         print_json(summary)
@@ -61,6 +64,9 @@ def index(
         kind = "built" if result.full else "updated"
         console.print(f"index {kind}: {result.documents:,} papers ({result.added:,} indexed) in "
                       f"{result.seconds:.2f} s, {summary['bytes'] / 1e6:.1f} MB", highlight=False)
+        if lexicon is not None:
+            console.print(f"term lexicon built: {lexicon.phrases:,} phrases, {lexicon.headwords:,} Chinese headwords "
+                          f"in {lexicon.seconds:.1f} s", highlight=False)
 
 
 @app.command()
@@ -120,6 +126,7 @@ def print_response(response: SearchResponse) -> None:
     lang = language_of(request.query)
     for notice in response.notices:
         err_console.print(f"[yellow]note:[/] {escape(notice)}", highlight=False)
+    print_reading(response.reading)
     first = (request.page - 1) * request.size + 1
     last = first + len(response.hits) - 1
     shown = f"{first}–{last} of " if response.hits else ""
@@ -143,6 +150,20 @@ def print_response(response: SearchResponse) -> None:
         console.print()
     if response.total > last:
         console.print(f"[dim]more: --page {request.page + 1}[/]")
+
+
+def print_reading(reading) -> None:
+    """What a Chinese query was searched as: "弱监督学习 → weakly supervised learning", each
+    term's other readings after it (type one of them to search it instead)."""
+    if reading is None:
+        return
+    for term in reading.terms:
+        english = term.english or "(not read)"
+        others = f"  [dim](also: {escape('; '.join(term.alternatives))})[/]" if term.alternatives else ""
+        console.print(f"{escape(term.chinese)} → [bold]{escape(english)}[/]{others}", highlight=False)
+    if reading.english:
+        console.print(f"[dim]searched as:[/] {escape(reading.english)}", highlight=False)
+    console.print()
 
 
 def marked_text(marked_html: str, style: str = "") -> Text:

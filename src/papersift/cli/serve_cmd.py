@@ -102,12 +102,15 @@ def serve(
 
 def build_indexes(data_dir: Path) -> None:
     """Bring every index up to the store (only what changed is redone)."""
-    from papersift.index import lexical
+    from papersift.index import lexical, termlexicon
 
     with _progress(disable=False) as progress:
         task = progress.add_task("keyword index", total=Store(data_dir, readonly=True).count())
         result = lexical.update(data_dir, lambda count: progress.advance(task, count))
     console.print(f"keyword index: {result.documents:,} papers ({result.seconds:.1f} s)", highlight=False)
+    lexicon = termlexicon.build_for_store(data_dir)  # Chinese terms' English readings (docs/crosslingual.md)
+    if lexicon is not None:
+        console.print(f"term lexicon: {lexicon.phrases:,} phrases ({lexicon.seconds:.1f} s)", highlight=False)
 
 
 @app.command()

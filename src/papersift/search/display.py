@@ -68,5 +68,15 @@ def search_json(response: SearchResponse, lang: str, max_page: int = MAX_PAGE) -
         "facets": facets_json(response.facets),
         "took_ms": round(response.took_ms, 3),
         "notices": list(response.notices),
+        "reading": reading_json(response.reading),
         "lang": lang,
     }
+
+
+def reading_json(reading) -> dict | None:
+    """A Chinese query's English reading (search/termlexicon.py QueryReading), or None."""
+    if reading is None:
+        return None
+    return {"english": reading.english,
+            "terms": [{"chinese": term.chinese, "english": term.english, "alternatives": list(term.alternatives)}
+                      for term in reading.terms]}

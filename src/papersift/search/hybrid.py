@@ -20,13 +20,14 @@ from pathlib import Path
 
 from papersift.index.analyzers import has_cjk
 from papersift.index.models import ModelError, get_spec, is_built
-from papersift.search.crosslingual import carried_over_query, english_query
+from papersift.search.crosslingual import carried_over_query
 from papersift.search.fusion import fuse_hybrid, zscore_sum
 from papersift.search.memo import Memo
 from papersift.search.query import ParsedQuery, query_text
 from papersift.search.semantic import DenseRetriever
 from papersift.search.semantic import make_retriever as make_dense_retriever
 from papersift.search.similar import clip_like_text
+from papersift.search.termlexicon import QueryReading
 from papersift.search.types import SearchRequest
 
 # Each side's list is this deep whatever k the caller wants: z-scores depend on the list
@@ -45,7 +46,7 @@ class HybridRetriever:
         self.service = service
         # The bridge's translation of a query embeds its Chinese segments: once per text (per
         # bridge generation), however many counts and clients ask (search/memo.py).
-        self._translations: Memo[str | None] = Memo(TRANSLATIONS_KEPT)
+        self._translations: Memo[QueryReading | None] = Memo(TRANSLATIONS_KEPT)
 
     def dense_for(self, text: str) -> DenseRetriever:
         """The English model for a query without CJK words once it covers every paper, else e5."""
@@ -71,20 +72,19 @@ class HybridRetriever:
         words): through the term bridge when it is built, else by the dictionary's senses that
         papers use.
         Filters and exclusions stay as typed."""
-        english = self.english_of(query_text(query))
-        if english is None:
+        reading = self.reading_for(query_text(query))
+        if reading is None or not reading.searched:
             return None
-        return self.lexical_ranking(carried_over_query(query, english), k, candidate_ids)
+        return self.lexical_ranking(carried_over_query(query, reading.searched), k, candidate_ids)
 
-    def english_of(self, text: str) -> str | None:
-        """The text carried over to English (None without CJK words): by the term bridge when
-        it is built (remembered per text and bridge generation), else by the dictionary senses
-        papers use."""
+    def reading_for(self, text: str):
+        """The query's English reading (term lexicon, then the bridge for what it cannot read),
+        remembered per text and bridge generation: a page's search and its counts read it once."""
         bridge = self.dense.bridge
         if bridge is None:
-            return english_query(text, doc_freq=self.service.term_doc_freq)
-        return self._translations.get((text, str(bridge.folder)), lambda: english_query(
-            text, self.dense.encoder, bridge, doc_freq=self.service.term_doc_freq))
+            return self.service.reading_of(text, None, None)
+        return self._translations.get((text, str(bridge.folder)),
+                                      lambda: self.service.reading_of(text, self.dense.encoder, bridge))
 
     def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
                  candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
@@ -96,7 +96,7 @@ class HybridRetriever:
             return self.service.rank(query_text(query), k, candidate_ids=candidate_ids)
         dense = self.dense_for(query_text(query)).retrieve(request, query, DENSE_DEPTH, candidate_ids)
         lexical = self.lexical_ranking(query, LEXICAL_DEPTH, candidate_ids)
-        translated = self.translated_ranking(query, LEXICAL_DEPTH, candidate_ids)
+        translated = None if request.literal else self.translated_ranking(query, LEXICAL_DEPTH, candidate_ids)
         return fuse_hybrid(query_text(query), lexical, dense, translated)[:k]
 
     def like_paper_ranking(self, request: SearchRequest, query: ParsedQuery, k: int,
@@ -120,6 +120,9 @@ class HybridRetriever:
         text = clip_like_text(request.like_text)
         lists = [self.service.rank(text, LEXICAL_DEPTH, candidate_ids=candidate_ids),
                  self.dense.retrieve(request, query, DENSE_DEPTH, candidate_ids)]
+        reading = self.reading_for(text) if has_cjk(text) else None
+        if reading is not None and reading.searched:  # pasted Chinese: its English words, ranked
+            lists.append(self.service.rank(reading.searched, LEXICAL_DEPTH, candidate_ids=candidate_ids))
         english = self.dense_for(text)
         if english is not self.dense:
             lists.append(english.retrieve(request, query, DENSE_DEPTH, candidate_ids))

@@ -20,6 +20,7 @@ import numpy as np
 
 from papersift import extras
 from papersift.index import vectors as vector_store
+from papersift.index.analyzers import has_cjk
 from papersift.index.bridge import TermBridge, terms_model
 from papersift.index.embeddings import Encoder, paper_text
 from papersift.index.models import DEFAULT_MODEL, ModelError, get_spec, is_built
@@ -31,6 +32,7 @@ from papersift.search.types import SearchRequest
 from papersift.store import DB_FILE, Store
 from papersift.throttle import Throttle
 
+READING_WEIGHT = 1.0  # the English reading's embedding beside the Chinese query's (query_vector)
 FILTER_EXACT_MAX = 5000  # filtered sets up to this size are fetched and searched exactly
 REOPEN_CHECK_S = 1.0
 QUERY_VECTORS_KEPT = 256  # query texts whose vectors are remembered (384 floats each)
@@ -98,7 +100,7 @@ class DenseRetriever:
 
     def query_vector(self, text: str) -> np.ndarray:
         """The query's embedding, computed once per text while remembered."""
-        return self._query_vectors.get(text, lambda: self.encoder.encode_query(text))
+        return self._query_vectors.get(text, lambda: self._embed_query(text))
 
     def coverage(self) -> float:
         index = self.index
@@ -162,6 +164,22 @@ class DenseRetriever:
             return []
         allowed, depth = self._plan(index, query, k, candidate_ids)
         return index.search_ids(self.query_vector(text), depth, allowed)
+
+    def _embed_query(self, text: str) -> np.ndarray:
+        """The query's embedding; for a Chinese query to the multilingual model, averaged with
+        its English reading's (search/termlexicon.py): the small model places a short Chinese
+        term loosely ("孪生网络" near "gating network"), the English phrase where papers are."""
+        reading = self.reading_for(text) if self.bridged and has_cjk(text) else None
+        if reading is None or not reading.english or reading.english == text:
+            return self.encoder.encode_query(text)
+        chinese, english = self.encoder.encode_queries([text, reading.english])  # one model call
+        combined = chinese + READING_WEIGHT * english
+        return (combined / max(float(np.linalg.norm(combined)), 1e-12)).astype(np.float32)
+
+    def reading_for(self, text: str):
+        """The query's English reading (term lexicon; the bridge for what it cannot read)."""
+        bridge = self.bridge
+        return self.service.reading_of(text, self.encoder if bridge is not None else None, bridge)
 
     def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
                  candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:

@@ -24,13 +24,15 @@ from pathlib import Path
 from typing import Protocol
 
 from papersift.config import MAX_PAGE, MAX_PAGE_SIZE
+from papersift.index.analyzers import has_cjk
 from papersift.record import Paper
 from papersift.search import facet_counts
 from papersift.search.backend import BackendResult, SearchBackend, TantivyBackend
-from papersift.search.crosslingual import carried_over_query, english_query
+from papersift.search.crosslingual import carried_over_query, read_query
 from papersift.search.facet_counts import Counter, FacetSummary
 from papersift.search.notices import Notice
 from papersift.search.query import ParsedQuery, natural_text_query, parse_query, query_text
+from papersift.search.termlexicon import QueryReading, lexicon_for
 from papersift.search.types import FacetValue, Filters, Hit, SearchRequest, SearchResponse, TotalCounts
 from papersift.store import DB_FILE, Store
 from papersift.topics.attach import attach_predicted_topics
@@ -55,6 +57,7 @@ class _Found:
     facets: dict[str, list[FacetValue]]
     keyword_matches: int | None = None  # semantic/hybrid: papers with all the query's words
     total_counts: TotalCounts = "matches"
+    retriever: object | None = None  # the one that ranked (semantic, hybrid): its reading is shown
 
 
 class Retriever(Protocol):
@@ -96,8 +99,9 @@ class SearchService:
         else:
             page = list(zip(found.papers, found.scores))
         took_ms = (time.perf_counter() - started) * 1000
+        reading = None if request.literal else self._shown_reading(found.query, found.retriever, notices)
         return SearchResponse(request, found.total, self._hits(found.query, page), found.facets, took_ms, notices,
-                              total_counts=found.total_counts, keyword_matches=found.keyword_matches)
+                              total_counts=found.total_counts, keyword_matches=found.keyword_matches, reading=reading)
 
     def ranking(self, request: SearchRequest, k: int,
                 candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
@@ -124,7 +128,7 @@ class SearchService:
         query = self._parsed(request)
         retriever = self._retriever_for(request, []) if self._needs_retriever(request, query) else None
         if retriever is None:
-            carried: dict[str, str | None] = {}  # the query's English carry-over, worked out once
+            carried: dict[str, QueryReading | None] = {}  # the query's English reading, worked out once
 
             def keyword_count(filters: Filters) -> tuple[int, dict[str, list[FacetValue]]]:
                 counted = replace(request, filters=filters, with_facets=True)
@@ -227,20 +231,26 @@ class SearchService:
 
     def _keyword(self, request: SearchRequest, query: ParsedQuery, notices: list[str], offset: int, limit: int,
                  with_papers: bool, candidate_ids: Sequence[str] | None,
-                 carried_english: dict[str, str | None] | None = None) -> _Found:
+                 carried_english: dict[str, QueryReading | None] | None = None) -> _Found:
         sort = request.sort if query.has_text or request.sort != "relevance" else "newest"
 
         def run(parsed: ParsedQuery, depth: int | None = None) -> BackendResult:
             return self.backend.search(parsed, sort, offset, limit, with_facets=request.with_facets,
                                        with_papers=with_papers, candidate_ids=candidate_ids, depth=depth)
 
+        if self._no_chinese_papers(request, query):  # the query as typed would match nothing: its reading
+            carried = self._carried_over(request, query, run, notices, carried_english)
+            if carried is not None:
+                query, result = carried
+                return _Found(query, result.paper_ids, result.scores, result.papers if with_papers else None,
+                              result.total, result.facets)
         result = run(query)
         if result.ignored_query:
             notices.append(Notice("common_words_only"))
         elif result.total == 0 and query.has_text:
             # Chinese words no (English) paper has go over to English before any word is dropped:
             # "bandit 遗憾" is after bandit regret papers, not every bandit paper.
-            carried = self._carried_over(query, run, notices, carried_english)
+            carried = self._carried_over(request, query, run, notices, carried_english)
             if carried is not None:
                 query, result = carried
             if result.total == 0 and query.match_all:
@@ -251,25 +261,51 @@ class SearchService:
         papers = result.papers if with_papers else None
         return _Found(query, result.paper_ids, result.scores, papers, result.total, result.facets)
 
-    def _carried_over(self, query: ParsedQuery, run: Callable[..., BackendResult], notices: list[str],
-                      known: dict[str, str | None] | None = None) -> tuple[ParsedQuery, BackendResult] | None:
+    def _carried_over(self, request: SearchRequest, query: ParsedQuery, run: Callable[..., BackendResult],
+                      notices: list[str], known: dict[str, QueryReading | None] | None = None) -> tuple[ParsedQuery, BackendResult] | None:
         """A query with Chinese words that no paper has all of, carried over to English by the
         dictionary (keyword mode loads no model; Latin words are kept) and ranked like a relaxed
         query; None when there is nothing to carry over or it matches no paper either.
-        `known`: carry-overs already worked out in this request (text -> English)."""
+        `known`: readings already worked out in this request (text -> reading)."""
         text = query_text(query)
         known = {} if known is None else known
         if text not in known:
-            known[text] = english_query(text, doc_freq=self.term_doc_freq)
-        english = known[text]
-        if english is None:
+            known[text] = None if request.literal else self.reading_of(text)
+        reading = known[text]
+        if reading is None or not reading.searched:
             return None
-        carried = carried_over_query(query, english)
-        translated = run(carried, RELAXED_DEPTH)
-        if not translated.total:
-            return None
-        notices.append(Notice("carried_over", english=english, total=translated.total))
-        return carried, translated
+        # Searched like its English twin (all words), ranked by any word when none has all.
+        for match, depth in (("all", None), ("any", RELAXED_DEPTH)):
+            carried = carried_over_query(query, reading.searched, match)
+            translated = run(carried, depth)
+            if translated.total:
+                notices.append(Notice("carried_over", english=reading.searched, total=translated.total,
+                                      reading=reading))
+                return carried, translated
+        return None
+
+    # -- the English reading of a Chinese query (search/crosslingual.py) -------------------
+    def _no_chinese_papers(self, request: SearchRequest, query: ParsedQuery) -> bool:
+        """A Chinese query over papers none of which has Chinese text (the term lexicon counted
+        them): searching it as typed would load jieba (~2 s) only to match nothing."""
+        if request.literal or not query.has_text or not has_cjk(query_text(query)):
+            return False
+        lexicon = lexicon_for(self.data_dir)
+        return lexicon is not None and lexicon.chinese_papers == 0
+
+    def reading_of(self, text: str, encoder=None, bridge=None) -> QueryReading | None:
+        """The query's English reading: the term lexicon's phrases, and for what it cannot
+        read, the term bridge (when given) or the dictionary senses papers use."""
+        return read_query(text, lexicon_for(self.data_dir), encoder, bridge, self.term_doc_freq)
+
+    def _shown_reading(self, query: ParsedQuery, retriever, notices: list[str]) -> QueryReading | None:
+        """What the response says was searched: the keyword carry-over's reading, or the one a
+        retriever ranked with (hybrid, semantic)."""
+        for notice in notices:
+            if getattr(notice, "code", None) == "carried_over":
+                return notice.values["reading"]
+        reading_for = getattr(retriever, "reading_for", None)
+        return reading_for(query_text(query)) if reading_for is not None and query.has_text else None
 
     def _passing(self, query: ParsedQuery, candidate_ids: list[str], with_facets: bool) -> BackendResult:
         """Which candidates pass the query's filters and exclusions (and their facets)."""
@@ -293,7 +329,7 @@ class SearchService:
         page_ids = ordered[offset:offset + limit]
         matches = self._keyword_matches(query) if request.with_facets else None
         return _Found(query, page_ids, [scores[paper_id] for paper_id in page_ids], None, len(ordered),
-                      passing.facets, matches, "ranked")
+                      passing.facets, matches, "ranked", retriever)
 
     def _keyword_matches(self, query: ParsedQuery) -> int | None:
         """How many papers have all the query's words under its filters (what keyword mode
@@ -341,3 +377,4 @@ class SearchService:
                 raise
             return None
         return module.make_retriever(self.data_dir, self)
+

@@ -48,6 +48,7 @@ class SearchRequest:
     like_text: str | None = None  # "find papers like this paragraph"
     like_id: str | None = None  # "similar papers" to a stored paper
     with_facets: bool = True
+    literal: bool = False  # Chinese words searched as typed: no English reading
 
 
 def typed_request(text: str, mode: Mode = "hybrid", **values) -> SearchRequest:
@@ -82,6 +83,8 @@ class SearchResponse:
     notices: list[str] = field(default_factory=list)  # e.g. "semantic index covers 40% of papers"
     total_counts: TotalCounts = "matches"
     keyword_matches: int | None = None  # with a ranked total: papers that have all the query's words
+    # A Chinese query's English reading (search/termlexicon.py QueryReading): what was searched
+    reading: object | None = None
 
 
 class QuerySyntaxError(ValueError):

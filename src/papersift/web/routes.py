@@ -109,6 +109,15 @@ def render_error(request: Request, status: int, message: str) -> HTMLResponse:
                   title_key=error_title_key(status))
 
 
+def reading_choices(reading, state: SearchState) -> list[tuple]:
+    """Each term of a Chinese query's English reading with (alternative, URL searching the
+    query with that reading instead) pairs: one click picks another reading."""
+    if reading is None:
+        return []
+    return [(term, [(other, state.url(q=reading.with_choice(term.chinese, other).english)) for other in term.alternatives])
+            for term in reading.terms]
+
+
 @router.get("/", response_class=HTMLResponse)
 def search_page(request: Request, params: Annotated[SearchParams, Query()]) -> HTMLResponse:
     lang = request_lang(request, params.lang)
@@ -120,6 +129,7 @@ def search_page(request: Request, params: Annotated[SearchParams, Query()]) -> H
     return render(
         request, "search.html", lang, state=state, response=response, params=params,
         pages=page_count(response.total, params.size, MAX_PAGE), facet_limit=FACET_LIMIT,
+        reading_choices=reading_choices(response.reading, state),
         export_urls={fmt: state.url(path="/api/export", format=fmt, page=None, size=None, facets=None, lang=None)
                      for fmt in ("bibtex", "csv", "json")},
     )

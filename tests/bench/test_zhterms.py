@@ -1,0 +1,51 @@
+"""bench zhterms: Chinese terms against their English twins through the service."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from papersift.bench.zhterms import load, markdown, run, term_half
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("zhterms")
+    queries = [("zh-000", "zh", "图神经网络"), ("en-000", "en", "graph neural networks"),
+               ("zh-001", "zh", "龘龘"), ("en-001", "en", "zzzunmatchedword")]
+    (folder / "queries_dev.jsonl").write_text("".join(
+        json.dumps({"_id": qid, "text": text, "lang": lang}, ensure_ascii=False) + "\n" for qid, lang, text in queries),
+        encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def indexed_dir(sample_data_dir, tmp_path_factory):
+    from tests.search.conftest import indexed_copy
+
+    return indexed_copy(sample_data_dir, tmp_path_factory.mktemp("zhterms_indexed"))
+
+
+def test_the_halves_split_terms_the_same_way_every_time():
+    halves = [term_half(f"{n:03d}") for n in range(300)]
+    assert halves == [term_half(f"{n:03d}") for n in range(300)]
+    assert 120 < halves.count("A") < 180  # about half each
+
+
+def test_zh_and_en_are_scored_on_the_same_qrels(dataset, indexed_dir):
+    from papersift.search.service import SearchService
+    from papersift.search.types import SearchRequest
+
+    relevant = [hit.paper.id for hit in SearchService(indexed_dir).search(
+        SearchRequest(query="graph neural networks", mode="keyword", size=3)).hits]
+    (dataset / "qrels_dev.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(
+        f"{qid}\t{paper_id}\t1\n" for qid in ("zh-000", "en-000") for paper_id in relevant), encoding="utf-8")
+    queries, qrels = load(dataset)
+    assert [q.term for q in queries] == ["000", "000", "001", "001"] and qrels["zh-000"] == set(relevant)
+    report = run(indexed_dir, ["keyword"], dataset)
+    summary = report["modes"]["keyword"]["all"]
+    assert summary["en"]["mrr@10"] == 0.5 and summary["zh"]["mrr@10"] == 0.5  # term 000 found first, 001 not at all
+    assert summary["ratio_mrr"] == 1.0 and summary["zh"]["recall@10"] == 0.5
+    assert report["per_query"]["keyword"]["zh-000"]["english"] == "graph neural networks"
+    assert "| keyword | all | 0.500 | 0.500 | 1.00 |" in markdown(report)
