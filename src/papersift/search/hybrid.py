@@ -22,19 +22,16 @@ from papersift.index.analyzers import has_cjk
 from papersift.index.models import ModelError, get_spec, is_built
 from papersift.search.crosslingual import carried_over_query
 from papersift.search.fusion import fuse_hybrid, zscore_sum
-from papersift.search.memo import Memo
 from papersift.search.query import ParsedQuery, query_text
 from papersift.search.semantic import DenseRetriever
 from papersift.search.semantic import make_retriever as make_dense_retriever
 from papersift.search.similar import clip_like_text
-from papersift.search.termlexicon import QueryReading
 from papersift.search.types import SearchRequest
 
 # Each side's list is this deep whatever k the caller wants: z-scores depend on the list
 # they are taken over, so a page (k=1000) and `eval` (k=100) must fuse the same lists.
 LEXICAL_DEPTH = 200  # fusion rarely lifts a paper from below lexical rank 200 into the top pages
 DENSE_DEPTH = 200
-TRANSLATIONS_KEPT = 256
 ENGLISH_MODEL = "all-MiniLM-L6-v2"
 FULL_COVERAGE = 0.999
 
@@ -46,7 +43,6 @@ class HybridRetriever:
         self.service = service
         # The bridge's translation of a query embeds its Chinese segments: once per text (per
         # bridge generation), however many counts and clients ask (search/memo.py).
-        self._translations: Memo[QueryReading | None] = Memo(TRANSLATIONS_KEPT)
 
     def dense_for(self, text: str) -> DenseRetriever:
         """The English model for a query without CJK words once it covers every paper, else e5."""
@@ -78,13 +74,8 @@ class HybridRetriever:
         return self.lexical_ranking(carried_over_query(query, reading.searched), k, candidate_ids)
 
     def reading_for(self, text: str):
-        """The query's English reading (term lexicon, then the bridge for what it cannot read),
-        remembered per text and bridge generation: a page's search and its counts read it once."""
-        bridge = self.dense.bridge
-        if bridge is None:
-            return self.service.reading_of(text, None, None)
-        return self._translations.get((text, str(bridge.folder)),
-                                      lambda: self.service.reading_of(text, self.dense.encoder, bridge))
+        """The query's English reading, as the dense side reads it (remembered there)."""
+        return self.dense.reading_for(text)
 
     def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
                  candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:

@@ -63,6 +63,7 @@ class DenseRetriever:
         # One model call per query text (search/memo.py): a page's search, its facet counts
         # and the same query sent by several clients at once share it.
         self._query_vectors: Memo[np.ndarray] = Memo(QUERY_VECTORS_KEPT)
+        self._readings: Memo[object] = Memo(QUERY_VECTORS_KEPT)
 
     @property
     def encoder(self) -> Encoder:
@@ -177,9 +178,12 @@ class DenseRetriever:
         return (combined / max(float(np.linalg.norm(combined)), 1e-12)).astype(np.float32)
 
     def reading_for(self, text: str):
-        """The query's English reading (term lexicon; the bridge for what it cannot read)."""
+        """The query's English reading (term lexicon; the bridge for what it cannot read),
+        remembered per text and bridge generation: one request reads it once."""
         bridge = self.bridge
-        return self.service.reading_of(text, self.encoder if bridge is not None else None, bridge)
+        key = (text, str(bridge.folder) if bridge is not None else None)
+        return self._readings.get(key, lambda: self.service.reading_of(
+            text, self.encoder if bridge is not None else None, bridge))
 
     def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
                  candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
