@@ -8,12 +8,12 @@ from dataclasses import replace
 
 import pytest
 from fastapi.testclient import TestClient
-from hybrid_service import add_vectors_and_bridge, hybrid_service
-from served_papers import TEST_HOSTS
+from tests.search.conftest import indexed_copy
 
+from hybrid_service import add_vectors_and_bridge, hybrid_service
 from papersift.api import create_app
 from papersift.search.types import Filters, SearchRequest
-from tests.search.conftest import indexed_copy
+from served_papers import TEST_HOSTS
 
 # Chinese words (carried over by the term bridge) and English ones, as people mix them.
 LONG_QUERY = ("图神经网络 在 分子性质预测 中的 过平滑 问题，以及 注意力机制 和 消息传递 的 表示能力 "

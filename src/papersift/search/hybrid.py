@@ -74,8 +74,10 @@ class HybridRetriever:
         return self.lexical_ranking(carried_over_query(query, reading.searched), k, candidate_ids)
 
     def reading_for(self, text: str):
-        """The query's English reading, as the dense side reads it (remembered there)."""
-        return self.dense.reading_for(text)
+        """The query's English reading, as the dense side reads it (remembered there); a dense
+        side without a term bridge (Typesense) leaves it to the lexicon and the dictionary."""
+        dense_reading = getattr(self.dense, "reading_for", None)
+        return dense_reading(text) if dense_reading is not None else self.service.reading_of(text, None, None)
 
     def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
                  candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
