@@ -7,10 +7,10 @@ import gzip
 import sqlite3
 
 import orjson
+from tests.ingest.conftest import ingest_into, write_jsonl
 
 from papersift.ingest.pipeline import ingest_paths
 from papersift.store import INDEXES, TABLES, Store
-from tests.ingest.conftest import ingest_into, write_jsonl
 
 
 def _raw(ml_papers, listing):
@@ -46,7 +46,7 @@ def test_missing_citations_stay_missing_and_github_field_becomes_code_url(ml_pap
 
 
 def test_rejected_and_withdrawn_go_to_submissions_not_papers(ml_papers, tmp_path):
-    path, rows = _raw(ml_papers, "iclr/iclr2018.json.gz")
+    path, _ = _raw(ml_papers, "iclr/iclr2018.json.gz")
     ingest_into(tmp_path / "data", [path])
     store = Store(tmp_path / "data")
     counts = {r["status"]: r["n"] for r in store.read("SELECT status, COUNT(*) n FROM submissions GROUP BY status")}
@@ -88,7 +88,7 @@ def _v2_store(data_dir, records):
 
 def test_version_2_store_migrates_keeping_every_paper(tmp_path):
     records = [{"id": f"P{n}", "title": f"Paper {n}", "authors": ["Ann Lee", f"Bo Kim {n}"], "venue": "ICML",
-                "year": 2020, "abstract": "We release code at https://github.com/ann/p%d. More text follows." % n}
+                "year": 2020, "abstract": f"We release code at https://github.com/ann/p{n}. More text follows."}
                for n in range(50)]
     _v2_store(tmp_path / "data", records)
     store = Store(tmp_path / "data")

@@ -13,11 +13,17 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from papersift.code_links import code_link
 from papersift.ingest.base import SourceError, SourceRecord, base_name, load_json_document, records_of
 from papersift.ingest.fields import (
-    canonical_venue, clean_url, is_accepted, pdf_from_landing, split_keywords, split_names, text_or_none,
+    canonical_venue,
+    clean_url,
+    is_accepted,
+    pdf_from_landing,
+    split_keywords,
+    split_names,
+    text_or_none,
 )
-from papersift.code_links import code_link
 from papersift.record import split_topic
 
 # When each snapshot of the listings was committed (git log of papercopilot/paperlists): the
