@@ -131,6 +131,12 @@ CREATE TABLE IF NOT EXISTS submissions (
     source TEXT
 );
 CREATE INDEX IF NOT EXISTS submissions_venue_year ON submissions(venue, year);
+-- Aggregates computed by `papersift authors build` (venue pages), valid while `stamp` matches.
+CREATE TABLE IF NOT EXISTS people_summaries (
+    key TEXT PRIMARY KEY,
+    stamp TEXT NOT NULL,
+    payload TEXT NOT NULL
+);
 """
 
 JSON_LIST_FIELDS = ("authors", "keywords", "author_ids", "affiliations")
@@ -508,6 +514,26 @@ class Store:
         with self._write_lock, self._writing("store author identities") as conn:
             conn.execute("UPDATE paper_authors SET author_id=NULL")
             conn.executemany("UPDATE paper_authors SET author_id=? WHERE paper_id=? AND position=?", assignments)
+
+    def people_stamp(self) -> str:
+        """What people_summaries depend on: the papers' write generation and the submissions."""
+        conn = self._conn()
+        submissions = conn.execute("SELECT COUNT(*), COALESCE(MAX(rowid), 0) FROM submissions").fetchone()
+        return f"{_write_generation(conn)}:{submissions[0]}:{submissions[1]}"
+
+    def replace_people_summaries(self, stamp: str, summaries: dict[str, object]) -> None:
+        """Store precomputed aggregates (key -> JSON-able value) in one transaction, dropping the old ones."""
+        with self._write_lock, self._writing("store venue summaries") as conn:
+            conn.execute("DELETE FROM people_summaries")
+            conn.executemany("INSERT INTO people_summaries (key, stamp, payload) VALUES (?,?,?)",
+                             [(key, stamp, orjson.dumps(value).decode()) for key, value in summaries.items()])
+
+    def people_summary(self, key: str) -> object | None:
+        """A stored aggregate, or None when missing or computed before the last write."""
+        row = self._conn().execute("SELECT stamp, payload FROM people_summaries WHERE key=?", (key,)).fetchone()
+        if row is None or row[0] != self.people_stamp():
+            return None
+        return orjson.loads(row[1])
 
     def read(self, sql: str, params: tuple | list = ()) -> list[sqlite3.Row]:
         """Rows of a read-only query (the people/venue services aggregate in SQL)."""

@@ -234,5 +234,7 @@ def build(store: Store) -> dict:
     identities = assign_identities(mentions)
     store.set_author_identities((identity, mention.paper_id, mention.position)
                                 for identity, mention in zip(identities, mentions))
-    return {"mentions": len(mentions), "authors": len(set(identities)),
+    from papersift.people.venues import precompute  # venue pages count authors by identity
+
+    return {"mentions": len(mentions), "authors": len(set(identities)), "venue_summaries": precompute(store),
             "with_openreview_id": len({identity for identity in identities if identity.startswith("~")})}

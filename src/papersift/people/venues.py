@@ -29,8 +29,34 @@ def canonical_venue_name(store: Store, venue: str) -> str:
     return rows[0]["venue"]
 
 
+def summary_key(venue: str, year: int | None) -> str:
+    return f"venue:{venue}:{year or ''}"
+
+
 def venue_stats(store: Store, venue: str, year: int | None = None) -> dict:
+    """The venue (or venue-year) page's figures: precomputed by `papersift authors build` when
+    nothing was written since, else computed now (~20 ms a year, ~300 ms all ICML years)."""
     name = canonical_venue_name(store, venue)
+    stored = store.people_summary(summary_key(name, year))
+    if stored is not None:
+        return stored
+    return compute_venue_stats(store, name, year)
+
+
+def precompute(store: Store) -> int:
+    """Compute every venue's and venue-year's figures and store them; returns how many."""
+    stamp = store.people_stamp()
+    summaries = {}
+    for row in store.read("SELECT DISTINCT venue FROM papers WHERE venue IS NOT NULL"):
+        summaries[summary_key(row[0], None)] = compute_venue_stats(store, row[0], None)
+        for y in summaries[summary_key(row[0], None)]["papers_by_year"]:
+            if y != "None":
+                summaries[summary_key(row[0], int(y))] = compute_venue_stats(store, row[0], int(y))
+    store.replace_people_summaries(stamp, summaries)
+    return len(summaries)
+
+
+def compute_venue_stats(store: Store, name: str, year: int | None = None) -> dict:
     where, params = ("venue=? AND year=?", (name, year)) if year is not None else ("venue=?", (name,))
     per_year = {row["year"]: row["n"] for row in store.read(
         f"SELECT year, COUNT(*) AS n FROM papers WHERE {where} GROUP BY year ORDER BY year", params)}
