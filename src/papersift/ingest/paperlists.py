@@ -72,8 +72,9 @@ def _to_record(file: str, location: str, item: dict, venue: str, year: int, sour
     if not is_accepted(status if isinstance(status, str) else None):
         # Kept apart (store.submissions) for acceptance rates; never a paper of the venue.
         submission = None
-        if paper_id and isinstance(item.get("title"), str) and item["title"].strip():
-            submission = {"id": paper_id, "venue": venue, "year": year, "title": item["title"].strip(),
+        if paper_id:  # counted even without a title (one ICLR 2017 rejection has none)
+            title = item.get("title").strip() if isinstance(item.get("title"), str) else ""
+            submission = {"id": paper_id, "venue": venue, "year": year, "title": title,
                           "authors": _names(item.get("author")) or [], "status": str(status), "source": source}
         return SourceRecord(file, location, skipped=f"status {status}", submission=submission)
     authors = _names(item.get("author"))
