@@ -6,7 +6,12 @@ from __future__ import annotations
 from papersift.names import block_key, full_key, split_name
 from papersift.people import identity
 from papersift.people.identity import (
-    Mention, assign_identities, cluster_by_exact_name, cluster_by_rule, given_names_compatible, pairwise_scores,
+    Mention,
+    assign_identities,
+    cluster_by_exact_name,
+    cluster_by_rule,
+    given_names_compatible,
+    pairwise_scores,
 )
 
 
