@@ -96,9 +96,10 @@ def markdown(report: dict) -> str:
         lines.append(f"| {kind} | {row['requests']} | {row['p50_ms']} | {row['p99_ms']} | {row['max_ms']} |")
     manifest = report["manifest"]
     if manifest:
-        lines += ["", f"Venue-year counts vs manifest.json: {manifest['venue_years']} venue-years, "
-                      f"{manifest['papers_manifest']:,} papers in the manifest, {manifest['papers_store']:,} in the store, "
-                      f"{len(manifest['mismatches'])} mismatches."]
+        summary = (f"Venue-year counts vs manifest.json: {manifest['venue_years']} venue-years, "
+                   f"{manifest['papers_manifest']:,} papers in the manifest, {manifest['papers_store']:,} in the store, "
+                   f"{len(manifest['mismatches'])} mismatches.")
+        lines += ["", summary]
         lines += [f"- {key}: manifest {value['manifest']}, store {value['store']}"
                   for key, value in manifest["mismatches"].items()]
     lines += ["", "| venue-year | submitted | accepted | rate | main track | main rate | not accepted |",
