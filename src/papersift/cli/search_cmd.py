@@ -72,7 +72,7 @@ def search(
     subarea: Annotated[list[str] | None, typer.Option("--subarea", help="Subarea (repeatable).")] = None,
     author: Annotated[list[str] | None, typer.Option("--author", help="Author (repeat: all must match).")] = None,
     status: Annotated[list[str] | None, typer.Option("--status", help="Status such as Oral, Poster (repeatable).")] = None,
-    sort: Annotated[str, typer.Option("--sort", help="relevance, newest or oldest.")] = "relevance",
+    sort: Annotated[str, typer.Option("--sort", help="relevance, newest, oldest or cited (most cited first).")] = "relevance",
     page: Annotated[int, typer.Option("--page", min=1, help="Result page, from 1.")] = 1,
     size: Annotated[int, typer.Option("--size", min=1, help="Hits per page.")] = DEFAULT_PAGE_SIZE,
     mode: Annotated[str, typer.Option("--mode", help="hybrid (default: keyword + semantic fused), keyword or semantic.")] = "hybrid",
@@ -84,8 +84,8 @@ def search(
     from papersift.search.query import parse_query
     from papersift.search.service import SearchService
 
-    if sort not in ("relevance", "newest", "oldest"):
-        fail(f"--sort must be relevance, newest or oldest, not '{sort}'")
+    if sort not in ("relevance", "newest", "oldest", "cited"):
+        fail(f"--sort must be relevance, newest, oldest or cited, not '{sort}'")
     if mode not in ("keyword", "semantic", "hybrid"):
         fail(f"--mode must be keyword, semantic or hybrid, not '{mode}'")
     try:
