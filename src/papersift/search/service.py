@@ -26,6 +26,7 @@ from typing import Protocol
 from papersift.config import MAX_PAGE, MAX_PAGE_SIZE
 from papersift.record import Paper
 from papersift.search import facet_counts
+from papersift.search.author_ids import AuthorPapers
 from papersift.search.backend import BackendResult, SearchBackend, TantivyBackend
 from papersift.search.cited import CITED_DEPTH, CitationCounts
 from papersift.search.crosslingual import carried_over_query, english_query
@@ -72,6 +73,8 @@ class SearchService:
         self._store: Store | None = None
         self._predictions: PredictionStore | None = None
         self.backend: SearchBackend = backend or TantivyBackend(self.data_dir)
+        if isinstance(self.backend, TantivyBackend) and self.backend.author_papers is None:
+            self.backend.author_papers = AuthorPapers(self.data_dir)
         self._retrievers: dict[str, Retriever | None] = {}
         self._retriever_lock = threading.Lock()
         self._checked_at: dict[str, float] = {}  # mode -> when a missing retriever was last looked for
