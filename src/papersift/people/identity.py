@@ -170,7 +170,8 @@ def assign_identities(mentions: list[Mention]) -> list[str]:
             for i in indexes:
                 identities[i] = mentions[i].openreview_id or main_id
             continue
-        spelling = Counter(mentions[i].name_key for i in indexes).most_common(1)[0][0]
+        spellings = Counter(mentions[i].name_key for i in indexes)  # the most used, fullest on a tie
+        spelling = max(spellings, key=lambda key: (spellings[key], len(key), key))
         named[_slug(spelling)].append(indexes)
     for slug, groups in named.items():
         for rank, indexes in enumerate(sorted(groups, key=len, reverse=True), 1):
@@ -226,6 +227,11 @@ def load_mentions(store: Store) -> list[Mention]:
     rows = store.read("SELECT paper_id, position, name, name_key, openreview_id, affiliation FROM paper_authors"
                       " ORDER BY paper_id, position")
     return [Mention(*row) for row in rows]
+
+
+def is_stale(store: Store) -> bool:
+    """Whether papers or submissions were written since identities were last built."""
+    return not store.read("SELECT 1 FROM people_summaries WHERE stamp=? LIMIT 1", (store.people_stamp(),))
 
 
 def build(store: Store) -> dict:
