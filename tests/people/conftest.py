@@ -29,7 +29,7 @@ def people_dir(shared_data, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def client(people_dir):
+def people_client(people_dir):
     return TestClient(create_app(people_dir, allowed_hosts=TEST_HOSTS))
 
 

@@ -22,8 +22,8 @@ def test_most_cited_first_and_unknown_counts_last(people_dir):
     assert (known == sorted(known, reverse=True) and 0 in known) or min(known) >= 0
 
 
-def test_api_sort_cited_with_a_query(client):
-    body = client.get("/api/search", params={"q": "adversarial", "mode": "keyword", "sort": "cited"}).json()
+def test_api_sort_cited_with_a_query(people_client):
+    body = people_client.get("/api/search", params={"q": "adversarial", "mode": "keyword", "sort": "cited"}).json()
     counts = [hit["paper"]["citations"] for hit in body["hits"]]
     assert body["total"] > 5 and counts == sorted(counts, key=lambda c: -1 if c is None else c, reverse=True)
     assert all(hit["paper"]["citations_as_of"] == "2026-02-23" for hit in body["hits"] if hit["paper"]["citations"])
