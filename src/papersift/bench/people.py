@@ -2,7 +2,7 @@
 venue-year paper counts against the corpus manifest, and the acceptance rates of the
 venue-years whose listings kept rejections.
 
-Requests go through Starlette's in-process TestClient (routing, validation, JSON encoding
+JSON routes and HTML pages alike go through Starlette's in-process TestClient (routing, validation, JSON encoding
 included; no socket). Authors: the most prolific identities and a seeded random sample;
 venues: every venue and every venue-year.
 """
@@ -61,6 +61,8 @@ def run(data_dir: Path, manifest_path: Path | None, repeats: int = 3, log=print)
         "author": [f"/api/authors/{quote(author, safe='')}" for author in sample],
         "venue": [f"/api/venues/{quote(venue)}" for venue in sorted({row[0] for row in venue_years})],
         "venue_year": [f"/api/venues/{quote(row[0])}/{row[1]}" for row in venue_years if row[1] is not None],
+        "author_page": [f"/author/{quote(author, safe='')}?lang=en" for author in sample],
+        "venue_year_page": [f"/venue/{quote(row[0])}/{row[1]}?lang=en" for row in venue_years if row[1] is not None],
     }
     client = TestClient(create_app(data_dir, allowed_hosts=LOOPBACK_HOSTS), base_url="http://127.0.0.1")
     latency = {}
