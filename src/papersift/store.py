@@ -15,6 +15,7 @@ rolls it back whole and raises StoreError with a one-line message.
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -283,16 +284,19 @@ def _migrate_to_2(conn: sqlite3.Connection) -> None:
 def _migrate_to_3(conn: sqlite3.Connection) -> None:
     """New columns and tables; every stored paper gets its paper_authors rows, and a code link
     when its abstract names a repository. Seqs stay: the text that indexes read is unchanged."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(papers)")}
     for statement in _statements(SCHEMA3_TABLES):
-        conn.execute(statement)
+        added = re.match(r"ALTER TABLE papers ADD COLUMN (\w+)", statement)
+        if added is None or added.group(1) not in columns:  # re-running the step adds nothing twice
+            conn.execute(statement)
     rows, links = [], []
     for paper_id, authors, abstract in conn.execute("SELECT id, authors, abstract FROM papers"):
         rows.extend(_author_rows(paper_id, orjson.loads(authors), (), ()))
         link = code_link(abstract)
         if link:
             links.append((link, paper_id))
-    conn.executemany(INSERT_AUTHOR, rows)
-    conn.executemany("UPDATE papers SET code_url=? WHERE id=?", links)
+    conn.executemany(INSERT_AUTHOR.replace("INSERT", "INSERT OR IGNORE", 1), rows)
+    conn.executemany("UPDATE papers SET code_url=? WHERE id=? AND code_url IS NULL", links)
 
 
 # (version reached, step), in order: opening a store runs the steps past its version, all in

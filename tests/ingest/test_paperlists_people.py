@@ -10,6 +10,7 @@ import orjson
 from tests.ingest.conftest import ingest_into, write_jsonl
 
 from papersift.ingest.pipeline import ingest_paths
+from papersift.record import paper_from_dict
 from papersift.store import INDEXES, TABLES, Store
 
 
@@ -101,3 +102,17 @@ def test_version_2_store_migrates_keeping_every_paper(tmp_path):
     assert store.read("SELECT COUNT(*) FROM paper_authors WHERE name_key='ann lee'")[0][0] == 50
     store.close()
     assert Store(tmp_path / "data").count() == 50  # opening again is a no-op
+
+
+def test_migration_to_3_can_run_again_without_doubling(tmp_path):
+    """A store whose version says 2 but already has the schema-3 columns and rows (an
+    interrupted upgrade elsewhere, a hand-set user_version) upgrades without errors or doubles."""
+    store = Store(tmp_path / "data")
+    store.upsert([paper_from_dict({"id": "P1", "title": "A paper", "authors": ["Ann Lee", "Bo Kim"]})])
+    store.close()
+    conn = sqlite3.connect(tmp_path / "data" / "papers.sqlite3", isolation_level=None)
+    conn.execute("PRAGMA user_version=2")
+    conn.close()
+    store = Store(tmp_path / "data")
+    assert store.read("PRAGMA user_version")[0][0] == 3
+    assert store.read("SELECT COUNT(*) FROM paper_authors")[0][0] == 2 and store.count() == 1
