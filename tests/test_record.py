@@ -116,5 +116,6 @@ def test_to_dict_has_every_field_with_lists(sample_records):
     from dataclasses import asdict
 
     paper = paper_from_dict(sample_records[3])
-    expected = asdict(paper) | {"authors": list(paper.authors), "keywords": list(paper.keywords)}
+    expected = asdict(paper) | {"authors": list(paper.authors), "keywords": list(paper.keywords),
+                                "author_ids": list(paper.author_ids), "affiliations": list(paper.affiliations)}
     assert paper.to_dict() == expected and list(paper.to_dict()) == list(expected)

@@ -26,7 +26,7 @@ from write_checks import (
 )
 
 from papersift.index import lexical
-from papersift.store import DB_FILE, Store
+from papersift.store import DB_FILE, SCHEMA_VERSION, Store
 
 PAPERSIFT = str(Path(sys.executable).parent / "papersift")
 
@@ -175,6 +175,6 @@ def test_opening_an_old_store_gives_papers_with_a_shared_seq_new_ones_the_index_
     assert lexical.update(data_dir).added == 5
     assert_stored_and_indexed_once(data_dir, _ids(first_writer) | {f"second-{n}" for n in range(5)})
     with sqlite3.connect(data_dir / DB_FILE) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         with pytest.raises(sqlite3.IntegrityError):
             conn.execute("UPDATE papers SET seq=1 WHERE id='first-1'")

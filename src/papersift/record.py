@@ -9,6 +9,8 @@ from dataclasses import dataclass, field, fields
 
 import orjson
 
+from papersift.code_links import code_link
+
 MIN_YEAR, MAX_YEAR = 1900, 2100
 MAX_TITLE_CHARS = 2_000
 MAX_ABSTRACT_CHARS = 100_000
@@ -39,6 +41,13 @@ class Paper:
     status: str | None = None
     track: str | None = None
     tldr: str | None = None
+    # Schema 3 (issue 19): per-author details aligned with `authors` (empty strings where a
+    # source lacks one), a dated citation count, and a code link.
+    author_ids: tuple[str, ...] = ()  # OpenReview profile ids ('~First_Last1')
+    affiliations: tuple[str, ...] = ()
+    citations: int | None = None  # Google Scholar count as of `citations_as_of`
+    citations_as_of: str | None = None  # ISO date of the listing's crawl
+    code_url: str | None = None
     source: str | None = field(default=None, compare=False)
 
     @property
@@ -56,12 +65,18 @@ class Paper:
         record = {name: getattr(self, name) for name in PAPER_FIELDS}  # dataclasses.asdict is 10x slower
         record["authors"] = list(self.authors)
         record["keywords"] = list(self.keywords)
+        record["author_ids"] = list(self.author_ids)
+        record["affiliations"] = list(self.affiliations)
         return record
 
     def content_hash(self) -> str:
-        """Hash of everything but the source path: unchanged papers are never re-processed."""
+        """Hash of everything but the source path: unchanged papers are never re-processed.
+        Schema-3 fields count only when filled, so papers without them keep their old hash."""
         record = self.to_dict()
         record.pop("source")
+        for name in SCHEMA3_FIELDS:
+            if record[name] in (None, []):
+                record.pop(name)
         return hashlib.sha1(orjson.dumps(record, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
     def dedupe_key(self) -> str:
@@ -70,6 +85,7 @@ class Paper:
 
 
 PAPER_FIELDS = tuple(f.name for f in fields(Paper))
+SCHEMA3_FIELDS = ("author_ids", "affiliations", "citations", "citations_as_of", "code_url")
 
 
 def normalize_title(title: str) -> str:
@@ -171,6 +187,31 @@ def _year(raw: dict) -> int | None:
     return value
 
 
+def _aligned(raw: dict, key: str, authors: tuple[str, ...]) -> tuple[str, ...]:
+    """A per-author list ('' where unknown); one that does not pair up with the authors is
+    dropped rather than attached to the wrong people."""
+    value = raw.get(key)
+    if value in (None, [], ()):
+        return ()
+    if not isinstance(value, (list, tuple)) or not all(isinstance(item, str) for item in value):
+        raise RecordError(f"field '{key}' must be a list of strings")
+    if len(value) != len(authors):
+        return ()
+    items = tuple(_clean_text(item)[:MAX_NAME_CHARS] for item in value)
+    return items if any(items) else ()
+
+
+def _citations(raw: dict) -> int | None:
+    value = raw.get("citations")
+    if value is None or value == "":
+        return None
+    if isinstance(value, str) and value.strip().lstrip("-").isdecimal():
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RecordError(f"field 'citations' must be an integer, got {value!r:.40}")
+    return value if value >= 0 else None  # listings write -1 for "not found"
+
+
 def paper_from_dict(raw: object, source: str | None = None) -> Paper:
     """Validate one normalized record (the shared corpus schema) into a Paper.
 
@@ -189,10 +230,12 @@ def paper_from_dict(raw: object, source: str | None = None) -> Paper:
     if area and not subarea:
         area, subarea = split_topic(area)
     paper_id = _text(raw, "id", 300) or make_paper_id(venue, year, title)
+    authors = _string_list(raw, "authors", MAX_AUTHORS)
+    code_url = _text(raw, "code_url", 2_000) or code_link(abstract)
     return Paper(
         id=paper_id,
         title=title,
-        authors=_string_list(raw, "authors", MAX_AUTHORS),
+        authors=authors,
         abstract=abstract,
         venue=venue,
         year=year,
@@ -204,5 +247,10 @@ def paper_from_dict(raw: object, source: str | None = None) -> Paper:
         status=_text(raw, "status", 100),
         track=_text(raw, "track", 200),
         tldr=_text(raw, "tldr", MAX_FIELD_CHARS),
+        author_ids=_aligned(raw, "author_ids", authors),
+        affiliations=_aligned(raw, "affiliations", authors),
+        citations=_citations(raw),
+        citations_as_of=_text(raw, "citations_as_of", 40),
+        code_url=code_url,
         source=source or _text(raw, "source", 2_000),
     )

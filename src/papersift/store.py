@@ -15,6 +15,7 @@ rolls it back whole and raises StoreError with a one-line message.
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -28,6 +29,8 @@ from typing import IO, Self
 import orjson
 
 from papersift import run_locks
+from papersift.code_links import code_link
+from papersift.names import block_key, full_key
 from papersift.pausepoints import pause_point
 from papersift.record import PAPER_FIELDS, Paper
 from papersift.store_errors import StorageFullError, StoreError, translate
@@ -36,7 +39,9 @@ __all__ = ["DB_FILE", "StorageFullError", "Store", "StoreError", "UpsertCounts",
            "paper_from_row"]
 
 DB_FILE = "papers.sqlite3"
-SCHEMA_VERSION = 2  # 2: seq is UNIQUE (version 1 stores could hold duplicate seqs; opening renumbers them)
+# 2: seq is UNIQUE (version 1 stores could hold duplicate seqs; opening renumbers them).
+# 3: per-author details (paper_authors), citations, code links, not-accepted submissions.
+SCHEMA_VERSION = 3
 BUSY_TIMEOUT_S = 30  # how long a writer waits for another one's transaction before giving up
 WRITE_GENERATION = "write_generation"  # meta key: bumped by every upsert that writes
 
@@ -92,7 +97,50 @@ CREATE INDEX IF NOT EXISTS papers_venue_year ON papers(venue, year);
 DROP INDEX IF EXISTS papers_seq;
 """
 
-JSON_LIST_FIELDS = ("authors", "keywords")
+# Schema 3, added to version-2 stores by _migrate_to_3 (and to new stores the same way).
+SCHEMA3_TABLES = """
+ALTER TABLE papers ADD COLUMN author_ids TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE papers ADD COLUMN affiliations TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE papers ADD COLUMN citations INTEGER;
+ALTER TABLE papers ADD COLUMN citations_as_of TEXT;
+ALTER TABLE papers ADD COLUMN code_url TEXT;
+-- One row per author of a paper, derived from papers.authors/author_ids/affiliations on every
+-- write. author_id is the identity that `papersift authors build` assigned (NULL until then).
+CREATE TABLE IF NOT EXISTS paper_authors (
+    paper_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    name_key TEXT NOT NULL,
+    block_key TEXT NOT NULL,
+    openreview_id TEXT,
+    affiliation TEXT,
+    author_id TEXT,
+    PRIMARY KEY (paper_id, position)
+);
+CREATE INDEX IF NOT EXISTS paper_authors_name ON paper_authors(name_key);
+CREATE INDEX IF NOT EXISTS paper_authors_openreview ON paper_authors(openreview_id);
+CREATE INDEX IF NOT EXISTS paper_authors_identity ON paper_authors(author_id);
+-- Rejected / withdrawn submissions the listings carry: kept apart so search (which reads
+-- papers) stays accepted-only, and venue pages can give acceptance rates.
+CREATE TABLE IF NOT EXISTS submissions (
+    id TEXT PRIMARY KEY,
+    venue TEXT,
+    year INTEGER,
+    title TEXT NOT NULL,
+    authors TEXT NOT NULL,
+    status TEXT NOT NULL,
+    source TEXT
+);
+CREATE INDEX IF NOT EXISTS submissions_venue_year ON submissions(venue, year);
+-- Aggregates computed by `papersift authors build` (venue pages), valid while `stamp` matches.
+CREATE TABLE IF NOT EXISTS people_summaries (
+    key TEXT PRIMARY KEY,
+    stamp TEXT NOT NULL,
+    payload TEXT NOT NULL
+);
+"""
+
+JSON_LIST_FIELDS = ("authors", "keywords", "author_ids", "affiliations")
 
 
 @dataclass
@@ -142,11 +190,28 @@ def _row_values(paper: Paper, seq: int) -> tuple:
         orjson.dumps(list(paper.authors)).decode(), paper.abstract, paper.venue, paper.year,
         paper.area, paper.subarea, orjson.dumps(list(paper.keywords)).decode(), paper.url,
         paper.pdf, paper.status, paper.track, paper.tldr, paper.source,
+        orjson.dumps(list(paper.author_ids)).decode(), orjson.dumps(list(paper.affiliations)).decode(),
+        paper.citations, paper.citations_as_of, paper.code_url,
     )
 
 
+def _author_rows(paper_id: str, authors: tuple[str, ...] | list[str], author_ids, affiliations) -> list[tuple]:
+    """paper_authors rows for one paper; ids and affiliations only when they pair up with the names."""
+    ids = author_ids if len(author_ids) == len(authors) else ()
+    affs = affiliations if len(affiliations) == len(authors) else ()
+    return [(paper_id, position, name, full_key(name), block_key(name),
+             (ids[position] if ids and ids[position].startswith("~") else None),
+             (affs[position] or None) if affs else None)
+            for position, name in enumerate(authors)]
+
+
+INSERT_AUTHOR = ("INSERT INTO paper_authors (paper_id, position, name, name_key, block_key, openreview_id, affiliation)"
+                 " VALUES (?,?,?,?,?,?,?)")
+
+
 _COLUMNS = ("id", "seq", "dedupe_key", "content_hash", "title", "authors", "abstract", "venue", "year", "area",
-            "subarea", "keywords", "url", "pdf", "status", "track", "tldr", "source")
+            "subarea", "keywords", "url", "pdf", "status", "track", "tldr", "source",
+            "author_ids", "affiliations", "citations", "citations_as_of", "code_url")
 # An upsert on id, not INSERT OR REPLACE: with seq UNIQUE, OR REPLACE would silently delete
 # whichever paper held a clashing seq; here a clash raises instead.
 INSERT_PAPER = (
@@ -206,6 +271,37 @@ def _renumber_duplicate_seqs(conn: sqlite3.Connection) -> int:
         top = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM papers").fetchone()[0]
         conn.executemany("UPDATE papers SET seq=? WHERE rowid=?", [(top + n, rowid) for n, rowid in enumerate(moved, 1)])
     return len(moved)
+
+
+def _migrate_to_2(conn: sqlite3.Connection) -> None:
+    for statement in _statements(TABLES):
+        conn.execute(statement)
+    _renumber_duplicate_seqs(conn)
+    for statement in _statements(INDEXES):
+        conn.execute(statement)
+
+
+def _migrate_to_3(conn: sqlite3.Connection) -> None:
+    """New columns and tables; every stored paper gets its paper_authors rows, and a code link
+    when its abstract names a repository. Seqs stay: the text that indexes read is unchanged."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(papers)")}
+    for statement in _statements(SCHEMA3_TABLES):
+        added = re.match(r"ALTER TABLE papers ADD COLUMN (\w+)", statement)
+        if added is None or added.group(1) not in columns:  # re-running the step adds nothing twice
+            conn.execute(statement)
+    rows, links = [], []
+    for paper_id, authors, abstract in conn.execute("SELECT id, authors, abstract FROM papers"):
+        rows.extend(_author_rows(paper_id, orjson.loads(authors), (), ()))
+        link = code_link(abstract)
+        if link:
+            links.append((link, paper_id))
+    conn.executemany(INSERT_AUTHOR.replace("INSERT", "INSERT OR IGNORE", 1), rows)
+    conn.executemany("UPDATE papers SET code_url=? WHERE id=? AND code_url IS NULL", links)
+
+
+# (version reached, step), in order: opening a store runs the steps past its version, all in
+# one transaction, so a store is at one version or the next, never in between.
+MIGRATIONS = ((2, _migrate_to_2), (3, _migrate_to_3))
 
 
 def connect_readonly(path: Path, timeout: float = 5.0) -> sqlite3.Connection:
@@ -325,14 +421,11 @@ class Store:
     def _prepare_schema(self) -> None:
         if self._conn().execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
             return
-        with self._writing("create the store") as conn:
-            if conn.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
-                return  # another process set it up while this one waited for the lock
-            for statement in _statements(TABLES):
-                conn.execute(statement)
-            _renumber_duplicate_seqs(conn)
-            for statement in _statements(INDEXES):
-                conn.execute(statement)
+        with self._writing("create or upgrade the store") as conn:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            for target, step in MIGRATIONS:
+                if version < target:  # another process may have upgraded it while this one waited
+                    step(conn)
             conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     # -- writing ---------------------------------------------------------------------
@@ -386,6 +479,7 @@ class Store:
                         seq = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM papers").fetchone()[0]
                         rows = [_row_values(paper, seq + offset) for offset, paper in enumerate(pending.values(), 1)]
                         conn.executemany(INSERT_PAPER, rows)
+                        self._write_authors(conn, pending.values())
                         conn.executemany("INSERT OR REPLACE INTO source_records VALUES (?,?,?)", record_rows)
                         catalog.generation += 1
                         conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
@@ -395,6 +489,59 @@ class Store:
                 self._catalog = None  # the in-memory maps may hold rolled-back entries
                 raise
         return counts
+
+    @staticmethod
+    def _write_authors(conn: sqlite3.Connection, papers: Iterable[Paper]) -> None:
+        papers = list(papers)
+        conn.executemany("DELETE FROM paper_authors WHERE paper_id=?", [(paper.id,) for paper in papers])
+        conn.executemany(INSERT_AUTHOR, [row for paper in papers for row in
+                                         _author_rows(paper.id, paper.authors, paper.author_ids, paper.affiliations)])
+
+    def upsert_submissions(self, submissions: Iterable[dict]) -> int:
+        """Store not-accepted submissions (id, venue, year, title, authors, status, source),
+        replacing earlier copies by id, in one transaction. Returns how many were written."""
+        rows = [(item["id"], item.get("venue"), item.get("year"), item["title"],
+                 orjson.dumps(list(item.get("authors") or ())).decode(), item["status"], item.get("source"))
+                for item in submissions]
+        if not rows:
+            return 0
+        with self._write_lock, self._writing("store submissions") as conn:
+            conn.executemany(
+                "INSERT INTO submissions (id, venue, year, title, authors, status, source) VALUES (?,?,?,?,?,?,?)"
+                " ON CONFLICT(id) DO UPDATE SET venue=excluded.venue, year=excluded.year, title=excluded.title,"
+                " authors=excluded.authors, status=excluded.status, source=excluded.source", rows)
+        return len(rows)
+
+    def set_author_identities(self, assignments: Iterable[tuple[str, str, int]]) -> None:
+        """(author id, paper id, position) for every author row, in one transaction; rows not
+        named keep no identity (NULL: readers fall back to the name key)."""
+        with self._write_lock, self._writing("store author identities") as conn:
+            conn.execute("UPDATE paper_authors SET author_id=NULL")
+            conn.executemany("UPDATE paper_authors SET author_id=? WHERE paper_id=? AND position=?", assignments)
+
+    def people_stamp(self) -> str:
+        """What people_summaries depend on: the papers' write generation and the submissions."""
+        conn = self._conn()
+        submissions = conn.execute("SELECT COUNT(*), COALESCE(MAX(rowid), 0) FROM submissions").fetchone()
+        return f"{_write_generation(conn)}:{submissions[0]}:{submissions[1]}"
+
+    def replace_people_summaries(self, stamp: str, summaries: dict[str, object]) -> None:
+        """Store precomputed aggregates (key -> JSON-able value) in one transaction, dropping the old ones."""
+        with self._write_lock, self._writing("store venue summaries") as conn:
+            conn.execute("DELETE FROM people_summaries")
+            conn.executemany("INSERT INTO people_summaries (key, stamp, payload) VALUES (?,?,?)",
+                             [(key, stamp, orjson.dumps(value).decode()) for key, value in summaries.items()])
+
+    def people_summary(self, key: str) -> object | None:
+        """A stored aggregate, or None when missing or computed before the last write."""
+        row = self._conn().execute("SELECT stamp, payload FROM people_summaries WHERE key=?", (key,)).fetchone()
+        if row is None or row[0] != self.people_stamp():
+            return None
+        return orjson.loads(row[1])
+
+    def read(self, sql: str, params: tuple | list = ()) -> list[sqlite3.Row]:
+        """Rows of a read-only query (the people/venue services aggregate in SQL)."""
+        return self._conn().execute(sql, params).fetchall()
 
     @staticmethod
     def _fold_batch(papers: Iterable[Paper], counts: UpsertCounts) -> list[Paper]:

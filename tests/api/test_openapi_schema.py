@@ -18,6 +18,7 @@ OPERATIONS = [
     ("GET", "/api/search"), ("GET", "/api/papers/{paper_id}"), ("GET", "/api/papers/{paper_id}/similar"),
     ("GET", "/api/facets"), ("GET", "/api/export"), ("POST", "/api/papers"),
     ("GET", "/api/topics/map"), ("GET", "/api/topics/trends"),
+    ("GET", "/api/authors/{author}"), ("GET", "/api/venues/{venue}"), ("GET", "/api/venues/{venue}/{year}"),
 ]
 
 

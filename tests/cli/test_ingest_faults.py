@@ -40,7 +40,7 @@ def _one_line_error(stderr: str) -> str:
 
 
 def test_a_full_disk_stops_ingest_in_one_line_keeps_whole_batches_and_recovers(tiny_disk, ten_thousand):
-    resize(tiny_disk, "6m")  # room for the first batch, not for all five
+    resize(tiny_disk, "10m")  # room for the first batch (and its run status), not for all five
     path, ids = ten_thousand
     data_dir = tiny_disk / "data"
     command = [PAPERSIFT, "ingest", str(path), "--data-dir", str(data_dir), "--json"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+from dataclasses import replace
 
 import orjson
 import pytest
@@ -22,6 +23,10 @@ LISTINGS = [
 ]
 
 
+def _corpus_fields(paper):
+    return replace(paper, author_ids=(), affiliations=(), citations=None, citations_as_of=None, code_url=None)
+
+
 @pytest.mark.parametrize("listing", LISTINGS)
 def test_raw_listing_matches_normalized_corpus(listing, ml_papers, normalized_by_source, tmp_path):
     raw_path = ml_papers / "raw" / "paperlists" / listing
@@ -32,7 +37,10 @@ def test_raw_listing_matches_normalized_corpus(listing, ml_papers, normalized_by
 
     assert summary.rejected == 0, summary.errors[:3]
     assert raw_papers.keys() == reference_papers.keys()
-    mismatched = [paper_id for paper_id in raw_papers if raw_papers[paper_id] != reference_papers[paper_id]]
+    # The normalized corpus predates schema 3: compare the fields it has (the new ones are
+    # checked in tests/ingest/test_paperlists_people.py).
+    mismatched = [paper_id for paper_id in raw_papers
+                  if _corpus_fields(raw_papers[paper_id]) != _corpus_fields(reference_papers[paper_id])]
     assert mismatched == []
     assert {paper.source for paper in raw_papers.values()} == {source}
 

@@ -17,7 +17,7 @@ from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from papersift import __version__, extras
-from papersift.api import routes, writes
+from papersift.api import people_routes, routes, writes
 from papersift.api.access_log import AccessLog
 from papersift.api.backend import SearchBackend
 from papersift.api.errors import install_error_handlers
@@ -131,6 +131,7 @@ def create_app(
     install_error_handlers(app)
     app.include_router(routes.router)
     app.include_router(writes.router)
+    app.include_router(people_routes.router)
     if with_web:
         from papersift.web.routes import install_web
 

@@ -78,7 +78,7 @@ class FacetParams(QueryParams):
 class SearchParams(QueryParams):
     """A search, which page of it, and in which interface language."""
 
-    sort: Literal["relevance", "newest", "oldest"] = "relevance"
+    sort: Literal["relevance", "newest", "oldest", "cited"] = "relevance"
     page: int = Field(1, ge=1, le=MAX_PAGE, description=f"1-based page, at most {MAX_PAGE}.")
     size: int = Field(DEFAULT_PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE, description=f"Hits per page, at most {MAX_PAGE_SIZE}.")
     lang: Literal["zh", "en"] | None = Field(None, description="Interface language; default from Accept-Language.")

@@ -24,6 +24,11 @@ class PaperOut(BaseModel):
     status: str | None
     track: str | None
     tldr: str | None
+    author_ids: list[str] = Field(default=[], description="OpenReview profile ids, one per author ('' if unknown).")
+    affiliations: list[str] = Field(default=[], description="One per author ('' if unknown), as the listing gives it.")
+    citations: int | None = Field(default=None, description="Google Scholar count as of `citations_as_of` (null: unknown).")
+    citations_as_of: str | None = Field(default=None, description="Date of the listing crawl the count comes from.")
+    code_url: str | None = Field(default=None, description="GitHub / GitLab repository of the paper.")
 
 
 class HitOut(BaseModel):

@@ -109,6 +109,8 @@ def document_paper(document: dict) -> Paper:
     values = {name: document.get(name) for name in PAPER_FIELDS}
     values["authors"] = tuple(values["authors"] or ())
     values["keywords"] = tuple(values["keywords"] or ())
+    values["author_ids"] = tuple(values["author_ids"] or ())
+    values["affiliations"] = tuple(values["affiliations"] or ())
     return Paper(**values)
 
 

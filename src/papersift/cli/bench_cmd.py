@@ -102,3 +102,29 @@ def bench_zhterms(
             fail(f"--mode must be keyword, semantic or hybrid, not {name!r}")
     report = zhterms.run(data_dir, mode, dataset, half, log=lambda message: err_console.print(f"[dim]{message}[/]"))
     emit_report("bench-zhterms", report, zhterms.markdown(report), reports_dir, as_json)
+
+
+@bench_app.command("people")
+def bench_people(
+    data_dir: DataDirOption = None,
+    manifest: Annotated[Path | None, typer.Option(
+        "--manifest", help="Corpus manifest.json to check venue counts against (default: the shared one).")] = None,
+    repeats: Annotated[int, typer.Option("--repeats", min=1, help="Timed passes over the pages.")] = 3,
+    reports_dir: ReportsDirOption = Path("reports"),
+    as_json: JsonOption = False,
+) -> None:
+    """Author and venue pages: p50/p99 latency, venue counts vs the manifest, acceptance rates."""
+    from papersift.bench.people import markdown, run
+    from papersift.config import shared_data_dir
+
+    directory = data_dir_of(data_dir)
+    if manifest is None:
+        default = shared_data_dir() / "ml_papers" / "manifest.json"
+        manifest = default if default.is_file() else None
+    elif not manifest.is_file():
+        fail(f"--manifest: no such file: {manifest}")
+    try:
+        report = run(directory, manifest, repeats, log=lambda message: err_console.print(f"[dim]{message}[/]"))
+    except (FileNotFoundError, ValueError) as exc:
+        fail(str(exc))
+    emit_report("bench-people", report, markdown(report), reports_dir, as_json)

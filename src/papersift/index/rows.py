@@ -37,6 +37,9 @@ from papersift.record import PAPER_FIELDS, Paper
 ROW_FAULT_STEPS = ("rows:bin-synced", "rows:keys", "rows:facets", "rows:ids", "rows:offsets")
 BIN, OFFSETS, IDS, FACETS, KEYS = "rows.bin", "rows.offsets.npy", "rows.ids", "rows.facets.npy", "rows.keys.json"
 AUTHORS_AT, KEYWORDS_AT = PAPER_FIELDS.index("authors"), PAPER_FIELDS.index("keywords")
+TUPLES_AT = tuple(PAPER_FIELDS.index(name) for name in ("authors", "keywords", "author_ids", "affiliations"))
+SCHEMA3_AT = PAPER_FIELDS.index("author_ids")
+SCHEMA3_DEFAULTS = [[], [], None, None, None]  # rows written before store schema 3 lack these
 
 
 def encode_paper(paper: Paper) -> bytes:
@@ -45,8 +48,10 @@ def encode_paper(paper: Paper) -> bytes:
 
 def decode_paper(payload: bytes) -> Paper:
     values = orjson.loads(payload)
-    values[AUTHORS_AT] = tuple(values[AUTHORS_AT])
-    values[KEYWORDS_AT] = tuple(values[KEYWORDS_AT])
+    if len(values) == len(PAPER_FIELDS) - len(SCHEMA3_DEFAULTS):
+        values[SCHEMA3_AT:SCHEMA3_AT] = SCHEMA3_DEFAULTS
+    for position in TUPLES_AT:
+        values[position] = tuple(values[position])
     return Paper(*values)
 
 

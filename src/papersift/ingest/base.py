@@ -38,6 +38,7 @@ class SourceRecord:
     data: dict | None = None
     error: str | None = None
     skipped: str | None = None  # why a readable record is not a paper (e.g. "status Reject")
+    submission: dict | None = None  # a skipped submission worth keeping (store.upsert_submissions)
 
 
 class SourceError(ValueError):

@@ -132,6 +132,7 @@ class _RunBatch:
         self.store = store
         self.pending: dict[str, Paper] = {}
         self.seen_ids: set[str] = set()
+        self.submissions: list[dict] = []  # not-accepted submissions, stored apart at each flush
 
     def add(self, paper: Paper) -> bool:
         """Queue a paper; False when it is a duplicate that adds nothing."""
@@ -147,6 +148,8 @@ class _RunBatch:
         return True
 
     def flush(self) -> UpsertCounts:
+        submissions, self.submissions = self.submissions, []
+        self.store.upsert_submissions(submissions)
         papers, self.pending = list(self.pending.values()), {}
         return self.store.upsert(papers) if papers else UpsertCounts()
 
@@ -159,6 +162,8 @@ def _ingest_file(store, path, format_name, strict, summary, on_progress, batch: 
             records_seen += 1
             if record.skipped:
                 summary.skipped += 1
+                if record.submission:
+                    batch.submissions.append(record.submission)
                 continue
             result = validate(record)
             summary.read += 1
@@ -186,7 +191,7 @@ def _reject(summary: IngestSummary, error: IngestError, strict: bool, cause: Exc
 
 def _flush(batch: _RunBatch, summary: IngestSummary, on_progress) -> None:
     count = len(batch.pending)
-    if count:
+    if count or batch.submissions:
         summary.counts += batch.flush()
         pause_point("ingest-batch-committed")
         _report(on_progress, count)

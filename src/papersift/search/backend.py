@@ -19,7 +19,7 @@ Semantics (shared by every backend):
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -101,6 +101,8 @@ class TantivyBackend:
         self.data_dir = Path(data_dir)
         self._lock = threading.Lock()
         self._refresh_due = Throttle(REFRESH_EVERY_S)
+        # name -> (is an author id, paper ids) | None: `author:` through identities (search.author_ids)
+        self.author_papers: Callable[[str], tuple[bool, tuple[str, ...]] | None] | None = None
         self._open()
 
     # -- index lifecycle -------------------------------------------------------------
@@ -192,7 +194,13 @@ class TantivyBackend:
 
     def _author(self, name: str) -> tantivy.Query | None:
         positioned = _positioned_terms(name, NAMES)
-        return self._field_match("authors", positioned) if positioned else None
+        words = self._field_match("authors", positioned) if positioned else None
+        found = self.author_papers(name) if self.author_papers is not None else None
+        if found is None:
+            return words
+        is_id, paper_ids = found  # search.author_ids: an author id's papers, or a name's people's
+        papers = tantivy.Query.term_set_query(self._schema, "id", list(paper_ids))
+        return papers if is_id or words is None else _should([words, papers])
 
     def _node(self, node) -> tantivy.Query | None:
         if isinstance(node, Words):

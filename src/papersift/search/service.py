@@ -27,7 +27,9 @@ from papersift.config import MAX_PAGE, MAX_PAGE_SIZE
 from papersift.index.analyzers import has_cjk
 from papersift.record import Paper
 from papersift.search import facet_counts
+from papersift.search.author_ids import AuthorPapers
 from papersift.search.backend import BackendResult, SearchBackend, TantivyBackend
+from papersift.search.cited import CITED_DEPTH, CitationCounts
 from papersift.search.crosslingual import carried_over_query, read_query
 from papersift.search.facet_counts import Counter, FacetSummary
 from papersift.search.notices import Notice
@@ -74,9 +76,12 @@ class SearchService:
         self._store: Store | None = None
         self._predictions: PredictionStore | None = None
         self.backend: SearchBackend = backend or TantivyBackend(self.data_dir)
+        if isinstance(self.backend, TantivyBackend) and self.backend.author_papers is None:
+            self.backend.author_papers = AuthorPapers(self.data_dir)
         self._retrievers: dict[str, Retriever | None] = {}
         self._retriever_lock = threading.Lock()
         self._checked_at: dict[str, float] = {}  # mode -> when a missing retriever was last looked for
+        self._citations = CitationCounts()
 
     @property
     def store(self) -> Store:
@@ -222,12 +227,22 @@ class SearchService:
               candidate_ids: Sequence[str] | None = None) -> _Found:
         """Papers offset..offset+limit of the request's ranking (the one path search() and
         ranking() share), with the total and, when the request asks, the facets."""
+        if request.sort == "cited":
+            return self._most_cited(request, notices, offset, limit, candidate_ids)
         query = self._parsed(request)
         retriever = self._retriever_for(request, notices) if self._needs_retriever(request, query) else None
         if retriever is not None:
             notices.extend(getattr(retriever, "notices", list)())  # e.g. semantic coverage while embedding
             return self._retrieved(request, query, retriever, offset, limit, candidate_ids)
         return self._keyword(request, query, notices, offset, limit, with_papers, candidate_ids)
+
+    def _most_cited(self, request: SearchRequest, notices: list[str], offset: int, limit: int,
+                    candidate_ids: Sequence[str] | None) -> _Found:
+        """The request's matches in relevance order, then put in citation order (search.cited)."""
+        found = self._find(replace(request, sort="relevance"), notices, 0, CITED_DEPTH, False, candidate_ids)
+        scores = dict(zip(found.ids, found.scores))
+        page_ids = self._citations.order(self.store, found.ids)[offset:offset + limit]
+        return replace(found, ids=page_ids, scores=[scores[paper_id] for paper_id in page_ids], papers=None)
 
     def _keyword(self, request: SearchRequest, query: ParsedQuery, notices: list[str], offset: int, limit: int,
                  with_papers: bool, candidate_ids: Sequence[str] | None,

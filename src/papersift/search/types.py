@@ -13,7 +13,7 @@ from papersift.config import DEFAULT_PAGE_SIZE
 from papersift.record import Paper
 
 Mode = Literal["keyword", "semantic", "hybrid"]
-Sort = Literal["relevance", "newest", "oldest"]
+Sort = Literal["relevance", "newest", "oldest", "cited"]  # cited: most cited first, unknown counts last
 # What SearchResponse.total counts: the papers that match (keyword mode, and any filters-only
 # browse), or the length of a ranked candidate list (semantic and hybrid modes: every paper
 # has a similarity, so "matching papers" is the keyword count given beside it).

@@ -27,7 +27,7 @@ from papersift.search.display import page_count
 from papersift.config import AUTHORS_SHOWN, MAX_PAGE
 from papersift.export import to_bibtex
 from papersift.web.i18n import LANGS, Lang, error_title_key, negotiate_language, translate, translate_notice
-from papersift.web.urls import SearchState, export_path, paper_path
+from papersift.web.urls import SearchState, author_path, export_path, paper_path
 
 WEB_DIR = Path(__file__).parent
 FACET_LIMIT = 12
@@ -79,7 +79,7 @@ def safe_href(url: str | None) -> str | None:
 
 templates.filters["safe_href"] = safe_href
 templates.globals.update(highlighted=highlighted, AUTHORS_SHOWN=AUTHORS_SHOWN, paper_path=paper_path,
-                         export_path=export_path)
+                         export_path=export_path, author_link=author_path)
 
 
 def render(request: Request, template: str, lang: Lang, status: int = 200, **context) -> HTMLResponse:
@@ -170,4 +170,7 @@ def topics_page(request: Request, params: Annotated[PaperParams, Query()]) -> HT
 def install_web(app: FastAPI) -> None:
     app.mount("/static", StaticFiles(directory=WEB_DIR / "static"), name="static")
     app.include_router(router)
+    from papersift.web.people_pages import router as people_router
+
+    app.include_router(people_router)
     app.state.render_html_error = render_error

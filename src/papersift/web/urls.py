@@ -80,6 +80,11 @@ def paper_path(paper_id: str, lang: str, suffix: str = "") -> str:
     return f"/paper/{quote(paper_id, safe='')}{suffix}?{urlencode({'lang': lang})}"
 
 
+def author_path(name: str, lang: str) -> str:
+    """An author's page, by the name as written (the page resolves it to a person)."""
+    return f"/author/{quote(name, safe='')}?{urlencode({'lang': lang})}"
+
+
 def export_path(paper_ids: list[str], export_format: str = "bibtex") -> str:
     """One `ids=` per paper: ids may hold commas (and slashes)."""
     return "/api/export?" + urlencode([*(("ids", paper_id) for paper_id in paper_ids), ("format", export_format)])

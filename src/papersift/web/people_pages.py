@@ -1,0 +1,81 @@
+"""Author and venue pages (/author/{id-or-name}, /venue/{venue}[/{year}]): the same figures as
+/api/authors and /api/venues, server-rendered with the search page's look. Every value from
+the data goes through Jinja's autoescape; links from the data only if http(s)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+from urllib.parse import quote, urlencode
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse
+
+from papersift.api.backend import request_lang
+from papersift.api.errors import ApiError
+from papersift.api.params import PaperParams, SearchParams
+from papersift.api.people_routes import people_store
+from papersift.people.profiles import AuthorNotFound, author_profile
+from papersift.people.venues import VenueNotFound, venue_stats
+from papersift.web.urls import SearchState, author_path
+
+router = APIRouter(include_in_schema=False)
+
+LABELS = {
+    "en": {"papers": "papers", "by_year": "Papers by year", "venues": "Venues", "coauthors": "Co-authors",
+           "areas": "Areas by year", "first_author": "first author", "last_author": "last author",
+           "affiliations": "Affiliations", "most_cited": "Most cited", "cited": "cited", "as_of": "as of",
+           "also_written": "Also written", "namesakes": "Others with this name", "all_papers": "Papers",
+           "with_code": "with code", "code": "code", "status": "Oral / spotlight / poster",
+           "acceptance": "Acceptance", "submitted": "submitted", "accepted": "accepted", "main": "main track",
+           "top_authors": "Most frequent authors", "top_institutions": "Most frequent institutions",
+           "all_years": "All years", "search_these": "Search these papers"},
+    "zh": {"papers": "篇论文", "by_year": "每年论文数", "venues": "会议", "coauthors": "合作者",
+           "areas": "各年领域", "first_author": "第一作者", "last_author": "最后作者",
+           "affiliations": "单位", "most_cited": "被引最多", "cited": "被引", "as_of": "截至",
+           "also_written": "其他写法", "namesakes": "同名作者", "all_papers": "论文",
+           "with_code": "有代码", "code": "代码", "status": "口头 / 亮点 / 海报",
+           "acceptance": "录用率", "submitted": "投稿", "accepted": "录用", "main": "主会",
+           "top_authors": "高产作者", "top_institutions": "高产单位",
+           "all_years": "所有年份", "search_these": "检索这些论文"},
+}
+
+
+def venue_path(venue: str, lang: str, year: int | str | None = None) -> str:
+    tail = f"/{year}" if year not in (None, "") else ""
+    return f"/venue/{quote(str(venue), safe='')}{tail}?{urlencode({'lang': lang})}"
+
+
+def _render(request: Request, template: str, lang: str, **context) -> HTMLResponse:
+    from papersift.web.routes import render  # the page machinery (imports this module to mount it)
+
+    return render(request, template, lang, state=SearchState(SearchParams(), lang), labels=LABELS[lang],
+                  author_path=author_path, venue_path=venue_path, **context)
+
+
+@router.get("/author/{author:path}", response_class=HTMLResponse)
+def author_page(request: Request, author: str, params: Annotated[PaperParams, Query()]) -> HTMLResponse:
+    lang = request_lang(request, params.lang)
+    try:
+        profile = author_profile(people_store(request), author[:300])
+    except AuthorNotFound as exc:
+        raise ApiError(404, "author_not_found", str(exc)) from exc
+    return _render(request, "author.html", lang, profile=profile)
+
+
+@router.get("/venue/{venue}", response_class=HTMLResponse)
+def venue_page(request: Request, venue: str, params: Annotated[PaperParams, Query()]) -> HTMLResponse:
+    return _venue(request, venue, None, params)
+
+
+@router.get("/venue/{venue}/{year}", response_class=HTMLResponse)
+def venue_year_page(request: Request, venue: str, year: int, params: Annotated[PaperParams, Query()]) -> HTMLResponse:
+    return _venue(request, venue, year, params)
+
+
+def _venue(request: Request, venue: str, year: int | None, params: PaperParams) -> HTMLResponse:
+    lang = request_lang(request, params.lang)
+    try:
+        stats = venue_stats(people_store(request), venue[:100], year)
+    except VenueNotFound as exc:
+        raise ApiError(404, "venue_not_found", str(exc)) from exc
+    return _render(request, "venue.html", lang, stats=stats)
