@@ -178,9 +178,17 @@ class _Catalog:
 
 
 def paper_from_row(row: sqlite3.Row) -> Paper:
-    values = {name: row[name] for name in PAPER_FIELDS}
+    """The paper of a row. A store not yet migrated (opened read-only: a served snapshot, or
+    `index` reading a store written by an older papersift) lacks the newer columns: those
+    fields keep their defaults until a writer migrates it."""
+    try:
+        values = {name: row[name] for name in PAPER_FIELDS}
+    except IndexError:
+        columns = set(row.keys())
+        values = {name: row[name] for name in PAPER_FIELDS if name in columns}
     for name in JSON_LIST_FIELDS:
-        values[name] = tuple(orjson.loads(values[name]))
+        if name in values:
+            values[name] = tuple(orjson.loads(values[name]))
     return Paper(**values)
 
 
