@@ -13,7 +13,7 @@ from rich.text import Text
 
 from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_of, err_console, fail, print_json
 from papersift.config import DEFAULT_PAGE_SIZE
-from papersift.index import lexical, termlexicon
+from papersift.index import lexical, phrasevectors, termlexicon
 from papersift.search.display import format_authors, language_of, search_json
 from papersift.search.types import Filters, QuerySyntaxError, SearchRequest, SearchResponse
 from papersift.store import Store
@@ -49,12 +49,15 @@ def index(
         advance = lambda count: progress.advance(task, count)  # noqa: E731
         result = lexical.build(directory, advance) if rebuild else lexical.update(directory, advance)
     lexicon = termlexicon.build_for_store(directory, force=rebuild)  # Chinese terms' English readings
+    phrases = phrasevectors.build_for_store(directory, force=rebuild and lexicon is not None,
+                                            log=lambda line: err_console.print(line, highlight=False))
     summary = {
         "documents": result.documents, "indexed": result.added, "full_build": result.full,
         "seconds": round(result.seconds, 3), "bytes": lexical.index_size_bytes(result.folder),
         "path": str(result.folder),
         "term_lexicon": None if lexicon is None else {"phrases": lexicon.phrases, "headwords": lexicon.headwords,
                                                       "seconds": round(lexicon.seconds, 3)},
+        "phrase_vectors": None if phrases is None else {"phrases": phrases.phrases, "seconds": round(phrases.seconds, 3)},
     }
     if as_json:
         print_json(summary)
@@ -65,6 +68,8 @@ def index(
         if lexicon is not None:
             console.print(f"term lexicon built: {lexicon.phrases:,} phrases, {lexicon.headwords:,} Chinese headwords "
                           f"in {lexicon.seconds:.1f} s", highlight=False)
+        if phrases is not None:
+            console.print(f"phrase vectors built: {phrases.phrases:,} phrases in {phrases.seconds:.1f} s", highlight=False)
 
 
 @app.command()

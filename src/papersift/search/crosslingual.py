@@ -31,6 +31,7 @@ from papersift.index.analyzers import (
 from papersift.index.bridge import TermBridge
 from papersift.index.embeddings import Encoder
 from papersift.search.cedict import english_glosses, glossary
+from papersift.search.phrasebridge import PhraseBridge, choose
 from papersift.search.query import ParsedQuery, natural_text_query
 from papersift.search.termlexicon import (
     QueryReading,
@@ -84,7 +85,8 @@ def english_query(text: str, encoder: Encoder | None = None, bridge: TermBridge 
 
 
 def read_query(text: str, lexicon: TermLexicon | None, encoder: Encoder | None = None,
-               bridge: TermBridge | None = None, doc_freq: DocFreq | None = None) -> QueryReading | None:
+               bridge: TermBridge | None = None, doc_freq: DocFreq | None = None,
+               phrases: PhraseBridge | None = None) -> QueryReading | None:
     """The query's English reading (None without CJK). With the term lexicon, each Chinese term
     is read as the phrase papers use (search/termlexicon.py). What it cannot read goes the older
     way: through the term bridge when there is one, else by the dictionary's senses papers use.
@@ -102,6 +104,11 @@ def read_query(text: str, lexicon: TermLexicon | None, encoder: Encoder | None =
         if not has_cjk(token):
             continue
         read = lexicon.read(token).terms
+        if phrases is not None:
+            chosen = choose(token, read, phrases, lexicon)
+            if chosen is not None:
+                terms.append(chosen)
+                continue
         if bridge is not None and (len(read) > 1 or not all(term.english and term.sure for term in read)):
             carried = english_query(token, encoder, bridge, doc_freq) or ""
             composed = " ".join(term.english for term in read if term.english)

@@ -30,6 +30,7 @@ from papersift.search.backend import BackendResult, SearchBackend, TantivyBacken
 from papersift.search.crosslingual import carried_over_query, read_query
 from papersift.search.query import ParsedQuery, natural_text_query, parse_query, query_text
 from papersift.index.analyzers import has_cjk
+from papersift.search.phrasebridge import phrase_bridge_for
 from papersift.search.termlexicon import QueryReading, lexicon_for
 from papersift.search.types import FacetValue, Filters, Hit, SearchRequest, SearchResponse, Sort
 from papersift.store import DB_FILE, Store
@@ -202,7 +203,8 @@ class SearchService:
     def reading_of(self, text: str, encoder=None, bridge=None) -> QueryReading | None:
         """The query's English reading: the term lexicon's phrases, and for what it cannot
         read, the term bridge (when given) or the dictionary senses papers use."""
-        return read_query(text, lexicon_for(self.data_dir), encoder, bridge, self.term_doc_freq)
+        return read_query(text, lexicon_for(self.data_dir), encoder, bridge, self.term_doc_freq,
+                          phrase_bridge_for(self.data_dir))
 
     def _shown_reading(self, query: ParsedQuery, retriever, notices: list[str]) -> QueryReading | None:
         """What the response says was searched: the keyword carry-over's reading, or the one a
