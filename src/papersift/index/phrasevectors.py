@@ -48,7 +48,7 @@ EDGE_WORDS = EDGE_STOP_WORDS | frozenset((
     "then", "there", "when", "where", "while", "how", "what", "who", "whom", "whose", "why",
     "very", "well",
 ))
-_WORD_BREAK = re.compile(r"[\s\-/]+")
+_WORD_BREAK = re.compile(r"[\s/]+")  # not hyphens: "over-smoothing", "off-policy" are terms
 Encode = Callable[[list[str]], np.ndarray]  # texts -> unit rows (float32, DIM wide)
 
 
