@@ -15,6 +15,10 @@ import os
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import orjson
 
 from papersift.index import vectors as vector_index
 from papersift.index.phrasevectors import PHRASES_MODEL, Encode, encode_texts
@@ -38,26 +42,55 @@ class Neighbour:
 
 class PhraseBridge:
     """Nearest lexicon phrases of a text (exact: one product over the phrase rows), remembered
-    per text for the life of the generation."""
+    per text for the life of the generation.
 
-    def __init__(self, index: vector_index.VectorIndex, encode: Encode = encode_texts):
-        self.index = index
+    Nothing is read until a term needs it (a sure composition never does), and the vectors are
+    memory-mapped, not read: opening 125K x 512 rows took 2.7 s read, 0.02 s mapped, and a
+    product over the mapped rows measured as fast as over an array once the pages are cached
+    (25-80 ms against 20-65 ms on the busy 2-core machine)."""
+
+    def __init__(self, folder: Path, encode: Encode = encode_texts):
+        self.folder = folder
         self.encode = encode
+        self._vectors: np.ndarray | None = None
+        self._keys: list[str] = []
+        self._row_of: dict[str, int] = {}
         self._memo: dict[str, list[Neighbour]] = {}
         self._lock = threading.Lock()
 
     @classmethod
     def open(cls, data_dir: str | os.PathLike, encode: Encode = encode_texts) -> PhraseBridge | None:
-        index = vector_index.VectorIndex.open(data_dir, PHRASES_MODEL)
-        return cls(index, encode) if index is not None and len(index) else None
+        folder = vector_index.current_generation(data_dir, PHRASES_MODEL)
+        meta = vector_index.read_meta(folder) if folder is not None else None
+        return cls(folder, encode) if meta is not None and meta.rows else None
+
+    def _load(self) -> np.ndarray:
+        with self._lock:
+            if self._vectors is None:
+                keys = orjson.loads((self.folder / "ids.json").read_bytes())
+                self._row_of = {key: row for row, key in enumerate(keys)}
+                self._keys = keys
+                self._vectors = np.load(self.folder / "vectors.npy", mmap_mode="r")
+        return self._vectors
+
+    @property
+    def vectors(self) -> np.ndarray:
+        return self._vectors if self._vectors is not None else self._load()
+
+    @property
+    def row_of(self) -> dict[str, int]:
+        if self._vectors is None:
+            self._load()
+        return self._row_of
 
     def neighbours(self, text: str, k: int = NEIGHBOURS) -> list[Neighbour]:
         """The k phrases nearest to `text`, nearest first."""
         found = self._memo.get(text)
         if found is None or len(found) < k:
-            vector = self.encode([text])[0]
-            rows, scores = self.index.search_exact(vector, k)
-            found = [Neighbour(self.index.paper_ids[row], float(score)) for row, score in zip(rows, scores)]
+            vectors = self.vectors
+            scores = vectors @ self.encode([text])[0]
+            rows = vector_index.top_k(scores, k)
+            found = [Neighbour(self._keys[row], float(scores[row])) for row in rows]
             with self._lock:
                 if len(self._memo) >= MEMO_SIZE:
                     self._memo.clear()
@@ -65,18 +98,18 @@ class PhraseBridge:
         return found[:k]
 
     def warm_up(self) -> None:
-        """Load the encoder and touch the vectors now (a server's first query must not wait)."""
+        """Load the encoder and page the vectors in now (a server's first query must not wait)."""
         self.neighbours("预热", 1)
 
 
 @lru_cache(maxsize=4)
-def _open(folder: str) -> PhraseBridge | None:
-    return PhraseBridge(vector_index.VectorIndex(vector_index.Path(folder)))
+def _open(folder: str) -> PhraseBridge:
+    return PhraseBridge(Path(folder))
 
 
 def phrase_bridge_for(data_dir: str | os.PathLike) -> PhraseBridge | None:
     """The data dir's phrase bridge (reopened when a new generation is published), None when
-    the phrase vectors are not built or the encoder package is missing."""
+    the phrase vectors are not built or the encoder package is missing. Opening reads nothing."""
     folder = vector_index.current_generation(data_dir, PHRASES_MODEL)
     if folder is None:
         return None
@@ -136,10 +169,10 @@ def candidate_cosines(bridge: PhraseBridge, text: str, keys: list[str], surfaces
     if not keys:
         return []
     query = bridge.encode([text])[0]
-    row_of = bridge.index.row_of
+    row_of = bridge.row_of
     missing = [surface for key, surface in zip(keys, surfaces) if key not in row_of]
     encoded = dict(zip(missing, bridge.encode(missing))) if missing else {}
-    return [float(bridge.index.vectors[row_of[key]] @ query) if key in row_of else float(encoded[surface] @ query)
+    return [float(bridge.vectors[row_of[key]] @ query) if key in row_of else float(encoded[surface] @ query)
             for key, surface in zip(keys, surfaces)]
 
 
