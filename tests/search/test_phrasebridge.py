@@ -92,3 +92,11 @@ def test_the_real_encoder_places_a_chinese_term_on_its_english_twin(tmp_path):
     bridge = PhraseBridge.open(tmp_path)
     assert bridge.neighbours("迁移学习", 1)[0].key == "transfer learn"
     assert bridge.neighbours("弱监督", 1)[0].key in {"weak supervis", "weak supervis learn"}
+
+
+def test_opening_reads_nothing_and_warming_up_reads_it_all(data_dir):
+    calls = []
+    bridge = PhraseBridge.open(data_dir, lambda texts: calls.append(list(texts)) or fake_encode(texts))
+    assert bridge._vectors is None and calls == []  # a sure composition never pays for the vectors
+    bridge.warm_up()
+    assert bridge._vectors is not None and len(calls) == 1
