@@ -137,9 +137,9 @@ def choose(token: str, read: tuple[TermReading, ...], bridge: PhraseBridge,
     best of its composition's readings and its nearest phrases, scored by cosine to the
     Chinese term plus PAPERS_WEIGHT per log(1 + papers): a frequent phrase is more likely the
     term than a near variant few papers use ("reinforcement learning", not "reinforcement
-    learning rl"). Measured (keyword MRR@10): half A 0.401 → 0.467, half B 0.364 → 0.480;
-    taking the nearest phrase alone gave A 0.458, B 0.457; adding a bonus for words the
-    dictionary gives the term's parts lost (0.473 → 0.453 at 0.1)."""
+    learning rl"). Measured (keyword MRR@10, docs/crosslingual.md): half A 0.401 → 0.468, half B
+    0.366 → 0.470; taking the nearest phrase alone gave A 0.458, B 0.457; adding a bonus for
+    words the dictionary gives the term's parts lost (0.473 → 0.453 at 0.1)."""
     if len(read) == 1 and read[0].english and read[0].sure:
         return None
     neighbours = [n for n in bridge.neighbours(token, NEIGHBOURS) if n.cosine >= MIN_COSINE]
