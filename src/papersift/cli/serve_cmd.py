@@ -52,7 +52,7 @@ def _run_server(data_dir: Path, host: str, port: int, enable_writes: bool, write
     except FileNotFoundError as missing:
         fail(f"{missing}\n(run 'papersift quickstart --data-dir {data_dir}' to ingest and index a corpus)")
     console.print(f"papersift: http://{host}:{port}/  (API docs at /docs; Ctrl-C stops)", highlight=False)
-    _load_in_background()
+    _load_in_background(data_dir)
     uvicorn.run(server_app, host=host, port=port, log_level="info", access_log=False, log_config=_log_config())
 
 
@@ -66,13 +66,16 @@ def _log_config() -> dict:
     return config
 
 
-def _load_in_background() -> None:
-    """Chinese-query resources load while the server starts, not on the first Chinese query."""
+def _load_in_background(data_dir: Path) -> None:
+    """Chinese-query resources load while the server starts, not on the first Chinese query:
+    jieba and CC-CEDICT, and the phrase vectors with their encoder (USE-m3, ~1.5 s)."""
     import threading
 
     from papersift.search.crosslingual import load_resources
+    from papersift.search.phrasebridge import warm_up
 
     threading.Thread(target=load_resources, name="load-cjk-resources", daemon=True).start()
+    threading.Thread(target=warm_up, args=(data_dir,), name="load-phrase-vectors", daemon=True).start()
 
 
 @app.command()
@@ -102,7 +105,7 @@ def serve(
 
 def build_indexes(data_dir: Path) -> None:
     """Bring every index up to the store (only what changed is redone)."""
-    from papersift.index import lexical, termlexicon
+    from papersift.index import lexical, phrasevectors, termlexicon
 
     with _progress(disable=False) as progress:
         task = progress.add_task("keyword index", total=Store(data_dir, readonly=True).count())
@@ -111,6 +114,9 @@ def build_indexes(data_dir: Path) -> None:
     lexicon = termlexicon.build_for_store(data_dir)  # Chinese terms' English readings (docs/crosslingual.md)
     if lexicon is not None:
         console.print(f"term lexicon: {lexicon.phrases:,} phrases ({lexicon.seconds:.1f} s)", highlight=False)
+    phrases = phrasevectors.build_for_store(data_dir, log=lambda line: console.print(line, highlight=False))
+    if phrases is not None:
+        console.print(f"phrase vectors: {phrases.phrases:,} phrases ({phrases.seconds:.1f} s)", highlight=False)
 
 
 @app.command()

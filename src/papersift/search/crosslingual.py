@@ -31,6 +31,7 @@ from papersift.index.analyzers import (
 from papersift.index.bridge import TermBridge
 from papersift.index.embeddings import Encoder
 from papersift.search.cedict import english_glosses, glossary
+from papersift.search.phrasebridge import PhraseBridge, choose
 from papersift.search.query import ParsedQuery, natural_text_query
 from papersift.search.termlexicon import (
     QueryReading,
@@ -84,13 +85,17 @@ def english_query(text: str, encoder: Encoder | None = None, bridge: TermBridge 
 
 
 def read_query(text: str, lexicon: TermLexicon | None, encoder: Encoder | None = None,
-               bridge: TermBridge | None = None, doc_freq: DocFreq | None = None) -> QueryReading | None:
+               bridge: TermBridge | None = None, doc_freq: DocFreq | None = None,
+               phrases: PhraseBridge | None = None) -> QueryReading | None:
     """The query's English reading (None without CJK). With the term lexicon, each Chinese term
     is read as the phrase papers use (search/termlexicon.py). What it cannot read goes the older
     way: through the term bridge when there is one, else by the dictionary's senses papers use.
     With a bridge, a term the lexicon read only in pieces or with less sure senses is read by
     the bridge as a whole (its own reading stays as an alternative): "强化学习" composes
     nothing better than "strengthening learning", the bridge knows "reinforcement learning".
+    With the phrase vectors (`phrases`, search/phrasebridge.py), a term the composition is unsure
+    of is first offered to its nearest corpus phrases ("迁移学习": "transfer learning", where
+    the composition says "learning moves").
     Without the lexicon (a data dir indexed before it existed), the whole query goes the older way."""
     if not has_cjk(text):
         return None
@@ -102,6 +107,14 @@ def read_query(text: str, lexicon: TermLexicon | None, encoder: Encoder | None =
         if not has_cjk(token):
             continue
         read = lexicon.read(token).terms
+        # A token longer than a term is a run-on description: its one nearest phrase would stand
+        # for all it says (known-item zh dev, keyword MRR@10: 0.785 without phrase vectors, 0.728
+        # reading every token, 0.793 only tokens of at most DESCRIPTION_CHARS characters).
+        if phrases is not None and len(CJK_CHARACTER.findall(token)) <= DESCRIPTION_CHARS:
+            chosen = choose(token, read, phrases, lexicon)
+            if chosen is not None:
+                terms.append(chosen)
+                continue
         if bridge is not None and (len(read) > 1 or not all(term.english and term.sure for term in read)):
             carried = english_query(token, encoder, bridge, doc_freq) or ""
             composed = " ".join(term.english for term in read if term.english)

@@ -33,6 +33,7 @@ from papersift.search.cited import CITED_DEPTH, CitationCounts
 from papersift.search.crosslingual import carried_over_query, read_query
 from papersift.search.facet_counts import Counter, FacetSummary
 from papersift.search.notices import Notice
+from papersift.search.phrasebridge import phrase_bridge_for
 from papersift.search.query import ParsedQuery, natural_text_query, parse_query, query_text
 from papersift.search.termlexicon import QueryReading, lexicon_for
 from papersift.search.types import FacetValue, Filters, Hit, SearchRequest, SearchResponse, TotalCounts
@@ -311,7 +312,8 @@ class SearchService:
     def reading_of(self, text: str, encoder=None, bridge=None) -> QueryReading | None:
         """The query's English reading: the term lexicon's phrases, and for what it cannot
         read, the term bridge (when given) or the dictionary senses papers use."""
-        return read_query(text, lexicon_for(self.data_dir), encoder, bridge, self.term_doc_freq)
+        return read_query(text, lexicon_for(self.data_dir), encoder, bridge, self.term_doc_freq,
+                          phrase_bridge_for(self.data_dir))
 
     def _shown_reading(self, query: ParsedQuery, retriever, notices: list[str]) -> QueryReading | None:
         """What the response says was searched: the keyword carry-over's reading, or the one a

@@ -1,0 +1,66 @@
+"""The phrase vectors' build: the term lexicon's term-like phrases embedded and published."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+from papersift.index import vectors as vector_index
+from papersift.index.phrasevectors import (
+    DIM,
+    PHRASES_MODEL,
+    build_phrase_vectors,
+    is_stale,
+    is_term_like,
+)
+from papersift.index.termlexicon import build_lexicon
+
+PAPERS = [
+    *[f"Reinforcement learning from human feedback, study {n}" for n in range(4)],
+    *[f"Transfer learning for vision, part {n}" for n in range(2)],
+    "A one-off wording of nothing",
+]
+
+
+def fake_encode(texts: list[str]) -> np.ndarray:
+    """A unit vector per text, seeded by the text (the real model is tested in tests/search)."""
+    rows = [np.random.default_rng(int(hashlib.sha1(text.encode()).hexdigest()[:8], 16)).normal(size=DIM)
+            for text in texts]
+    rows = np.array(rows, dtype=np.float32).reshape(len(texts), DIM)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_function_words_at_either_end_make_no_term():
+    assert is_term_like("reinforcement learning") and is_term_like("over-smoothing")
+    assert not is_term_like("reinforcement learning from") and not is_term_like("up reinforcement learning")
+    assert not is_term_like("2019") and not is_term_like("")
+
+
+def test_phrases_used_often_enough_are_embedded_and_published(tmp_path):
+    build_lexicon(tmp_path, PAPERS, {}, len(PAPERS), 3)
+    stats = build_phrase_vectors(tmp_path, fake_encode, min_papers=2)
+    index = vector_index.VectorIndex.open(tmp_path, PHRASES_MODEL)
+    keys = set(index.paper_ids)
+    assert stats.phrases == len(index) == len(keys)
+    assert {"reinforc learn", "transfer learn", "human feedback"} <= keys
+    assert "reinforc learn from" not in keys  # ends with a function word
+    assert "one-off word" not in keys  # in one paper only
+    assert np.allclose(np.linalg.norm(index.vectors, axis=1), 1.0, atol=1e-5)
+    row = index.paper_ids.index("transfer learn")
+    assert np.allclose(index.vectors[row], fake_encode(["transfer learning"])[0])  # the spelling papers use
+
+
+def test_phrase_vectors_are_stale_once_the_lexicon_was_rebuilt(tmp_path):
+    build_lexicon(tmp_path, PAPERS, {}, len(PAPERS), 3)
+    assert is_stale(tmp_path)  # not built yet
+    build_phrase_vectors(tmp_path, fake_encode, min_papers=2)
+    assert not is_stale(tmp_path)
+    build_lexicon(tmp_path, [*PAPERS, "Transfer learning again"], {}, len(PAPERS) + 1, 4)
+    assert is_stale(tmp_path)
+
+
+def test_without_a_lexicon_there_is_nothing_to_embed(tmp_path):
+    assert build_phrase_vectors(tmp_path, fake_encode) is None
+    assert not is_stale(tmp_path)
+    assert vector_index.current_generation(tmp_path, PHRASES_MODEL) is None

