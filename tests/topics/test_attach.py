@@ -1,9 +1,9 @@
+from papersift.index.predictions import PredictionStore
+from papersift.search.predicted_topics import attach_predicted_topics
 from papersift.search.types import Hit
 from papersift.store import Store
-from papersift.topics.attach import attach_predicted_topics
 from papersift.topics.classifier import WORDS_ONLY
 from papersift.topics.predict import predict_all
-from papersift.topics.storage import PredictionStore
 
 
 def test_hits_get_predicted_topics_and_source_labels_stay(topics_data_dir):

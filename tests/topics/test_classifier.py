@@ -1,12 +1,11 @@
 import numpy as np
 import pytest
 from sklearn.preprocessing import normalize
+from topic_vectors import text_vectors
 
 from papersift.topics.classifier import WORDS_ONLY, ModelConfig, TopicClassifier, ViewSpec
 from papersift.topics.dataset import area_of
 from papersift.topics.features import LSA_COMPONENTS, TopicInputs, UnlabeledCorpus, make_view, paper_text
-
-from topic_vectors import text_vectors
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from served_papers import TEST_HOSTS
 from topic_vectors import publish_text_vectors
 from typer.testing import CliRunner
 
@@ -22,6 +21,7 @@ from papersift.cli import app as cli_app
 from papersift.index import lexical
 from papersift.record import paper_from_dict
 from papersift.store import Store
+from served_papers import TEST_HOSTS
 
 # Keyword mode: the stand-in vectors (64-d) are not the query encoder's (384-d).
 READ_URLS = ["/?mode=keyword", "/?q=learning&mode=keyword", "/topics", "/topics/map", "/topics/map?q=graph", "/topics/trends.svg",

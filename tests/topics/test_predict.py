@@ -5,17 +5,16 @@ from dataclasses import replace
 import joblib
 import numpy as np
 import pytest
+from topic_vectors import publish_text_vectors
 from typer.testing import CliRunner
 
 from papersift.cli import app
+from papersift.index.predictions import PredictionStore
 from papersift.record import paper_from_dict
 from papersift.store import Store
 from papersift.topics.classifier import WORDS_ONLY, ModelConfig
 from papersift.topics.dataset import load_labeled, load_unlabeled
 from papersift.topics.predict import predict_all, source_embeddings, topics_dir
-from papersift.topics.storage import PredictionStore
-
-from topic_vectors import publish_text_vectors
 
 
 @pytest.fixture()

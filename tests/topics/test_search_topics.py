@@ -19,16 +19,15 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from papersift.api import create_app
-
 from papersift.cli import app as cli_app
 from papersift.config import MAX_PAGE_SIZE
 from papersift.index import lexical
-from papersift.store import Store
+from papersift.index.predictions import PredictionStore
 from papersift.search.service import SearchService
 from papersift.search.types import Filters, SearchRequest
+from papersift.store import Store
 from papersift.topics.classifier import WORDS_ONLY
 from papersift.topics.predict import predict_all
-from papersift.topics.storage import PredictionStore
 from served_papers import TEST_HOSTS
 
 

@@ -15,6 +15,12 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 import pytest
 from playwright import sync_api
+
+from papersift.api import create_app
+from papersift.topics.classifier import WORDS_ONLY
+from papersift.topics.plots import store_topic_trends
+from papersift.topics.predict import predict_all
+from papersift.topics.projection import map_points
 from served_papers import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -22,12 +28,6 @@ from served_papers import (
     SCREENSHOTS,
     serve_in_thread,
 )
-
-from papersift.api import create_app
-from papersift.topics.classifier import WORDS_ONLY
-from papersift.topics.plots import store_topic_trends
-from papersift.topics.predict import predict_all
-from papersift.topics.projection import map_points
 
 pytestmark = pytest.mark.browser
 POINTS = 34_000

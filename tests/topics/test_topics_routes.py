@@ -1,6 +1,5 @@
 import pytest
 from fastapi.testclient import TestClient
-from served_papers import TEST_HOSTS
 
 from papersift.api import create_app
 from papersift.store import Store
@@ -8,6 +7,7 @@ from papersift.topics.classifier import WORDS_ONLY
 from papersift.topics.plots import store_topic_trends
 from papersift.topics.predict import predict_all
 from papersift.topics.projection import map_points
+from served_papers import TEST_HOSTS
 
 
 @pytest.fixture(scope="module")

@@ -25,11 +25,11 @@ from papersift.api.errors import ApiError
 from papersift.api.routes import ERRORS as SEARCH_ERRORS
 from papersift.api.schemas import ErrorOut, TopicMapOut, TopicTrendsOut
 from papersift.config import MAX_QUERY_CHARS
+from papersift.index.predictions import PredictionStore
 from papersift.search.types import QuerySyntaxError, SearchRequest
 from papersift.topics.features import EmbeddingsUnavailable
 from papersift.topics.overview import TopicRow, area_colors, area_order, counts_by, topic_rows
 from papersift.topics.projection import MapNotComputed, stored_map_points
-from papersift.topics.storage import PredictionStore
 from papersift.web.i18n import Lang
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "topics" / "templates"

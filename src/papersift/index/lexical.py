@@ -14,7 +14,7 @@ by one rename of CURRENT (index/publish.py): a reader opens the old index or the
 never a half-written one, and a writer killed at any point leaves the live index whole.
 
 Topics: a paper without a source area is indexed (area, subarea fields and facet key)
-with its predicted topic (topics/storage.py), so filters and facets treat predictions
+with its predicted topic (index/predictions.py), so filters and facets treat predictions
 like labels; the row store keeps the source record. The meta records the predictions'
 stamp; when it changed, an update re-adds the papers whose indexed topic is stale.
 """
@@ -35,6 +35,7 @@ import orjson
 import tantivy
 
 from papersift.index.analyzers import ENGLISH, EXACT, NAMES, register, segment_cjk
+from papersift.index.predictions import PredictionStore, Topic, with_predicted_topic
 from papersift.index.publish import (
     POINTER_FILE,
     PUBLISH_STEPS,
@@ -49,8 +50,6 @@ from papersift.index.publish import (
 from papersift.index.rows import ROW_FAULT_STEPS, RowReader, RowWriter
 from papersift.record import Paper
 from papersift.store import Store
-from papersift.topics.attach import Topic, with_predicted_topic
-from papersift.topics.storage import PredictionStore
 
 INDEX_DIR = "lexical"
 META_FILE = "papersift.json"

@@ -25,6 +25,7 @@ from typing import Protocol
 
 from papersift.config import MAX_PAGE, MAX_PAGE_SIZE
 from papersift.index.analyzers import has_cjk
+from papersift.index.predictions import PredictionStore
 from papersift.record import Paper
 from papersift.search import facet_counts
 from papersift.search.author_ids import AuthorPapers
@@ -34,12 +35,11 @@ from papersift.search.crosslingual import carried_over_query, read_query
 from papersift.search.facet_counts import Counter, FacetSummary
 from papersift.search.notices import Notice
 from papersift.search.phrasebridge import phrase_bridge_for
+from papersift.search.predicted_topics import attach_predicted_topics
 from papersift.search.query import ParsedQuery, natural_text_query, parse_query, query_text
 from papersift.search.termlexicon import QueryReading, lexicon_for
 from papersift.search.types import FacetValue, Filters, Hit, SearchRequest, SearchResponse, TotalCounts
 from papersift.store import DB_FILE, Store
-from papersift.topics.attach import attach_predicted_topics
-from papersift.topics.storage import PredictionStore
 
 RETRIEVER_MODULES = {"semantic": "papersift.search.semantic", "hybrid": "papersift.search.hybrid"}
 RELAXED_DEPTH = 200  # when no paper has all the words: the best this many by BM25 are the results

@@ -6,8 +6,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from papersift.index.predictions import PredictionStore
 from papersift.store import Store
-from papersift.topics.storage import PredictionStore
 
 UNKNOWN_AREA = "Unassigned"
 # matplotlib's tab10, so the page and the PNG charts color areas alike.

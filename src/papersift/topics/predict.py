@@ -18,11 +18,11 @@ from pathlib import Path
 import joblib
 import numpy as np
 
+from papersift.index.predictions import PredictionStore, StoredPrediction
 from papersift.store import Store
 from papersift.topics.classifier import ModelConfig, TopicClassifier
 from papersift.topics.dataset import LabeledSet, labels_fingerprint, load_labeled, load_unlabeled
 from papersift.topics.features import EMBEDDING_SOURCES, TopicInputs, UnlabeledCorpus, paper_embeddings, paper_text
-from papersift.topics.storage import PredictionStore, StoredPrediction
 
 TOPICS_DIR = "topics"
 PREDICT_BATCH = 4096
