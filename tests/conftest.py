@@ -16,7 +16,7 @@ import orjson
 import pytest
 from fastapi.testclient import TestClient
 
-from papersift.api import create_app
+from papersift.server import create_app
 from papersift.config import shared_data_dir
 from papersift.ingest.pipeline import ingest_paths
 from papersift.store import Store

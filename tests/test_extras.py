@@ -17,7 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from papersift import extras
-from papersift.api.app import create_app
+from papersift.server import create_app
 from papersift.index import models
 from papersift.search import semantic
 from served_papers import TEST_HOSTS

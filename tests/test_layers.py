@@ -3,8 +3,12 @@ search, topics, api, web, cli, ...): each part can be read, tested and replaced 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import grimp
 import networkx as nx
+
+import papersift
 
 
 def package_graph() -> nx.DiGraph:
@@ -26,3 +30,11 @@ def test_the_store_and_the_index_do_not_import_search_or_interfaces():
               if source in ("papersift.store", "papersift.index", "papersift.ingest")
               and target in ("papersift.search", "papersift.api", "papersift.web", "papersift.cli", "papersift.topics")]
     assert not upward, f"imports up the pipeline: {upward}"
+
+
+def test_every_part_is_a_regular_package():
+    # A folder without __init__.py is a namespace package, which the import graph does not
+    # list: papersift/web had none, and its cycle with the API went unseen.
+    root = Path(papersift.__file__).parent
+    folders = [path for path in root.iterdir() if path.is_dir() and any(path.glob("*.py"))]
+    assert folders and not [path.name for path in folders if not (path / "__init__.py").is_file()]

@@ -11,7 +11,7 @@ import orjson
 import pytest
 from fastapi import APIRouter
 
-from papersift.api import create_app
+from papersift.server import create_app
 from papersift.config import AUTHORS_SHOWN, MAX_PAGE_SIZE
 from papersift.search.service import SearchService
 from papersift.search.types import SearchRequest

@@ -15,7 +15,7 @@ from write_checks import (
     write_jsonl,
 )
 
-from papersift.api import create_app
+from papersift.server import create_app
 from papersift.ingest.pipeline import ingest_paths
 from papersift.store import Store
 

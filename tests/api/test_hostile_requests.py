@@ -28,7 +28,7 @@ import pytest
 from fastapi.testclient import TestClient
 from served_papers import HOSTILE_ID, TEST_HOSTS, build_served_data_dir
 
-from papersift.api import create_app
+from papersift.server import create_app
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 MB = 1024 * 1024
@@ -189,7 +189,7 @@ class RssSampler:
 @pytest.fixture()
 def real_server(served_data_dir):
     port = free_port()
-    launcher = ("import sys, uvicorn; from papersift.api import create_app; "
+    launcher = ("import sys, uvicorn; from papersift.server import create_app; "
                 "uvicorn.run(create_app(sys.argv[1]), host='127.0.0.1', port=int(sys.argv[2]), log_level='warning')")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[2] / "src"),
                                                         os.environ.get("PYTHONPATH", "")])}

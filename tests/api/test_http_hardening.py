@@ -8,7 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 from served_papers import HOSTILE_ID
 
-from papersift.api import create_app
+from papersift.server import create_app
 from papersift.api.errors import MAX_LISTED_PROBLEMS
 from papersift.api.security import ANY_HOST, LOOPBACK_HOSTS, allowed_hosts_for
 

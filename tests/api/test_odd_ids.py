@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from served_papers import TEST_HOSTS, build_served_data_dir
 
-from papersift.api import create_app
+from papersift.server import create_app
 
 SLASH_ID = "arXiv-2001-cs/0101001"
 COMMA_ID = "TEST-2024-a,b"

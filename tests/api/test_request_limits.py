@@ -13,7 +13,7 @@ import orjson
 import pytest
 from served_papers import TEST_HOSTS, build_served_data_dir
 
-from papersift.api import create_app
+from papersift.server import create_app
 from papersift.api.limits import MAX_BODY_BYTES
 from papersift.store import Store
 

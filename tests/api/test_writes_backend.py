@@ -8,7 +8,7 @@ from fastapi.testclient import TestClient
 from served_papers import TEST_HOSTS, build_served_data_dir
 from typer.testing import CliRunner
 
-from papersift.api import create_app
+from papersift.server import create_app
 from papersift.cli import app as cli_app
 from papersift.search.service import SearchService
 from papersift.store import Store

@@ -21,7 +21,7 @@ from served_papers import TEST_HOSTS, build_served_data_dir
 from typer.testing import CliRunner
 
 import papersift
-from papersift.api import create_app
+from papersift.server import create_app
 from papersift.cli import app
 from papersift.index import lexical
 from papersift.index.models import DEFAULT_MODEL, get_spec

@@ -8,7 +8,7 @@ from fastapi.testclient import TestClient
 from hybrid_service import add_vectors_and_bridge, hybrid_service
 from served_papers import TEST_HOSTS
 
-from papersift.api import create_app
+from papersift.server import create_app
 from papersift.eval.datasets import EvalQuery
 from papersift.eval.runner import evaluate, rank_query
 from tests.search.conftest import indexed_copy

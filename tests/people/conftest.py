@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from papersift.api import create_app
+from papersift.server import create_app
 from papersift.index import lexical
 from papersift.ingest.pipeline import ingest_paths
 from papersift.people.identity import build

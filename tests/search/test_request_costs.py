@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from tests.search.conftest import indexed_copy
 
 from hybrid_service import add_vectors_and_bridge, hybrid_service
-from papersift.api import create_app
+from papersift.server import create_app
 from papersift.search.types import Filters, SearchRequest
 from served_papers import TEST_HOSTS
 

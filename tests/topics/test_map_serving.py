@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 from topic_vectors import publish_text_vectors
 from typer.testing import CliRunner
 
-from papersift.api import create_app
+from papersift.server import create_app
 from papersift.cli import app as cli_app
 from papersift.index import lexical
 from papersift.record import paper_from_dict

@@ -18,7 +18,7 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from papersift.api import create_app
+from papersift.server import create_app
 from papersift.cli import app as cli_app
 from papersift.config import MAX_PAGE_SIZE
 from papersift.index import lexical

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from playwright import sync_api
 
-from papersift.api import create_app
+from papersift.server import create_app
 from papersift.topics.classifier import WORDS_ONLY
 from papersift.topics.plots import store_topic_trends
 from papersift.topics.predict import predict_all

@@ -1,7 +1,7 @@
 import pytest
 from fastapi.testclient import TestClient
 
-from papersift.api import create_app
+from papersift.server import create_app
 from papersift.store import Store
 from papersift.topics.classifier import WORDS_ONLY
 from papersift.topics.plots import store_topic_trends

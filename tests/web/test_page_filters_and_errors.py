@@ -11,9 +11,9 @@ from fastapi import APIRouter
 from fastapi.testclient import TestClient
 from served_papers import TEST_HOSTS
 
-from papersift.api import create_app
+from papersift.server import create_app
 from papersift.api.params import FILTER_PARAMS
-from papersift.web.i18n import LANGS, MESSAGES
+from papersift.i18n import LANGS, MESSAGES
 
 HTML = {"accept": "text/html"}
 TEMPLATE_DIRS = [Path(__file__).resolve().parents[2] / "src" / "papersift" / folder / "templates"

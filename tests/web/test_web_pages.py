@@ -10,7 +10,7 @@ import pytest
 from fastapi import APIRouter, Request
 from fastapi.testclient import TestClient
 
-from papersift.api import create_app
+from papersift.server import create_app
 from papersift.search.service import SearchService
 from papersift.search.types import Filters, SearchRequest
 from papersift.web.routes import highlighted, safe_href

@@ -1,5 +1,6 @@
-"""The HTTP API (FastAPI): `create_app(data_dir)` serves the JSON API and the page."""
+"""The HTTP API (FastAPI): `create_api_app(data_dir)` serves the JSON API; the whole server
+with the page is `papersift.server.create_app`."""
 
-from papersift.api.app import create_app
+from papersift.api.app import create_api_app
 
-__all__ = ["create_app"]
+__all__ = ["create_api_app"]

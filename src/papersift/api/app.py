@@ -1,6 +1,7 @@
-"""The FastAPI app: JSON API under /api, the page at /, OpenAPI at /docs.
+"""The FastAPI app of the JSON API (/api, OpenAPI at /docs), with the middleware every
+request passes. The page mounts on it in papersift/server.py (`create_app`), above both.
 
-Other parts of papersift add pages by passing their routers to create_app(routers=[...])
+Other parts of papersift add routes by passing their routers to create_api_app(routers=[...])
 (or by appending to EXTRA_ROUTERS before the app is created).
 """
 
@@ -87,19 +88,18 @@ def open_service(data_dir: Path) -> SearchBackend:
     return SearchService(data_dir)
 
 
-def create_app(
+def create_api_app(
     data_dir: str | Path,
     *,
     service: SearchBackend | None = None,
     routers: Iterable[APIRouter] = (),
     enable_writes: bool = False,
     write_token: str | None = None,
-    with_web: bool = True,
     allowed_hosts: Iterable[str] = LOOPBACK_HOSTS,
     max_body_bytes: int = MAX_BODY_BYTES,
     body_timeout_s: float = BODY_TIMEOUT_S,
 ) -> FastAPI:
-    """The whole server for one data dir. Writes stay off unless enable_writes and a token.
+    """The JSON API for one data dir. Writes stay off unless enable_writes and a token.
 
     Only requests whose Host header is in `allowed_hosts` are answered (`*`: any); the
     default, the loopback names, suits a server bound to 127.0.0.1 (see api.security).
@@ -132,10 +132,6 @@ def create_app(
     app.include_router(routes.router)
     app.include_router(writes.router)
     app.include_router(people_routes.router)
-    if with_web:
-        from papersift.web.routes import install_web
-
-        install_web(app)
     optional = []
     if extras.available("topics"):  # topic map + trends (papersift.topics): mounted when its extra is installed
         from papersift.api.topics_routes import router as topics_router

@@ -13,7 +13,7 @@ from papersift.record import Paper
 from papersift.search.facet_counts import FacetSummary
 from papersift.search.notices import Notice
 from papersift.search.types import Hit, SearchRequest, SearchResponse
-from papersift.web.i18n import Lang, negotiate_language
+from papersift.i18n import Lang, negotiate_language
 
 EXPORT_MAX_RESULTS = 5000
 

@@ -18,9 +18,8 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import HTMLResponse, Response
 
-from papersift.api.backend import EXPORT_MAX_RESULTS, collect_result_papers, request_lang, service_of
+from papersift.api.backend import EXPORT_MAX_RESULTS, collect_result_papers, service_of
 from papersift.api.errors import ApiError
 from papersift.api.routes import ERRORS as SEARCH_ERRORS
 from papersift.api.schemas import ErrorOut, TopicMapOut, TopicTrendsOut
@@ -30,20 +29,7 @@ from papersift.search.types import QuerySyntaxError, SearchRequest
 from papersift.topics.features import EmbeddingsUnavailable
 from papersift.topics.overview import TopicRow, area_colors, area_order, counts_by, topic_rows
 from papersift.topics.projection import MapNotComputed, stored_map_points
-from papersift.web.i18n import Lang
 
-TEMPLATES = Path(__file__).resolve().parents[1] / "topics" / "templates"
-LABELS = {
-    "zh": {"title": "主题地图", "intro": "每个点是一篇论文（嵌入向量的二维投影），颜色表示领域；浅色点的领域由模型预测。"
-                                        "悬停查看标题，点击打开论文。",
-           "filter": "按检索词高亮", "apply": "高亮", "clear_search": "清除", "trends": "各领域论文数（按年份）",
-           "loading": "加载中…", "matches": "匹配", "predicted": "预测", "nav": "主题地图"},
-    "en": {"title": "Topic map", "intro": "Each dot is a paper (2-D projection of its embedding), colored by area; "
-                                          "lighter dots have a predicted area. Hover for the title, click to open it.",
-           "filter": "Highlight a search", "apply": "Highlight", "clear_search": "Clear",
-           "trends": "Papers per area per year", "loading": "Loading…", "matches": "matches",
-           "predicted": "predicted", "nav": "Topic map"},
-}
 MAP_METHODS = Literal["auto", "pca", "umap"]
 
 ERRORS = {
@@ -52,7 +38,6 @@ ERRORS = {
     422: SEARCH_ERRORS[422],
 }
 api_router = APIRouter(prefix="/api/topics", tags=["topics"], responses=ERRORS)
-page_router = APIRouter(include_in_schema=False)
 _cache_lock = threading.Lock()
 _cache: dict[tuple, object] = {}
 _computing: dict[tuple, threading.Lock] = {}  # one lock per key being computed: single flight
@@ -172,36 +157,4 @@ def topic_trends(request: Request) -> dict:
     }
 
 
-@page_router.get("/topics/map", response_class=HTMLResponse)
-def topic_map_page(request: Request, lang: Annotated[Lang | None, Query()] = None,
-                   q: Annotated[str, Query(max_length=MAX_QUERY_CHARS)] = "") -> HTMLResponse:
-    from papersift.web.routes import render
-
-    chosen = request_lang(request, lang)
-    return render(request, "topics_map_page.html", chosen, labels=LABELS[chosen], query=q)
-
-
-@page_router.get("/topics/trends.svg")
-def topic_trends_svg(request: Request) -> Response:
-    """The trends chart as `papersift topics map` stored it (409 naming it until then)."""
-    from papersift.topics.predict import stored_trends_path  # not topics.plots: no matplotlib in the server
-
-    try:
-        chart = stored_trends_path(_data_dir(request)).read_bytes()
-    except FileNotFoundError:
-        raise ApiError(409, "trends_not_computed", "the trends chart is not drawn yet; run 'papersift topics map'") from None
-    return Response(chart, media_type="image/svg+xml")
-
-
-def _register_page() -> None:
-    """The page's header link and template folder, beside the web UI's own pages."""
-    from papersift.web.routes import NAV_LINKS, add_page
-
-    if not any(link.path == "/topics/map" for link in NAV_LINKS):
-        add_page("/topics/map", {lang: LABELS[lang]["nav"] for lang in LABELS}, TEMPLATES)
-
-
-_register_page()
-router = APIRouter()  # what the app includes: the JSON API and the page
-router.include_router(api_router)
-router.include_router(page_router)
+router = api_router  # what the app includes; the pages are web/topics_pages.py

@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 
 from fastapi.testclient import TestClient
 
-from papersift.api import create_app
+from papersift.server import create_app
 from papersift.config import MAX_QUERY_CHARS
 from papersift.store import Store
 

@@ -46,7 +46,7 @@ def manifest_check(store: Store, manifest_path: Path) -> dict:
 def run(data_dir: Path, manifest_path: Path | None, repeats: int = 3, log=print) -> dict:
     from fastapi.testclient import TestClient
 
-    from papersift.api import create_app
+    from papersift.server import create_app
     from papersift.api.security import LOOPBACK_HOSTS
 
     store = Store(data_dir, readonly=True)

@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 import orjson
 from fastapi.testclient import TestClient
 
-from papersift.api import create_app
+from papersift.server import create_app
 from papersift.config import shared_data_dir
 from papersift.store import Store
 

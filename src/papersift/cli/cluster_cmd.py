@@ -219,7 +219,7 @@ def cluster_serve(
     """Serve the page and the API with searches answered by the Typesense cluster."""
     import uvicorn
 
-    from papersift.api import create_app
+    from papersift.server import create_app
     from papersift.api.security import allowed_hosts_for
 
     directory = data_dir_of(data_dir)

@@ -32,7 +32,7 @@ def _run_server(data_dir: Path, host: str, port: int, enable_writes: bool, write
                 service=None, allowed_hosts: list[str] | None = None) -> None:
     import uvicorn
 
-    from papersift.api import create_app
+    from papersift.server import create_app
     from papersift.api.app import MIN_TOKEN_CHARS
     from papersift.api.security import ANY_HOST, allowed_hosts_for
 

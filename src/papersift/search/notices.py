@@ -2,7 +2,7 @@
 
 A Notice is the English sentence (so the CLI, JSON and logs need nothing special) that also
 carries a code and its values, so the page can say it in the reader's language
-(web/i18n.py holds the other languages' wording for each code).
+(i18n.py holds the other languages' wording for each code).
 """
 
 from __future__ import annotations

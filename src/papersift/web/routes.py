@@ -26,7 +26,7 @@ from papersift.api.params import FacetParams, PaperParams, SearchParams, Similar
 from papersift.search.display import page_count
 from papersift.config import AUTHORS_SHOWN, MAX_PAGE
 from papersift.export import to_bibtex
-from papersift.web.i18n import LANGS, Lang, error_title_key, negotiate_language, translate, translate_notice
+from papersift.i18n import LANGS, Lang, error_title_key, negotiate_language, translate, translate_notice
 from papersift.web.urls import SearchState, author_path, export_path, paper_path
 
 WEB_DIR = Path(__file__).parent

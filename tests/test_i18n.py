@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from papersift.web.i18n import LANGS, MESSAGES, negotiate_language, translate
+from papersift.i18n import LANGS, MESSAGES, negotiate_language, translate
 
 
 @pytest.mark.parametrize(("header", "expected"), [
