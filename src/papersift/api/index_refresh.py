@@ -27,7 +27,7 @@ class GroupRefresher:
         self._changed = threading.Condition()
         self._covered = 0  # every seq up to this one is in the published index
         self._running = False
-        self.updates = 0  # how many updates ran (for tests and the drill report)
+        self.updates = 0  # how many updates ran (the tests check that writers share them)
 
     def wait_indexed(self, seq: int) -> None:
         with self._changed:

@@ -215,6 +215,21 @@ def _add_papers(writer: tantivy.IndexWriter, rows: RowWriter, papers: Iterable[t
     return count, last_seq
 
 
+def _write_staged(index: tantivy.Index, staging: Path, papers: Iterable[tuple[int, Paper]], replace: bool,
+                  progress: ProgressCallback | None, predicted: dict[str, Topic]) -> tuple[int, int]:
+    """Add the papers to a staged generation (tantivy and the row store) and commit it there:
+    (papers added, highest seq). Nothing is live until the caller publishes the staging folder."""
+    register(index)
+    writer = index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=WRITER_THREADS)
+    rows = RowWriter(staging, len(FACET_GROUPS))
+    counts = _add_papers(writer, rows, papers, replace=replace, progress=progress, predicted=predicted)
+    rows.close()
+    writer.commit()
+    writer.wait_merging_threads()
+    fault_point("lexical:committed")
+    return counts
+
+
 def build(data_dir: str | Path, progress: ProgressCallback | None = None) -> BuildResult:
     """Build a fresh index of every paper in the store and swap it in."""
     with _writer_lock(data_dir):
@@ -261,14 +276,7 @@ def _build_generation(data_dir: str | Path, papers: Iterable[tuple[int, Paper]],
     name, staging = new_staging(root)
     try:
         index = tantivy.Index(build_schema(), path=str(staging))
-        register(index)
-        writer = index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=WRITER_THREADS)
-        rows = RowWriter(staging, len(FACET_GROUPS))
-        count, _ = _add_papers(writer, rows, papers, replace=False, progress=progress, predicted=predicted)
-        rows.close()
-        writer.commit()
-        writer.wait_merging_threads()
-        fault_point("lexical:committed")
+        count, _ = _write_staged(index, staging, papers, replace=False, progress=progress, predicted=predicted)
         now = time.time()
         IndexMeta(SCHEMA_VERSION, last_seq, count, now, now, topics_stamp).write(staging)
         fault_point("lexical:meta-written")
@@ -325,14 +333,8 @@ def _update_generation(data_dir: str | Path, folder: Path, meta: IndexMeta, stam
             link_generation(folder, staging, skip=TANTIVY_LOCK_FILES)
             fault_point("lexical:staged")
             index = tantivy.Index.open(str(staging))
-            register(index)
-            writer = index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=WRITER_THREADS)
-            rows = RowWriter(staging, len(FACET_GROUPS))
-            added, last_seq = _add_papers(writer, rows, papers, replace=True, progress=progress, predicted=predicted)
-            rows.close()
-            writer.commit()
-            writer.wait_merging_threads()
-            fault_point("lexical:committed")
+            added, last_seq = _write_staged(index, staging, papers, replace=True, progress=progress,
+                                            predicted=predicted)
             index.reload()
             documents = index.searcher().num_docs
             IndexMeta(SCHEMA_VERSION, max(last_seq, meta.last_seq), documents, meta.built_at, time.time(),
