@@ -8,6 +8,8 @@ import pytest
 
 from papersift.bench.zhterms import load, markdown, run, term_half
 
+TWINS = {"000": "graph neural networks", "001": "zzzunmatchedword"}
+
 
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory):
@@ -15,7 +17,8 @@ def dataset(tmp_path_factory):
     queries = [("zh-000", "zh", "图神经网络"), ("en-000", "en", "graph neural networks"),
                ("zh-001", "zh", "龘龘"), ("en-001", "en", "zzzunmatchedword")]
     (folder / "queries_dev.jsonl").write_text("".join(
-        json.dumps({"_id": qid, "text": text, "lang": lang}, ensure_ascii=False) + "\n" for qid, lang, text in queries),
+        json.dumps({"_id": qid, "text": text, "lang": lang, "term_en": TWINS[qid[-3:]]}, ensure_ascii=False) + "\n"
+        for qid, lang, text in queries),
         encoding="utf-8")
     return folder
 
@@ -49,3 +52,21 @@ def test_zh_and_en_are_scored_on_the_same_qrels(dataset, indexed_dir):
     assert summary["ratio_mrr"] == 1.0 and summary["zh"]["recall@10"] == 0.5
     assert report["per_query"]["keyword"]["zh-000"]["english"] == "graph neural networks"
     assert "| keyword | all | 0.500 | 0.500 | 1.00 |" in markdown(report)
+
+
+def test_the_ceiling_counts_twins_among_the_candidates_and_the_oracle_over_them(dataset, indexed_dir):
+    from papersift.bench.zhterms import ceiling, ceiling_markdown
+    from papersift.search.service import SearchService
+    from papersift.search.types import SearchRequest
+
+    relevant = [hit.paper.id for hit in SearchService(indexed_dir).search(
+        SearchRequest(query="graph neural networks", mode="keyword", size=3)).hits]
+    (dataset / "qrels_dev.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(
+        f"{qid}\t{paper_id}\t1\n" for qid in ("zh-000", "en-000") for paper_id in relevant), encoding="utf-8")
+    report = ceiling(indexed_dir, dataset, neighbours=(5,))
+    by_k = report["summary"]["all"]["by_neighbours"]
+    # term 000 reads as its twin (found first), term 001 has no candidate at all
+    assert by_k["0"] == {"twin_among_candidates": 0.5, "oracle_mrr@10": 0.5, "oracle_ratio": 1.0}
+    assert report["summary"]["all"]["en_mrr@10"] == 0.5
+    assert [row["qid"] for row in report["per_term"]] == ["zh-000", "zh-001"]
+    assert "| all | 0 | 0.50 | 0.500 | 0.500 | 1.00 |" in ceiling_markdown(report)

@@ -30,6 +30,7 @@ class TermQuery:
     term: str  # "012": the term both twins share
     lang: str
     text: str
+    term_en: str = ""  # the English term (the qrels' source), for the ceiling's twin check
 
 
 @dataclass
@@ -66,7 +67,8 @@ def load(dataset: Path) -> tuple[list[TermQuery], dict[str, set[str]]]:
     for line in (dataset / "queries_dev.jsonl").read_text(encoding="utf-8").splitlines():
         if line.strip():
             row = json.loads(line)
-            queries.append(TermQuery(row["_id"], row["_id"].split("-", 1)[1], row["lang"], row["text"]))
+            queries.append(TermQuery(row["_id"], row["_id"].split("-", 1)[1], row["lang"], row["text"],
+                                     row.get("term_en", "")))
     qrels: dict[str, set[str]] = defaultdict(set)
     for line in (dataset / "qrels_dev.tsv").read_text(encoding="utf-8").splitlines()[1:]:
         qid, doc, score = line.split("\t")
@@ -104,6 +106,82 @@ def run(data_dir: Path, modes: Sequence[str], dataset: Path = DEFAULT_DATASET, h
     summaries = {mode: result.summary(queries) for mode, result in results.items()}
     return {"data_dir": str(data_dir), "dataset": str(dataset), "half": half, "k": K, "modes": summaries,
             "per_query": {mode: result.per_query for mode, result in results.items()}}
+
+
+CEILING_NEIGHBOURS = (5, 20, 100)
+
+
+def ceiling(data_dir: Path, dataset: Path = DEFAULT_DATASET, neighbours: Sequence[int] = CEILING_NEIGHBOURS,
+            log: Callable[[str], None] = lambda _: None) -> dict:
+    """How far a better choice among the readings papersift can produce would get (keyword mode).
+
+    For each Chinese term, the candidate readings are the composition's (search/termlexicon.py:
+    the reading and its alternatives) and the k phrases nearest to the term by the phrase
+    vectors (search/phrasebridge.py). Per k, two upper bounds: the share of terms whose English
+    twin (same analyzed key as `term_en`) is among the candidates, and the MRR@10 of an oracle
+    that searches every candidate and keeps the best (it reads the qrels: no real rule can do
+    better with these candidates). A reading rule can only reach the 0.9 bar if the oracle can.
+    """
+    from papersift.index.termlexicon import analyzed
+    from papersift.search.phrasebridge import phrase_bridge_for
+    from papersift.search.service import SearchService
+    from papersift.search.termlexicon import lexicon_for
+    from papersift.search.types import SearchRequest
+
+    queries, qrels = load(dataset)
+    lexicon, bridge = lexicon_for(data_dir), phrase_bridge_for(data_dir)
+    if lexicon is None:
+        raise ValueError(f"no term lexicon in {data_dir}: run `papersift index --data-dir {data_dir}`")
+    service = SearchService(data_dir)
+    twins = {q.qid: q for q in queries}
+    scored: dict[tuple[str, str], float] = {}
+
+    def reciprocal_rank(text: str, qid: str) -> float:
+        if (text, qid) not in scored:
+            hits = service.search(SearchRequest(query=text, mode="keyword", size=K)).hits
+            relevant = qrels.get(qid, set())
+            rank = next((at for at, hit in enumerate(hits, 1) if hit.paper.id in relevant), None)
+            scored[text, qid] = 1 / rank if rank else 0.0
+        return scored[text, qid]
+
+    rows = []
+    for query in (q for q in queries if q.lang == "zh"):
+        english = twins.get(f"en-{query.term}")
+        reading = lexicon.read(query.text)
+        composed = [reading.english, *(alt for term in reading.terms for alt in term.alternatives)] if reading else []
+        token = "".join(query.text.split())
+        near = [] if bridge is None else [
+            found[0] for found in (lexicon.phrase(n.key) for n in bridge.neighbours(token, max(neighbours))) if found]
+        twin = analyzed(query.term_en or (english.text if english else ""))
+        row = {"qid": query.qid, "half": term_half(query.term),
+               "en_rr": reciprocal_rank(english.text, english.qid) if english else 0.0}
+        for k in (0, *neighbours):
+            candidates = [text for text in dict.fromkeys([*composed, *near[:k]]) if text]
+            row[f"twin@{k}"] = any(analyzed(text) == twin for text in candidates)
+            row[f"oracle@{k}"] = max((reciprocal_rank(text, query.qid) for text in candidates), default=0.0)
+        rows.append(row)
+    log(f"ceiling: {len(rows)} terms, {len(scored)} searches")
+    summary = {}
+    for half in ("all", "A", "B"):
+        chosen = [row for row in rows if half == "all" or row["half"] == half]
+        n = len(chosen) or 1
+        en = sum(row["en_rr"] for row in chosen) / n
+        summary[half] = {"terms": len(chosen), "en_mrr@10": en, "by_neighbours": {
+            str(k): {"twin_among_candidates": sum(row[f"twin@{k}"] for row in chosen) / n,
+                     "oracle_mrr@10": (oracle := sum(row[f"oracle@{k}"] for row in chosen) / n),
+                     "oracle_ratio": _ratio(oracle, en)} for k in (0, *neighbours)}}
+    return {"data_dir": str(data_dir), "dataset": str(dataset), "phrase_vectors": bridge is not None,
+            "summary": summary, "per_term": rows}
+
+
+def ceiling_markdown(report: dict) -> str:
+    lines = ["| half | nearest phrases | twin among candidates | oracle zh MRR@10 | en MRR@10 | oracle ratio |",
+             "|---|---|---|---|---|---|"]
+    for half, row in report["summary"].items():
+        for k, figures in row["by_neighbours"].items():
+            lines.append(f"| {half} | {k} | {figures['twin_among_candidates']:.2f} | {figures['oracle_mrr@10']:.3f} "
+                         f"| {row['en_mrr@10']:.3f} | {figures['oracle_ratio']:.2f} |")
+    return "\n".join(lines)
 
 
 def markdown(report: dict) -> str:

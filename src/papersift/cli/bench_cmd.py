@@ -85,6 +85,9 @@ def bench_zhterms(
     mode: Annotated[list[str], typer.Option("--mode", help="Modes to measure (repeatable).")] = ["keyword"],  # noqa: B006
     dataset: Annotated[Path | None, typer.Option("--dataset", help="zhterms folder (queries_dev.jsonl, qrels_dev.tsv).")] = None,
     half: Annotated[str, typer.Option("--half", help="all, A (develop) or B (confirm).")] = "all",
+    ceiling: Annotated[bool, typer.Option(
+        "--ceiling", help="Instead: the upper bound of any reading rule over the candidate readings "
+                          "(twin among them; oracle MRR@10), to bench-zhterms-ceiling.*.")] = False,
     reports_dir: ReportsDirOption = Path("reports"),
     as_json: JsonOption = False,
 ) -> None:
@@ -100,6 +103,13 @@ def bench_zhterms(
     for name in mode:
         if name not in ("keyword", "semantic", "hybrid"):
             fail(f"--mode must be keyword, semantic or hybrid, not {name!r}")
+    if ceiling:
+        try:
+            bound = zhterms.ceiling(data_dir, dataset, log=lambda message: err_console.print(f"[dim]{message}[/]"))
+        except ValueError as exc:
+            fail(str(exc))
+        emit_report("bench-zhterms-ceiling", bound, zhterms.ceiling_markdown(bound), reports_dir, as_json)
+        return
     report = zhterms.run(data_dir, mode, dataset, half, log=lambda message: err_console.print(f"[dim]{message}[/]"))
     emit_report("bench-zhterms", report, zhterms.markdown(report), reports_dir, as_json)
 
