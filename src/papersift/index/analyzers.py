@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 import tantivy
@@ -99,7 +100,42 @@ def terms(text: str, analyzer_name: str = ENGLISH) -> list[str]:
     return analyzers()[analyzer_name].analyze(segment_cjk(text))
 
 
+@dataclass(frozen=True, slots=True)
+class Token:
+    """An analyzed token: its term, its position among the text's words (stop words keep
+    their place, so a phrase matches what was indexed), and its character span."""
+
+    text: str
+    position: int
+    start: int
+    end: int
+
+
+# What tantivy's simple tokenizer keeps: runs of alphanumeric characters (Rust's
+# char::is_alphanumeric; Python's [^\W_] differs on vowel signs of Indic scripts, see the tests).
+_SIMPLE_TOKEN = re.compile(r"[^\W_]+")
+
+
+def tokens(text: str, analyzer_name: str = ENGLISH) -> list[Token]:
+    """The analyzed tokens of `text` (no CJK segmentation: callers segment first when needed).
+
+    tantivy 0.27's `TextAnalyzer.pre_tokenize` gives them directly. tantivy 0.27 has no wheel
+    for Python 3.10, and 0.26 lacks `pre_tokenize`: there each word the simple tokenizer would
+    cut is analyzed on its own, which yields the same tokens (the filters work word by word)."""
+    analyzer = analyzers()[analyzer_name]
+    if hasattr(analyzer, "pre_tokenize"):
+        return [Token(token.text, token.position, token.char_offset_from, token.char_offset_to)
+                for token in analyzer.pre_tokenize(text).tokens]
+    return _tokens_word_by_word(analyzer, text)
+
+
+def _tokens_word_by_word(analyzer: tantivy.TextAnalyzer, text: str) -> list[Token]:
+    found = []
+    for position, word in enumerate(_SIMPLE_TOKEN.finditer(text)):
+        found.extend(Token(term, position, word.start(), word.end()) for term in analyzer.analyze(word.group()))
+    return found
+
+
 def positioned_terms(text: str, analyzer_name: str = ENGLISH) -> list[tuple[int, str]]:
     """(position, term) pairs; stop-word gaps are kept so phrases match what was indexed."""
-    tokens = analyzers()[analyzer_name].pre_tokenize(segment_cjk(text)).tokens
-    return [(token.position, token.text) for token in tokens]
+    return [(token.position, token.text) for token in tokens(segment_cjk(text), analyzer_name)]

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from papersift.index.analyzers import ENGLISH, analyzers, has_cjk
+from papersift.index.analyzers import ENGLISH, analyzers, has_cjk, tokens
 
 LEXICON_FILE = "termlexicon.sqlite3"
 SCHEMA_VERSION = 1
@@ -76,14 +76,13 @@ def analyzed(text: str) -> str:
 
 def _clause_tokens(text: str):
     """(stem, start, end) of each clause's tokens, clause by clause."""
-    tokenizer = analyzers()[ENGLISH]
     offset = 0
     for clause in _CLAUSE_BREAK.split(text):
-        tokens = tokenizer.pre_tokenize(clause).tokens
+        found = tokens(clause, ENGLISH)
         base = text.find(clause, offset) if clause else offset
         offset = base + len(clause)
-        if tokens:
-            yield [(token.text, base + token.char_offset_from, base + token.char_offset_to) for token in tokens]
+        if found:
+            yield [(token.text, base + token.start, base + token.end) for token in found]
 
 
 class _Corpus:
