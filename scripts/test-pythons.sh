@@ -2,11 +2,10 @@
 # The core tier of the suite on Pythons other than CI's (3.11), each in its own venv
 # (.venv-<version>) synced from uv.lock. Not in .ci/run: with the full suite it would pass
 # CI's ~10 minute test budget on 2 cores (docs/packaging.md).
-# Usage: bash scripts/test-pythons.sh [python3.12 python3.13 | /path/to/python ...]
+# Usage: bash scripts/test-pythons.sh [python3.10 python3.12 python3.13 | /path/to/python ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 UV=$(command -v uv || "$(command -v python3)" -c 'import uv; print(uv.find_uv_bin())')
-CORE_TIER=(tests/test_store.py tests/test_record.py tests/test_extras.py tests/ingest tests/search tests/api)
 
 interpreter() {  # a command or path that runs, else pyenv's build of that version
   if "$1" -V >/dev/null 2>&1; then command -v "$1"; return; fi
@@ -15,7 +14,7 @@ interpreter() {  # a command or path that runs, else pyenv's build of that versi
   [ -n "$version" ] && echo "$(pyenv root)/versions/$version/bin/python"
 }
 
-[ $# -gt 0 ] || set -- python3.12 python3.13
+[ $# -gt 0 ] || set -- python3.10 python3.12 python3.13
 status=0
 for requested in "$@"; do
   python=$(interpreter "$requested") || { echo "no $requested here" >&2; status=1; continue; }
@@ -23,6 +22,6 @@ for requested in "$@"; do
   UV_PROJECT_ENVIRONMENT=".venv-$version" UV_PYTHON_DOWNLOADS=never \
     "$UV" sync --quiet --locked --all-extras --group dev --python "$python"
   echo "== Python $version ($python)"
-  ".venv-$version/bin/python" -m pytest -q -p no:cacheprovider "${CORE_TIER[@]}" || status=1
+  ".venv-$version/bin/python" -m pytest -q -p no:cacheprovider -m core || status=1
 done
 exit $status

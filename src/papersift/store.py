@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, Self
+from typing import IO
 
 import orjson
 
@@ -150,7 +150,7 @@ class UpsertCounts:
     merged: int = 0
     unchanged: int = 0
 
-    def __iadd__(self, other: UpsertCounts) -> Self:
+    def __iadd__(self, other: UpsertCounts) -> UpsertCounts:
         self.added += other.added
         self.updated += other.updated
         self.merged += other.merged
