@@ -15,7 +15,6 @@ from pathlib import Path
 from fastapi import APIRouter, FastAPI
 from fastapi_offline import FastAPIOffline
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from papersift import __version__, extras
 from papersift.api import people_routes, routes, writes
@@ -23,7 +22,7 @@ from papersift.api.access_log import AccessLog
 from papersift.api.backend import SearchBackend
 from papersift.api.errors import install_error_handlers
 from papersift.api.limits import BODY_TIMEOUT_S, MAX_BODY_BYTES, RequestLimits
-from papersift.api.security import LOOPBACK_HOSTS, SecurityHeaders
+from papersift.api.security import LOOPBACK_HOSTS, SecurityHeaders, TrustedHost
 
 # Routers that other packages register (e.g. the topic map and trends pages).
 EXTRA_ROUTERS: list[APIRouter] = []
@@ -114,7 +113,7 @@ def create_api_app(
     middleware = [
         Middleware(AccessLog),
         Middleware(SecurityHeaders),
-        Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts), www_redirect=False),
+        Middleware(TrustedHost, allowed_hosts=list(allowed_hosts)),
         Middleware(RequestLimits, max_body_bytes=max_body_bytes, body_timeout_s=body_timeout_s),
         Middleware(HeadAsGet),
         Middleware(ServerTiming),

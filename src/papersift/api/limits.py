@@ -81,7 +81,7 @@ class RequestLimits:
                 deadline = time.monotonic() + self.body_timeout_s
             try:
                 message = await asyncio.wait_for(receive(), max(deadline - time.monotonic(), 0.001))
-            except TimeoutError:
+            except asyncio.TimeoutError:  # not the builtin TimeoutError before Python 3.11
                 raise RequestRejected(408, "body_timeout",
                                       f"the request body did not arrive within {self.body_timeout_s:g} s") from None
             if message["type"] == "http.request":

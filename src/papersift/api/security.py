@@ -13,6 +13,9 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable
 
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.types import ASGIApp, Receive, Scope, Send
+
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
 ANY_HOST = "*"
 
@@ -31,6 +34,21 @@ COMMON_HEADERS = [
     (b"x-frame-options", b"DENY"),
     (b"cross-origin-opener-policy", b"same-origin"),
 ]
+
+
+class TrustedHost(TrustedHostMiddleware):
+    """Starlette's Host check with host names compared case-insensitively (RFC 9110 4.2.3).
+    Starlette lowercases them itself from 1.8 on, which needs Python 3.11; on 3.10 the lock
+    resolves 1.7, which answered "LOCALHOST" with 400."""
+
+    def __init__(self, app: ASGIApp, allowed_hosts: Iterable[str]) -> None:
+        super().__init__(app, allowed_hosts=[host.lower() for host in allowed_hosts], www_redirect=False)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            scope = {**scope, "headers": [(name, value.lower() if name == b"host" else value)
+                                          for name, value in scope["headers"]]}
+        await super().__call__(scope, receive, send)
 
 
 def policy_for(path: str) -> bytes:
