@@ -27,6 +27,7 @@ from papersift.search.display import page_count
 from papersift.config import AUTHORS_SHOWN, MAX_PAGE
 from papersift.export import to_bibtex
 from papersift.i18n import LANGS, Lang, error_title_key, negotiate_language, translate, translate_notice
+from papersift.web.feeds import page_feeds
 from papersift.web.urls import SearchState, author_path, export_path, paper_path
 
 WEB_DIR = Path(__file__).parent
@@ -91,7 +92,8 @@ def render(request: Request, template: str, lang: Lang, status: int = 200, **con
 
     lang_urls = {code: _with_lang(request, code) for code in LANGS}
     html = templates.get_template(template).render(
-        request_path=request.url.path, lang=lang, t=t, notice_text=notice_text, lang_urls=lang_urls, nav_links=NAV_LINKS, **context,
+        request_path=request.url.path, lang=lang, t=t, notice_text=notice_text, lang_urls=lang_urls, nav_links=NAV_LINKS,
+        feed_links=page_feeds(request) if status == 200 else [], **context,
     )
     return HTMLResponse(html, status_code=status)
 
@@ -173,4 +175,7 @@ def install_web(app: FastAPI) -> None:
     from papersift.web.people_pages import router as people_router
 
     app.include_router(people_router)
+    from papersift.web.feeds import router as feeds_router
+
+    app.include_router(feeds_router)
     app.state.render_html_error = render_error
