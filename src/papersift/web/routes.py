@@ -27,6 +27,7 @@ from papersift.search.display import page_count
 from papersift.config import AUTHORS_SHOWN, MAX_PAGE
 from papersift.export import to_bibtex
 from papersift.i18n import LANGS, Lang, error_title_key, negotiate_language, translate, translate_notice
+from papersift.web.citation_meta import citation_meta_tags, coins_kev
 from papersift.web.feeds import page_feeds
 from papersift.web.urls import SearchState, author_path, export_path, paper_path
 
@@ -80,7 +81,8 @@ def safe_href(url: str | None) -> str | None:
 
 templates.filters["safe_href"] = safe_href
 templates.globals.update(highlighted=highlighted, AUTHORS_SHOWN=AUTHORS_SHOWN, paper_path=paper_path,
-                         export_path=export_path, author_link=author_path)
+                         export_path=export_path, author_link=author_path, citation_meta_tags=citation_meta_tags,
+                         coins_kev=coins_kev)
 
 
 def render(request: Request, template: str, lang: Lang, status: int = 200, **context) -> HTMLResponse:
@@ -93,7 +95,7 @@ def render(request: Request, template: str, lang: Lang, status: int = 200, **con
     lang_urls = {code: _with_lang(request, code) for code in LANGS}
     html = templates.get_template(template).render(
         request_path=request.url.path, lang=lang, t=t, notice_text=notice_text, lang_urls=lang_urls, nav_links=NAV_LINKS,
-        feed_links=page_feeds(request) if status == 200 else [], **context,
+        feed_links=page_feeds(request) if status == 200 else [], site_url=str(request.base_url).rstrip("/"), **context,
     )
     return HTMLResponse(html, status_code=status)
 
