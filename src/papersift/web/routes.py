@@ -135,7 +135,7 @@ def search_page(request: Request, params: Annotated[SearchParams, Query()]) -> H
         pages=page_count(response.total, params.size, MAX_PAGE), facet_limit=FACET_LIMIT,
         reading_choices=reading_choices(response.reading, state),
         export_urls={fmt: state.url(path="/api/export", format=fmt, page=None, size=None, facets=None, lang=None)
-                     for fmt in ("bibtex", "csv", "json")},
+                     for fmt in ("bibtex", "csv", "json", "ris", "csl-json")},
     )
 
 
