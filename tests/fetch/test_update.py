@@ -197,3 +197,17 @@ def test_an_update_killed_mid_way_finishes_when_run_again(services, tmp_path):
     assert arxiv.requests == []  # the fetched pages were kept: ingested without a new request
     ids = paper_ids(data_dir)
     assert len(ids) == len(set(ids)) == 7 and UpdateState.load(data_dir).run is None
+
+
+@pytest.mark.models
+def test_an_update_embeds_the_new_papers_for_semantic_search(services, tmp_path):
+    from papersift.search.service import SearchService
+    from papersift.search.types import SearchRequest
+
+    openreview, arxiv = services
+    config = write_config(tmp_path / "update.toml", openreview, arxiv)
+    report = run_update(tmp_path / "data", read_jobs(config), today=DAY, retry=NO_RETRY)
+    assert step(report, "embed")["embedded"] >= 7 and step(report, "embed")["covered"] == 7
+    service = SearchService(tmp_path / "data")
+    response = service.search(SearchRequest(query="learning to learn quickly from few examples", mode="semantic", size=3))
+    assert "arXiv-2017-1703.03400" in [hit.paper.id for hit in response.hits]  # MAML, by meaning only
