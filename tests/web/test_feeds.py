@@ -167,3 +167,5 @@ def test_feed_ids_and_dates_are_the_same_after_an_index_rebuild(sample_records, 
     assert result.exit_code == 0, result.output
     assert snapshot() == before
     assert [len(feed) - 1 for feed in before[:3]] == [30, 30, 30] and len(before[3]) > 1
+    # the feed's updated is when the ingest run finished, later than any paper's year
+    assert all(feed[0][1] > max(updated for _, updated in feed[1:]) for feed in before)

@@ -184,9 +184,8 @@ def _run_locked(data_dir: Path, jobs: list[FetchJob], log: Log, today: date, ret
         report.steps.append(step)
         counts = ", ".join(f"{name} {value}" for name, value in step.counts.items())
         log(f"{step.step}: {step.skipped or counts}")
-        if not step.skipped or step.skipped != "done before":
-            done.append(step.step)
-            state.save(data_dir)
+        done.append(step.step)
+        state.save(data_dir)
         pause_point("update-step-done")
 
     for job in jobs:

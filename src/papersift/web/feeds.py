@@ -93,8 +93,8 @@ def _canonical_url(request: Request) -> str:
 
 def _store_updated(request: Request) -> datetime | None:
     """When the store last finished an ingest run (None when it records none)."""
-    finished = [run["finished_at"] for run in people_store(request).runs() if run.get("finished_at")]
-    return datetime.fromtimestamp(max(finished), tz=UTC) if finished else None
+    finished = people_store(request).read("SELECT MAX(finished_at) FROM ingest_runs")[0][0]
+    return datetime.fromtimestamp(finished, tz=UTC) if finished else None
 
 
 def atom_feed(*, feed_id: str, title: str, subtitle: str, self_url: str, html_url: str, papers: list[Paper],
