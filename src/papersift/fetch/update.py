@@ -216,7 +216,7 @@ def _run_locked(data_dir: Path, jobs: list[FetchJob], log: Log, today: date, ret
 def _fetch(job: FetchJob, pager: Pager, directory: Path, retry: RetryPolicy, harvest_from: str) -> StepReport:
     with HttpClient(job.base_url, min_interval=job.delay, retry=retry) as client:
         result = run_pages(client, pager, directory)
-    counts = {"records": result.records, "pages": len(result.pages), "requests": result.requests}
+    counts: dict = {"records": result.records, "pages": len(result.pages), "requests": result.requests}
     if job.kind == "arxiv":
         counts["from"] = harvest_from
     if result.resumed:

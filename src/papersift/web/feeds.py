@@ -34,7 +34,7 @@ from papersift.api.backend import request_lang, service_of
 from papersift.api.errors import ApiError
 from papersift.api.params import PaperParams, SearchParams
 from papersift.api.people_routes import people_store
-from papersift.i18n import translate
+from papersift.i18n import Lang, translate
 from papersift.people.profiles import AuthorNotFound, author_profile
 from papersift.people.venues import VenueNotFound, canonical_venue_name
 from papersift.record import Paper
@@ -98,7 +98,7 @@ def _store_updated(request: Request) -> datetime | None:
 
 
 def atom_feed(*, feed_id: str, title: str, subtitle: str, self_url: str, html_url: str, papers: list[Paper],
-              base_url: str, updated: datetime | None, lang: str) -> bytes:
+              base_url: str, updated: datetime | None, lang: Lang) -> bytes:
     """The Atom document: one entry per paper, in the order given."""
     feed = FeedGenerator()
     feed.id(feed_id)
