@@ -67,7 +67,7 @@ def test_json_round_trips(papers):
 
 
 def test_export_papers_dispatches_and_rejects_unknown_formats(papers):
-    assert set(EXPORT_FORMATS) == {"bibtex", "csv", "json"}
+    assert set(EXPORT_FORMATS) == {"bibtex", "csv", "json", "ris", "csl-json"}
     assert export_papers(papers[:2], "csv") == to_csv(papers[:2])
     with pytest.raises(ValueError, match="docx"):
         export_papers(papers[:2], "docx")

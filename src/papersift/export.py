@@ -1,4 +1,5 @@
-"""Export papers as BibTeX, CSV or JSON: what the page's "copy BibTeX" and /api/export serve."""
+"""Export papers as BibTeX, CSV, JSON, RIS or CSL-JSON: what the page's "copy BibTeX" and
+/api/export serve. RIS and CSL-JSON items carry the BibTeX citation key (RIS `ID`, CSL `id`)."""
 
 from __future__ import annotations
 
@@ -10,18 +11,21 @@ from collections.abc import Iterable
 
 import bibtexparser
 import orjson
+import rispy
 from bibtexparser.middlewares.parsestack import default_unparse_stack
 from bibtexparser.model import Entry, Field
 
 from papersift.record import Paper
 
-EXPORT_FORMATS = ("bibtex", "json", "csv")
+EXPORT_FORMATS = ("bibtex", "json", "csv", "ris", "csl-json")
 MEDIA_TYPES = {
     "bibtex": "application/x-bibtex; charset=utf-8",
     "json": "application/json",
     "csv": "text/csv; charset=utf-8",
+    "ris": "application/x-research-info-systems; charset=utf-8",
+    "csl-json": "application/vnd.citationstyles.csl+json",
 }
-FILE_SUFFIXES = {"bibtex": "bib", "json": "json", "csv": "csv"}
+FILE_SUFFIXES = {"bibtex": "bib", "json": "json", "csv": "csv", "ris": "ris", "csl-json": "csl.json"}
 CSV_COLUMNS = (
     "id", "title", "authors", "venue", "year", "area", "subarea", "status",
     "keywords", "url", "pdf", "abstract",
@@ -131,7 +135,95 @@ def to_json(papers: Iterable[Paper]) -> str:
 
 
 def export_papers(papers: Iterable[Paper], export_format: str) -> str:
-    writers = {"bibtex": to_bibtex, "csv": to_csv, "json": to_json}
+    writers = {"bibtex": to_bibtex, "csv": to_csv, "json": to_json, "ris": to_ris, "csl-json": to_csl_json}
     if export_format not in writers:
         raise ValueError(f"unknown export format {export_format!r}; choose one of {', '.join(EXPORT_FORMATS)}")
     return writers[export_format](papers)
+
+
+# -- RIS and CSL-JSON --------------------------------------------------------------------
+PREPRINT_VENUES = {"arxiv"}  # a preprint server, not proceedings: RIS UNPB, CSL "article"
+
+
+def citation_keys(papers: Iterable[Paper]) -> list[str]:
+    """The keys to_bibtex gives the same papers in the same order (bibtex_key, then a, b, c...
+    on clashes), so a paper keeps one key across BibTeX, RIS and CSL-JSON exports."""
+    keys = []
+    used_keys: dict[str, int] = {}
+    for paper in papers:
+        key = bibtex_key(paper)
+        seen = used_keys.get(key, 0)
+        used_keys[key] = seen + 1
+        keys.append(f"{key}{_suffix(seen)}" if seen else key)
+    return keys
+
+
+def _is_preprint(paper: Paper) -> bool:
+    return (paper.venue or "").lower() in PREPRINT_VENUES
+
+
+def _one_line(text: str) -> str:
+    """RIS is one tag a line: a newline inside a value would end it."""
+    return " ".join(text.split())
+
+
+def split_name(name: str) -> tuple[str, str]:
+    """(given, family): the family name is the last word. Names come as written ("Yoshua
+    Bengio"), so `given + " " + family` gives the name back exactly."""
+    given, _, family = name.rpartition(" ")
+    return given, family
+
+
+def _ris_record(paper: Paper, key: str) -> dict:
+    record: dict = {"type_of_reference": "UNPB" if _is_preprint(paper) else "CPAPER" if paper.venue else "GEN",
+                    "id": key, "title": _one_line(paper.title), "accession_number": paper.id}
+    authors = []
+    for name in paper.authors:
+        given, family = split_name(_one_line(name))
+        authors.append(f"{family}, {given}" if given else family)
+    optional = {
+        "authors": authors,
+        "year": str(paper.year) if paper.year else None,
+        "secondary_title": paper.venue,
+        "abstract": _one_line(paper.abstract) if paper.abstract else None,
+        "urls": [paper.url] if paper.url else [],
+        "file_attachments1": paper.pdf,
+        "keywords": [_one_line(keyword) for keyword in paper.keywords],
+        "notes": [paper.status] if paper.status else [],
+    }
+    record.update({name: value for name, value in optional.items() if value})
+    return record
+
+
+def to_ris(papers: Iterable[Paper]) -> str:
+    """RIS: CPAPER (conference paper, T2 the venue) or UNPB (arXiv), ID the citation key,
+    AN the papersift id, AU "Family, Given" in the paper's order."""
+    papers = list(papers)
+    return rispy.dumps([_ris_record(paper, key) for paper, key in zip(papers, citation_keys(papers))])
+
+
+def csl_item(paper: Paper, key: str) -> dict:
+    """One CSL-JSON item (CSL 1.0.2 data schema: only its fields; the papersift id in `custom`)."""
+    csl_type = "article" if _is_preprint(paper) else "paper-conference" if paper.venue else "document"
+    item: dict = {"id": key, "citation-key": key, "type": csl_type, "title": paper.title,
+                  "custom": {"papersift_id": paper.id}}
+    names = []
+    for name in paper.authors:
+        given, family = split_name(name)
+        names.append({"family": family, "given": given} if given else {"literal": family})
+    if names:
+        item["author"] = names
+    if paper.year:
+        item["issued"] = {"date-parts": [[paper.year]]}
+    if paper.venue:
+        item["publisher" if _is_preprint(paper) else "container-title"] = paper.venue
+    optional = {"abstract": paper.abstract, "URL": paper.url or paper.pdf, "keyword": ", ".join(paper.keywords),
+                "note": paper.status}
+    item.update({name: value for name, value in optional.items() if value})
+    return item
+
+
+def to_csl_json(papers: Iterable[Paper]) -> str:
+    papers = list(papers)
+    items = [csl_item(paper, key) for paper, key in zip(papers, citation_keys(papers))]
+    return orjson.dumps(items, option=orjson.OPT_INDENT_2).decode()

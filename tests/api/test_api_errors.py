@@ -31,7 +31,7 @@ BAD_REQUESTS = [
     (f"/api/papers/{HOSTILE_ID}/similar", {"size": 10**6}, 422, "invalid_parameter", ["size"]),
     (f"/api/papers/{HOSTILE_ID}", {"verbose": "1"}, 422, "invalid_parameter", ["unknown parameter 'verbose'"]),
     ("/api/facets", {"page": 2}, 422, "invalid_parameter", ["unknown parameter 'page'"]),
-    ("/api/export", {"ids": HOSTILE_ID, "format": "docx"}, 422, "invalid_parameter", ["format", "'bibtex', 'json' or 'csv'"]),
+    ("/api/export", {"ids": HOSTILE_ID, "format": "docx"}, 422, "invalid_parameter", ["format", "'bibtex', 'json', 'csv', 'ris' or 'csl-json'"]),
     ("/api/export", {"ids": f"{HOSTILE_ID},NOPE-1"}, 404, "not_found", ["NOPE-1"]),
     ("/api/export", {"ids": ",".join(f"id{n}" for n in range(MAX_EXPORT_IDS + 1))}, 422, "invalid_parameter", [f"at most {MAX_EXPORT_IDS} ids"]),
     ("/api/no-such-endpoint", {}, 404, "not_found", ["/api/no-such-endpoint"]),

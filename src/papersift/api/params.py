@@ -115,7 +115,7 @@ class ExportParams(SearchParams):
     ids: list[str] = Field([], max_length=MAX_EXPORT_IDS, description=(
         f"Paper ids, one per `ids=` (repeat it; at most {MAX_EXPORT_IDS}). A value that is no paper's id "
         "is read as comma-separated ids."))
-    format: Literal[EXPORT_FORMATS] = Field("bibtex", description="bibtex, json or csv.")  # type: ignore[valid-type]
+    format: Literal[EXPORT_FORMATS] = Field("bibtex", description="bibtex, json, csv, ris or csl-json.")  # type: ignore[valid-type]
 
     @field_validator("ids", mode="after")
     @classmethod

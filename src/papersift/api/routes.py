@@ -65,9 +65,10 @@ def facets(request: Request, params: Annotated[FacetParams, Query()]) -> dict:
 
 @router.get(
     "/export",
-    summary="Export papers as BibTeX, JSON or CSV",
+    summary="Export papers as BibTeX, JSON, CSV, RIS or CSL-JSON",
     response_class=Response,
-    responses={200: {"content": {"application/x-bibtex": {}, "text/csv": {}, "application/json": {}}}},
+    responses={200: {"content": {"application/x-bibtex": {}, "text/csv": {}, "application/json": {},
+                                 "application/x-research-info-systems": {}, "application/vnd.citationstyles.csl+json": {}}}},
 )
 def export(request: Request, params: Annotated[ExportParams, Query()]) -> Response:
     """Either the papers named by `ids`, or every result of the search (up to a cap)."""

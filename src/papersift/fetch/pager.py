@@ -15,7 +15,10 @@ from papersift.fetch.state import FetchState, load_state, save_state, write_atom
 class Pager(Protocol):
     """One paged listing of a service: how to ask for a page and where the next one starts."""
 
-    request: dict  # the job's parameters; a saved state for other parameters is not resumed
+    @property
+    def request(self) -> dict:
+        """The job's parameters; a saved state for other parameters is not resumed."""
+
     page_suffix: str  # '.json', '.xml'
     start: dict  # cursor of the first page
 

@@ -27,6 +27,8 @@ from papersift.search.display import page_count
 from papersift.config import AUTHORS_SHOWN, MAX_PAGE
 from papersift.export import to_bibtex
 from papersift.i18n import LANGS, Lang, error_title_key, negotiate_language, translate, translate_notice
+from papersift.web.citation_meta import citation_meta_tags, coins_kev
+from papersift.web.feeds import page_feeds
 from papersift.web.urls import SearchState, author_path, export_path, paper_path
 
 WEB_DIR = Path(__file__).parent
@@ -79,7 +81,8 @@ def safe_href(url: str | None) -> str | None:
 
 templates.filters["safe_href"] = safe_href
 templates.globals.update(highlighted=highlighted, AUTHORS_SHOWN=AUTHORS_SHOWN, paper_path=paper_path,
-                         export_path=export_path, author_link=author_path)
+                         export_path=export_path, author_link=author_path, citation_meta_tags=citation_meta_tags,
+                         coins_kev=coins_kev)
 
 
 def render(request: Request, template: str, lang: Lang, status: int = 200, **context) -> HTMLResponse:
@@ -91,7 +94,8 @@ def render(request: Request, template: str, lang: Lang, status: int = 200, **con
 
     lang_urls = {code: _with_lang(request, code) for code in LANGS}
     html = templates.get_template(template).render(
-        request_path=request.url.path, lang=lang, t=t, notice_text=notice_text, lang_urls=lang_urls, nav_links=NAV_LINKS, **context,
+        request_path=request.url.path, lang=lang, t=t, notice_text=notice_text, lang_urls=lang_urls, nav_links=NAV_LINKS,
+        feed_links=page_feeds(request) if status == 200 else [], site_url=str(request.base_url).rstrip("/"), **context,
     )
     return HTMLResponse(html, status_code=status)
 
@@ -131,7 +135,7 @@ def search_page(request: Request, params: Annotated[SearchParams, Query()]) -> H
         pages=page_count(response.total, params.size, MAX_PAGE), facet_limit=FACET_LIMIT,
         reading_choices=reading_choices(response.reading, state),
         export_urls={fmt: state.url(path="/api/export", format=fmt, page=None, size=None, facets=None, lang=None)
-                     for fmt in ("bibtex", "csv", "json")},
+                     for fmt in ("bibtex", "csv", "json", "ris", "csl-json")},
     )
 
 
@@ -173,4 +177,7 @@ def install_web(app: FastAPI) -> None:
     from papersift.web.people_pages import router as people_router
 
     app.include_router(people_router)
+    from papersift.web.feeds import router as feeds_router
+
+    app.include_router(feeds_router)
     app.state.render_html_error = render_error
