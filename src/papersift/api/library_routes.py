@@ -216,3 +216,50 @@ async def import_file(request: Request,
 
     return await run_in_threadpool(run)
 
+
+
+@router.get("/recommendations", summary="Papers like a tag's (or the whole library's), each explained")
+def recommendations(request: Request,
+                    tag: Annotated[str | None, Query(max_length=MAX_TAG_CHARS)] = None,
+                    k: Annotated[int, Query(ge=1, le=100)] = 20,
+                    venue: Annotated[str | None, Query(max_length=100)] = None,
+                    year_from: Annotated[int | None, Query(ge=1900, le=2100)] = None,
+                    year_to: Annotated[int | None, Query(ge=1900, le=2100)] = None) -> dict:
+    """A linear SVM trained on the tag's papers (or every tagged and liked paper) against the
+    papers marked not interested and a corpus sample, over the stored vectors and tf-idf
+    features; papers in the library are left out. Reads only what `papersift library features`
+    and `papersift embed` wrote: a server never computes them (503 names the command)."""
+    from papersift import extras
+
+    if not extras.available("recommend"):
+        raise ApiError(501, "not_installed", "recommendations need papersift[recommend] (scikit-learn) on the server")
+    from papersift.library.features import FeaturesMissing, load_features
+    from papersift.library.recommend import NothingToLearn, explanation, recommend
+
+    library = library_of(request)
+    allowed = None
+    if venue or year_from or year_to:
+        rows = library.store.read("SELECT id FROM papers WHERE (? IS NULL OR venue=?) AND (? IS NULL OR year >= ?)"
+                                  " AND (? IS NULL OR year <= ?)", (venue, venue, year_from, year_from, year_to, year_to))
+        allowed = {row[0] for row in rows}
+    try:
+        hits, learned = recommend(load_features(request.app.state.settings.data_dir), library, tag, k, allowed)
+    except FeaturesMissing as problem:
+        raise ApiError(503, "features_missing", str(problem)) from None
+    except NothingToLearn as problem:
+        raise ApiError(422, "nothing_to_learn", str(problem)) from None
+    except LibraryError as problem:
+        raise ApiError(422, "invalid_parameter", str(problem)) from None
+    papers = library.store.get_many([hit.paper_id for hit in hits] + [pid for hit in hits for pid, _ in hit.because])
+
+    def summary(paper_id: str) -> dict | None:
+        paper = papers.get(paper_id)
+        return None if paper is None else {"id": paper.id, "title": paper.title, "venue": paper.venue,
+                                           "year": paper.year, "authors": list(paper.authors[:10]), "url": paper.url}
+
+    return {"learned_from": learned, "hits": [{
+        "paper": summary(hit.paper_id), "score": hit.score,
+        "because": [{"paper_id": pid, "title": getattr(papers.get(pid), "title", None), "similarity": similarity}
+                    for pid, similarity in hit.because],
+        "explanation": explanation([papers[pid].title for pid, _ in hit.because if pid in papers], tag),
+    } for hit in hits]}
