@@ -99,3 +99,30 @@ def test_import_through_the_api_reports_each_miss(writable, sample_records):
 def test_the_routes_are_in_the_openapi_document(client):
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/api/library", "/api/library/tag", "/api/library/export", "/api/library/import"} <= set(paths)
+
+
+def test_recommendations_read_the_features_and_never_build_them(writable, sample_records):
+    from papersift.library.features import FEATURES_DIR, build_features
+
+    client, data_dir = writable
+    ids = _ids(sample_records, 8)
+    client.post("/api/library/tag", json={"tag": "mine", "paper_ids": ids[:6]}, headers=AUTH)
+    client.post("/api/library/rating", json={"rating": "dislike", "paper_ids": ids[6:]}, headers=AUTH)
+    missing = client.get("/api/library/recommendations", params={"tag": "mine"})
+    assert missing.status_code == 503 and "papersift library features" in missing.json()["message"]
+    assert not (data_dir / FEATURES_DIR).exists()
+
+    build_features(data_dir)  # what the command does
+    answer = client.get("/api/library/recommendations", params={"tag": "mine", "k": 5}).json()
+    assert answer["learned_from"]["positives"] == 6 and answer["learned_from"]["not_interested"] == 2
+    assert len(answer["hits"]) == 5 and not {hit["paper"]["id"] for hit in answer["hits"]} & set(ids)
+    first = answer["hits"][0]
+    assert first["because"] and first["explanation"].startswith("like the ")
+    assert "in tag 'mine': " in first["explanation"]
+    filtered = client.get("/api/library/recommendations",
+                          params={"tag": "mine", "venue": "AISTATS", "year_from": 2012, "year_to": 2013}).json()
+    assert filtered["hits"] and all(hit["paper"]["venue"] == "AISTATS" and 2012 <= hit["paper"]["year"] <= 2013
+                                    for hit in filtered["hits"])
+    assert client.get("/api/library/recommendations", params={"tag": "mine", "venue": "Nowhere"}).json()["hits"] == []
+    empty = client.get("/api/library/recommendations", params={"tag": "no such tag"})
+    assert empty.status_code == 422 and empty.json()["error"] == "nothing_to_learn"

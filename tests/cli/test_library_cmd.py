@@ -77,3 +77,20 @@ def test_errors_are_one_line(data_dirs, sample_records, args, message):
     args = [arg.replace("{id}", sample_records[0]["id"]) for arg in args]
     result = _invoke(*args, "--data-dir", first)
     assert result.exit_code == 1 and message in result.stderr and "Traceback" not in result.output
+
+
+def test_features_then_recommend(data_dirs, sample_records):
+    first, _ = data_dirs
+    ids = [record["id"] for record in sample_records[:6]]
+    _invoke("tag", "mine", *ids, "--data-dir", first)
+    missing = runner.invoke(app, ["recommend", "--tag", "mine", "--data-dir", str(first)])
+    assert missing.exit_code == 1 and "papersift library features" in missing.stderr
+    built = _invoke("features", "--data-dir", first, "--json")
+    assert built.exit_code == 0 and json.loads(built.stdout)["papers"] == 80
+    result = runner.invoke(app, ["recommend", "--tag", "mine", "-k", "3", "--data-dir", str(first), "--json"])
+    assert result.exit_code == 0, result.output
+    hits = json.loads(result.stdout)["hits"]
+    assert len(hits) == 3 and not {hit["paper_id"] for hit in hits} & set(ids)
+    assert all(hit["because"] and hit["because"][0]["paper_id"] in ids for hit in hits)
+    shown = runner.invoke(app, ["recommend", "--tag", "mine", "-k", "2", "--data-dir", str(first)])
+    assert "like 6 paper(s) in tag 'mine', nearest:" in shown.stdout

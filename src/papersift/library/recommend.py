@@ -83,6 +83,8 @@ def papersift_rank(features: Features, positive_rows: np.ndarray, negative_rows:
                    candidates: np.ndarray, k: int, seed: int = 0) -> np.ndarray:
     """papersift's ranking: the SVM shortlists SHORTLIST candidates, which are re-ranked by the
     SVM score blended with the similarity to the nearest positive (both standardized)."""
+    if not len(candidates):
+        return candidates
     scores = svm_scores(features, positive_rows, negative_rows, seed)
     shortlist = candidates[top_k(scores[candidates], SHORTLIST)]
     blended = _standardize(scores[shortlist])
