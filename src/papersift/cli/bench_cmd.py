@@ -138,3 +138,28 @@ def bench_people(
     except (FileNotFoundError, ValueError) as exc:
         fail(str(exc))
     emit_report("bench-people", report, markdown(report), reports_dir, as_json)
+
+
+@bench_app.command("recommend")
+def bench_recommend(
+    data_dir: DataDirOption = None,
+    draws: Annotated[int, typer.Option("--draws", min=1, max=20, help="Random draws per subarea and k.")] = 3,
+    reports_dir: ReportsDirOption = Path("reports"),
+    as_json: JsonOption = False,
+) -> None:
+    """Recommendations for simulated topic users (tags from the labelled ICLR 2024 subareas, k = 1,
+    5, 20): precision@20 and nDCG@20 of papersift, tfidf_svm (arxiv-sanity) and knn; the p50
+    latency for a 50-paper tag. Reads the data dir only (a missing tf-idf file is computed in memory)."""
+    from papersift.bench.recommend import markdown, run
+    from papersift.extras import require
+    from papersift.library.features import FeaturesMissing
+
+    require("recommend", "bench recommend")
+    directory = data_dir_of(data_dir)
+    if not (directory / "papers.sqlite3").is_file():
+        fail(f"no papersift store in {directory}")
+    try:
+        report = run(directory, draws, log=lambda message: err_console.print(f"[dim]{message}[/]"))
+    except (FeaturesMissing, ValueError) as problem:
+        fail(str(problem))
+    emit_report("bench-recommend", report, markdown(report), reports_dir, as_json)

@@ -46,9 +46,19 @@ def _parse_stack() -> list:
     ]
 
 
+def parse_bibtex(text: str) -> bibtexparser.Library:
+    """Entries with LaTeX decoded and names as 'First Last' (ingest, and the library's import)."""
+    return bibtexparser.parse_string(text, append_middleware=_parse_stack())
+
+
+def entry_record(entry, source: str) -> dict:
+    """One parsed entry in the corpus schema (id made up when the entry names none)."""
+    return _to_record(entry, source)
+
+
 def read_bibtex(path: Path) -> Iterator[SourceRecord]:
     text = decode_document(read_bytes(path))
-    library = bibtexparser.parse_string(text, append_middleware=_parse_stack())
+    library = parse_bibtex(text)
     problems = sorted(library.failed_blocks, key=lambda block: block.start_line)
     for block in problems:
         yield SourceRecord(str(path), f"line {block.start_line + 1}", error=f"unparsable BibTeX: {_first_line(block.error)}")

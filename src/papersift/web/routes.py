@@ -53,7 +53,8 @@ class NavLink:
 
 
 # The header's links; other pages (topic map, trends) add theirs with add_page().
-NAV_LINKS: list[NavLink] = [NavLink("/topics", {lang: translate("topics", lang) for lang in LANGS})]
+NAV_LINKS: list[NavLink] = [NavLink("/topics", {lang: translate("topics", lang) for lang in LANGS}),
+                            NavLink("/library", {"zh": "文献库", "en": "Library"})]
 
 
 def add_page(path: str, labels: dict[str, str], template_dir: Path | None = None) -> None:
@@ -174,10 +175,12 @@ def topics_page(request: Request, params: Annotated[PaperParams, Query()]) -> HT
 def install_web(app: FastAPI) -> None:
     app.mount("/static", StaticFiles(directory=WEB_DIR / "static"), name="static")
     app.include_router(router)
+    from papersift.web.library_pages import router as library_router
     from papersift.web.people_pages import router as people_router
 
     app.include_router(people_router)
     from papersift.web.feeds import router as feeds_router
 
     app.include_router(feeds_router)
+    app.include_router(library_router)
     app.state.render_html_error = render_error

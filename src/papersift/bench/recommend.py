@@ -1,0 +1,141 @@
+"""`papersift bench recommend`: recommendations for simulated users, papersift's method beside
+arxiv-sanity's (tf-idf + linear SVM, its settings) and nearest neighbours on the embeddings.
+
+Topic users: each gold `area · subarea` of the labelled ICLR 2024 papers is a tag. A user has
+tagged k of its papers (k = 1, 5, 20) and marked k papers of other subareas "not interested";
+the methods rank the rest of the labelled papers (the candidates: every labelled paper the
+user has not tagged or marked) and are scored by precision@20 and nDCG@20 against the
+subarea's other papers, averaged over subareas with at least k + MIN_LEFT papers and over
+several random draws (the same draws for every method). Every method learns over the whole
+corpus's features (the data dir's vectors and tf-idf), as it would when serving.
+
+Latency: `recommend_rows` (train, score every paper, re-rank, explain) for a 50-paper tag
+with 5 papers marked not interested, over the whole corpus, timed per call (features loaded
+once beforehand, as a server holds them).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from papersift.library.features import Features, load_features
+from papersift.library.recommend import RANKERS, recommend_rows
+from papersift.store import Store
+
+KS = (1, 5, 20)
+CUTOFF = 20
+MIN_LEFT = 10  # a subarea takes part at k when at least k + MIN_LEFT of its papers have features
+LATENCY_TAG = 50
+
+
+def precision_ndcg(ranked: list[bool], relevant_total: int, cutoff: int = CUTOFF) -> tuple[float, float]:
+    """precision@cutoff and nDCG@cutoff (binary gains) of one ranking."""
+    gains = ranked[:cutoff]
+    dcg = sum(1.0 / math.log2(position + 2) for position, hit in enumerate(gains) if hit)
+    ideal = sum(1.0 / math.log2(position + 2) for position in range(min(cutoff, relevant_total)))
+    return sum(gains) / cutoff, (dcg / ideal if ideal else 0.0)
+
+
+def labelled_topics(store: Store, features: Features) -> dict[str, list[int]]:
+    """`Area · Subarea` -> feature rows of its papers (papers with a gold subarea and features)."""
+    topics: dict[str, list[int]] = defaultdict(list)
+    for row in store.read("SELECT id, area, subarea FROM papers WHERE area IS NOT NULL AND subarea IS NOT NULL"
+                          " ORDER BY id"):
+        if row["id"] in features.row_of:
+            topics[f"{row['area']} · {row['subarea']}"].append(features.row_of[row["id"]])
+    return dict(topics)
+
+
+def topic_users(topics: dict[str, list[int]], k: int, draws: int, seed: int = 0):
+    """(topic, positive rows, not-interested rows) for each draw of each topic large enough."""
+    rng = np.random.default_rng(seed + k)
+    everyone = np.array(sorted(row for rows in topics.values() for row in rows))
+    for topic, rows in sorted(topics.items()):
+        if len(rows) < k + MIN_LEFT:
+            continue
+        others = np.setdiff1d(everyone, rows)
+        for _ in range(draws):
+            yield topic, rng.choice(rows, size=k, replace=False), rng.choice(others, size=min(k, len(others)), replace=False)
+
+
+def run_topic_users(features: Features, topics: dict[str, list[int]], ks=KS, draws: int = 3,
+                    methods=tuple(RANKERS), log: Callable[[str], None] = lambda message: None) -> list[dict]:
+    labelled = np.array(sorted(row for rows in topics.values() for row in rows))
+    topic_of = {row: topic for topic, rows in topics.items() for row in rows}
+    rows_out = []
+    for k in ks:
+        users = list(topic_users(topics, k, draws))
+        scores: dict[str, list[tuple[float, float]]] = defaultdict(list)
+        seconds: dict[str, float] = defaultdict(float)
+        for number, (topic, positives, negatives) in enumerate(users):
+            candidates = np.setdiff1d(labelled, np.concatenate([positives, negatives]))
+            relevant_total = sum(1 for row in candidates if topic_of[row] == topic)
+            for method in methods:
+                started = time.perf_counter()
+                ranked = RANKERS[method](features, positives, negatives, candidates, CUTOFF, number)
+                seconds[method] += time.perf_counter() - started
+                scores[method].append(precision_ndcg([topic_of[row] == topic for row in ranked], relevant_total))
+            if number % 20 == 0:
+                log(f"k={k}: user {number + 1}/{len(users)}")
+        topics_used = len({topic for topic, _, _ in users})
+        for method in methods:
+            precision, ndcg = np.mean(scores[method], axis=0) if scores[method] else (0.0, 0.0)
+            rows_out.append({"users": "topic", "k": k, "method": method, "precision@20": round(float(precision), 4),
+                             "ndcg@20": round(float(ndcg), 4), "subareas": topics_used, "simulated_users": len(users),
+                             "ms_per_user": round(1000 * seconds[method] / max(1, len(users)), 1)})
+    return rows_out
+
+
+def measure_latency(features: Features, topics: dict[str, list[int]], repeats: int = 20) -> dict:
+    """p50 / p90 of recommend_rows for a LATENCY_TAG-paper tag over the whole corpus."""
+    rng = np.random.default_rng(7)
+    pool = np.array(sorted(row for rows in topics.values() for row in rows)) if topics else np.arange(len(features))
+    timings = []
+    for _ in range(repeats):
+        chosen = rng.choice(pool, size=min(LATENCY_TAG + 5, len(pool)), replace=False)
+        positives = [features.paper_ids[row] for row in chosen[:LATENCY_TAG]]
+        negatives = [features.paper_ids[row] for row in chosen[LATENCY_TAG:]]
+        started = time.perf_counter()
+        recommend_rows(features, positives, negatives, set(positives) | set(negatives), k=20)
+        timings.append(1000 * (time.perf_counter() - started))
+    return {"tag_papers": LATENCY_TAG, "not_interested": 5, "corpus_papers": len(features), "repeats": repeats,
+            "p50_ms": round(float(np.percentile(timings, 50)), 1), "p90_ms": round(float(np.percentile(timings, 90)), 1)}
+
+
+def run(data_dir: Path, draws: int = 3, ks=KS, methods=tuple(RANKERS),
+        log: Callable[[str], None] = lambda message: None) -> dict:
+    started = time.perf_counter()
+    features = load_features(data_dir, build_missing_tfidf=True)
+    load_seconds = time.perf_counter() - started
+    log(f"features: {len(features):,} papers ({features.source}) in {load_seconds:.1f} s")
+    if features.vectors is None:
+        methods = tuple(method for method in methods if method != "knn")
+    topics = labelled_topics(Store(data_dir, readonly=True), features)
+    if not topics:
+        raise ValueError(f"no papers with a gold area and subarea in {data_dir}: the topic users need them")
+    rows = run_topic_users(features, topics, ks, draws, methods, log)
+    latency = measure_latency(features, topics)
+    return {"rows": rows, "latency": latency, "data_dir": str(data_dir), "features": features.source,
+            "papers": len(features), "labelled": sum(len(rows) for rows in topics.values()), "draws": draws,
+            "feature_load_s": round(load_seconds, 1), "seconds": round(time.perf_counter() - started, 1)}
+
+
+def markdown(report: dict) -> str:
+    lines = ["# bench recommend", "",
+             (f"{report['papers']:,} papers ({report['features']}); topic users from {report['labelled']:,} labelled "
+             f"ICLR 2024 papers, {report['draws']} draws per subarea."), "",
+             "| users | k | method | precision@20 | nDCG@20 | subareas | users | ms / user |",
+             "|---|---|---|---|---|---|---|---|"]
+    for row in report["rows"]:
+        lines.append(f"| {row['users']} | {row['k']} | {row['method']} | {row['precision@20']:.4f} | {row['ndcg@20']:.4f} "
+                     f"| {row['subareas']} | {row['simulated_users']} | {row['ms_per_user']} |")
+    latency = report["latency"]
+    lines += ["", (f"Recommendations for a {latency['tag_papers']}-paper tag over {latency['corpus_papers']:,} papers: "
+              f"p50 {latency['p50_ms']} ms, p90 {latency['p90_ms']} ms ({latency['repeats']} calls)."), ""]
+    return "\n".join(lines)

@@ -1,0 +1,310 @@
+"""The library in and out: export as BibTeX, RIS, CSL-JSON or JSON ("download our data"),
+with tags and notes; import BibTeX, RIS, CSL-JSON (a Zotero export) or our JSON, matching
+each entry to a stored paper (matching.py) and reporting those that match none.
+
+Where each format keeps the library's own data:
+
+| | tags | note | like / not interested, reading state | papersift id |
+|---|---|---|---|---|
+| BibTeX | `keywords` | `annote` | `papersift_rating`, `papersift_reading` | `papersift_id` |
+| RIS | `KW` | `N1` | `C1`, `C2` | `ID` |
+| CSL-JSON | `categories` | `note` | `custom.papersift_rating`, `custom.papersift_reading` | `id` |
+| JSON | everything, with the paper's stored record |
+
+The BibTeX writer is the one the page's "copy BibTeX" uses (export.to_bibtex), given the
+library's fields.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+
+import orjson
+import rispy
+
+from papersift.export import to_bibtex
+from papersift.ingest.bibtex import entry_record, parse_bibtex
+from papersift.library.entries import RATINGS, EntryChange, Library, LibraryEntry
+from papersift.library.matching import ImportedEntry, MatchResult, PaperMatcher, parse_year
+from papersift.record import Paper
+
+FORMATS = ("bibtex", "ris", "csl-json", "json")
+MEDIA_TYPES = {"bibtex": "application/x-bibtex; charset=utf-8", "ris": "application/x-research-info-systems",
+               "csl-json": "application/vnd.citationstyles.csl+json", "json": "application/json"}
+SUFFIXES = {"bibtex": "bib", "ris": "ris", "csl-json": "csl.json", "json": "json"}
+RATING_NAMES = {value: name for name, value in RATINGS.items()}
+JSON_FORMAT = "papersift-library"
+MAX_IMPORT_ENTRIES = 50_000
+
+
+class LibraryFormatError(ValueError):
+    """A file that cannot be read as the format; the message names the place and problem."""
+
+
+# -- export ------------------------------------------------------------------------
+def _library_papers(library: Library, tag: str | None = None) -> list[tuple[LibraryEntry, Paper]]:
+    entries = library.entries(tag=tag)
+    papers = library.store.get_many([entry.paper_id for entry in entries])
+    return [(entry, papers[entry.paper_id]) for entry in entries if entry.paper_id in papers]
+
+
+def _rating_name(entry: LibraryEntry) -> str | None:
+    return RATING_NAMES[entry.rating] if entry.rating else None
+
+
+def to_library_bibtex(pairs: list[tuple[LibraryEntry, Paper]]) -> str:
+    by_id = {paper.id: entry for entry, paper in pairs}
+
+    def fields(paper: Paper) -> dict[str, str | None]:
+        entry = by_id[paper.id]
+        return {"keywords": ", ".join(entry.tags) or None, "annote": entry.note, "papersift_id": paper.id,
+                "papersift_rating": _rating_name(entry), "papersift_reading": entry.reading}
+
+    return to_bibtex([paper for _, paper in pairs], fields)
+
+
+class _PlainRisWriter(rispy.RisWriter):
+    """RIS without rispy's "1." counter line before each record (other readers do not expect it)."""
+
+    def set_header(self, count: int) -> str:
+        return ""
+
+
+def to_ris(pairs: list[tuple[LibraryEntry, Paper]]) -> str:
+    records = []
+    for entry, paper in pairs:
+        record = {"type_of_reference": "CONF" if paper.venue else "GEN", "id": paper.id, "title": paper.title,
+                  "authors": list(paper.authors), "year": str(paper.year) if paper.year else None,
+                  "secondary_title": paper.venue, "abstract": paper.abstract,
+                  "urls": [url for url in (paper.url, paper.pdf) if url], "keywords": list(entry.tags),
+                  "notes": [entry.note] if entry.note else [], "custom1": _rating_name(entry),
+                  "custom2": entry.reading}
+        records.append({key: value for key, value in record.items() if value not in (None, [], "")})
+    return rispy.dumps(records, implementation=_PlainRisWriter)
+
+
+def _csl_name(name: str) -> dict:
+    given, _, family = name.rpartition(" ")
+    return {"family": family, "given": given} if given else {"literal": name}
+
+
+def to_csl_json(pairs: list[tuple[LibraryEntry, Paper]]) -> str:
+    items = []
+    for entry, paper in pairs:
+        item = {"id": paper.id, "type": "paper-conference" if paper.venue else "article", "title": paper.title,
+                "author": [_csl_name(name) for name in paper.authors],
+                "issued": {"date-parts": [[paper.year]]} if paper.year else None,
+                "container-title": paper.venue, "URL": paper.url, "abstract": paper.abstract,
+                "categories": list(entry.tags), "note": entry.note,
+                "custom": {key: value for key, value in (("papersift_rating", _rating_name(entry)),
+                                                         ("papersift_reading", entry.reading)) if value}}
+        items.append({key: value for key, value in item.items() if value not in (None, [], {}, "")})
+    return orjson.dumps(items, option=orjson.OPT_INDENT_2).decode()
+
+
+def to_library_json(pairs: list[tuple[LibraryEntry, Paper]], library: Library) -> str:
+    entries = []
+    for entry, paper in pairs:
+        record = paper.to_dict()
+        record.pop("source", None)
+        entries.append({**entry.to_dict(), "paper": record})
+    data = {"format": JSON_FORMAT, "version": 1, "user": library.user_id, "exported_at": time.time(),
+            "tags": library.tags(), "entries": entries}
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
+
+
+def export_library(library: Library, export_format: str, tag: str | None = None) -> str:
+    """The whole library (or one tag's papers) in one of FORMATS."""
+    if export_format not in FORMATS:
+        raise ValueError(f"unknown library format {export_format!r}; choose one of {', '.join(FORMATS)}")
+    pairs = _library_papers(library, tag)
+    if export_format == "bibtex":
+        return to_library_bibtex(pairs)
+    if export_format == "ris":
+        return to_ris(pairs)
+    if export_format == "csl-json":
+        return to_csl_json(pairs)
+    return to_library_json(pairs, library)
+
+
+# -- import ------------------------------------------------------------------------
+def detect_format(text: str, filename: str | None = None) -> str:
+    name = (filename or "").lower()
+    for suffix, found in ((".bib", "bibtex"), (".ris", "ris"), (".csl.json", "csl-json")):
+        if name.endswith(suffix):
+            return found
+    start = text.lstrip()[:200]
+    if start.startswith("@"):
+        return "bibtex"
+    if re.search(r"^\s*TY  - ", text[:4000], re.MULTILINE):
+        return "ris"
+    if start.startswith("["):
+        return "csl-json"
+    if start.startswith("{"):
+        return "json"
+    raise LibraryFormatError("cannot tell the format: not BibTeX (@...), RIS (TY  -), CSL-JSON ([...]) or JSON ({...});"
+                       " name it with --format")
+
+
+def _rating(value: object) -> int | None:
+    return RATINGS.get(str(value).strip().lower()) if value else None
+
+
+def _split_tags(value: object) -> tuple[str, ...]:
+    if isinstance(value, (list, tuple)):
+        parts = [str(item) for item in value]
+    else:
+        parts = str(value or "").replace(";", ",").split(",")
+    return tuple(dict.fromkeys(part.strip() for part in parts if part.strip()))
+
+
+def _text(value: object) -> str | None:
+    if isinstance(value, list):
+        value = "\n".join(str(item) for item in value if item)
+    return str(value).strip() or None if value is not None else None
+
+
+def read_bibtex_entries(text: str) -> list[ImportedEntry]:
+    library = parse_bibtex(text)
+    if library.failed_blocks and not library.entries:
+        block = library.failed_blocks[0]
+        raise LibraryFormatError(f"line {block.start_line + 1}: unparsable BibTeX")
+    entries = []
+    for entry in library.entries:
+        fields = {key.lower(): field.value for key, field in entry.fields_dict.items()}
+        record = entry_record(entry, "import")
+        links = [fields.get(name) for name in ("doi", "url", "eprint", "pdf", "arxiv", "openreview")]
+        entries.append(ImportedEntry(
+            label=f"entry {entry.key} (line {entry.start_line + 1})", title=_text(record.get("title")),
+            year=parse_year(record.get("year")), venue=record.get("venue"),
+            paper_ids=tuple(filter(None, [_text(fields.get("papersift_id"))])),
+            links=tuple(str(link) for link in links if link), tags=_split_tags(fields.get("keywords")),
+            note=_text(fields.get("annote")), rating=_rating(fields.get("papersift_rating")),
+            reading=_text(fields.get("papersift_reading"))))
+    return entries
+
+
+def read_ris_entries(text: str) -> list[ImportedEntry]:
+    try:
+        records = rispy.loads(text, skip_unknown_tags=True)
+    except (OSError, ValueError) as problem:  # rispy raises OSError for a file without a TY line
+        raise LibraryFormatError(f"unreadable RIS: {problem}") from None
+    entries = []
+    for number, record in enumerate(records, 1):
+        title = _text(record.get("title") or record.get("primary_title"))
+        paper_id = _text(record.get("id"))
+        links = [*(record.get("urls") or []), record.get("doi")]
+        entries.append(ImportedEntry(
+            label=f"record {number} ({paper_id or (title or '')[:60]!r})", title=title,
+            year=parse_year(record.get("year") or record.get("publication_year") or record.get("date")),
+            venue=_text(record.get("secondary_title")), paper_ids=(paper_id,) if paper_id else (),
+            links=tuple(str(link) for link in links if link), tags=_split_tags(record.get("keywords")),
+            note=_text(record.get("notes")), rating=_rating(record.get("custom1")),
+            reading=_text(record.get("custom2"))))
+    return entries
+
+
+def _csl_year(item: dict) -> int | None:
+    issued = item.get("issued") or {}
+    parts = issued.get("date-parts") if isinstance(issued, dict) else None
+    if parts and parts[0]:
+        return parse_year(parts[0][0])
+    return parse_year(issued.get("raw") if isinstance(issued, dict) else issued)
+
+
+def read_csl_entries(items: object) -> list[ImportedEntry]:
+    if not isinstance(items, list):
+        raise LibraryFormatError("CSL-JSON must be a JSON array of items")
+    entries = []
+    for number, item in enumerate(items, 1):
+        if not isinstance(item, dict):
+            raise LibraryFormatError(f"item {number}: not a JSON object")
+        custom = item.get("custom") if isinstance(item.get("custom"), dict) else {}
+        paper_id = _text(item.get("id"))
+        title = _text(item.get("title"))
+        entries.append(ImportedEntry(
+            label=f"item {number} ({paper_id or (title or '')[:60]!r})", title=title, year=_csl_year(item),
+            venue=_text(item.get("container-title")), paper_ids=(paper_id,) if paper_id else (),
+            links=tuple(str(link) for link in (item.get("DOI"), item.get("URL")) if link),
+            tags=_split_tags(item.get("categories") or item.get("keyword")), note=_text(item.get("note")),
+            rating=_rating(custom.get("papersift_rating")), reading=_text(custom.get("papersift_reading"))))
+    return entries
+
+
+def read_json_entries(data: object) -> list[ImportedEntry]:
+    if not isinstance(data, dict) or data.get("format") != JSON_FORMAT:
+        raise LibraryFormatError(f"not a papersift library export (no \"format\": \"{JSON_FORMAT}\")")
+    entries = []
+    for number, item in enumerate(data.get("entries") or [], 1):
+        if not isinstance(item, dict):
+            raise LibraryFormatError(f"entry {number}: not a JSON object")
+        paper = item.get("paper") if isinstance(item.get("paper"), dict) else {}
+        paper_id = _text(item.get("paper_id"))
+        rating = item.get("rating")
+        entries.append(ImportedEntry(
+            label=f"entry {number} ({paper_id!r})", title=_text(paper.get("title")), year=parse_year(paper.get("year")),
+            venue=_text(paper.get("venue")), paper_ids=(paper_id,) if paper_id else (),
+            links=tuple(str(link) for link in (paper.get("url"), paper.get("pdf")) if link),
+            tags=_split_tags(item.get("tags")), note=_text(item.get("note")),
+            rating=rating if rating in (-1, 0, 1) else None, reading=_text(item.get("reading")),
+            added_at=item.get("added_at") if isinstance(item.get("added_at"), (int, float)) else None))
+    return entries
+
+
+def read_entries(text: str, import_format: str) -> list[ImportedEntry]:
+    """The entries of a file in one of FORMATS (LibraryFormatError when it cannot be read at all)."""
+    if import_format == "bibtex":
+        entries = read_bibtex_entries(text)
+    elif import_format == "ris":
+        entries = read_ris_entries(text)
+    elif import_format in ("csl-json", "json"):
+        try:
+            data = orjson.loads(text)
+        except orjson.JSONDecodeError as problem:
+            raise LibraryFormatError(f"not valid JSON: {problem}") from None
+        entries = read_csl_entries(data) if import_format == "csl-json" else read_json_entries(data)
+    else:
+        raise LibraryFormatError(f"unknown library format {import_format!r}; choose one of {', '.join(FORMATS)}")
+    if len(entries) > MAX_IMPORT_ENTRIES:
+        raise LibraryFormatError(f"at most {MAX_IMPORT_ENTRIES:,} entries per import, got {len(entries):,}")
+    return entries
+
+
+@dataclass
+class ImportSummary:
+    format: str
+    entries: int
+    matched: int
+    unmatched: list[str]  # one line per entry: which, and why
+    by_rule: dict[str, int]
+
+    def to_dict(self) -> dict:
+        return {"format": self.format, "entries": self.entries, "matched": self.matched,
+                "unmatched": len(self.unmatched), "by_rule": self.by_rule, "problems": self.unmatched}
+
+
+def import_library(library: Library, text: str, import_format: str | None = None, filename: str | None = None,
+                   tag: str | None = None, dry_run: bool = False) -> ImportSummary:
+    """Read a file, match its entries, and merge the matched ones into the library in one
+    transaction (their tags added, plus `tag` when given). Unmatched entries are reported, not stored."""
+    import_format = import_format or detect_format(text, filename)
+    entries = read_entries(text, import_format)
+    result: MatchResult = PaperMatcher(library.store).match_all(entries)
+    changes: dict[str, EntryChange] = {}
+    for entry, paper_id, _ in result.matched:
+        tags = (*entry.tags, tag) if tag else entry.tags
+        earlier = changes.get(paper_id)
+        if earlier is not None:  # two entries of one paper: their tags together, the later values win
+            tags = (*earlier.tags, *tags)
+        changes[paper_id] = EntryChange(paper_id, tuple(dict.fromkeys(tags)), entry.rating, entry.note,
+                                        entry.reading if entry.reading in ("to-read", "read") else None,
+                                        entry.added_at)
+    if not dry_run:
+        library.apply(changes.values())
+    by_rule: dict[str, int] = {}
+    for _, _, rule in result.matched:
+        by_rule[rule] = by_rule.get(rule, 0) + 1
+    return ImportSummary(import_format, len(entries), len(result.matched), result.report_lines(), by_rule)
+

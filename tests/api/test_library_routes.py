@@ -1,0 +1,128 @@
+"""/api/library: changes pass the write gate before their body is read; reads list the
+library; export and import round trip through the API."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from papersift.library.entries import Library
+from papersift.server import create_app
+from papersift.store import Store
+from served_papers import TEST_HOSTS, build_served_data_dir
+
+TOKEN = "library-token-of-24-chars"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+@pytest.fixture()
+def writable(sample_records, tmp_path):
+    data_dir = build_served_data_dir(tmp_path / "data", sample_records[:60])
+    with TestClient(create_app(data_dir, enable_writes=True, write_token=TOKEN, allowed_hosts=TEST_HOSTS),
+                    raise_server_exceptions=False) as client:
+        yield client, data_dir
+
+
+def _ids(sample_records, count):
+    return [record["id"] for record in sample_records[:count]]
+
+
+def test_changes_are_refused_on_a_read_only_server_and_reads_are_empty(client, served_data_dir, sample_records):
+    response = client.post("/api/library/tag", json={"tag": "x", "paper_ids": _ids(sample_records, 1)}, headers=AUTH)
+    assert response.status_code == 403 and response.json()["error"] == "writes_disabled"
+    listed = client.get("/api/library").json()
+    assert listed["total"] == 0 and listed["entries"] == [] and listed["tags"] == {}
+    assert Library(Store(served_data_dir, readonly=True)).entries() == []
+
+
+@pytest.mark.parametrize("path", ["/api/library/tag", "/api/library/rating", "/api/library/note",
+                                  "/api/library/reading", "/api/library/remove", "/api/library/import"])
+def test_every_change_needs_the_token_before_its_body_is_read(writable, path):
+    client, _ = writable
+    response = client.post(path, content=b"not json at all", headers={"Authorization": "Bearer wrong-token-wrong"})
+    assert response.status_code == 401  # not 422: the body was never parsed
+
+
+def test_tag_mark_note_read_list_and_export(writable, sample_records):
+    client, data_dir = writable
+    ids = _ids(sample_records, 4)
+    assert client.post("/api/library/tag", json={"tag": "diffusion", "paper_ids": ids[:3]}, headers=AUTH).json() == {
+        "ok": True, "changed": 3}
+    assert client.post("/api/library/rating", json={"rating": "dislike", "paper_ids": ids[3:]}, headers=AUTH).status_code == 200
+    assert client.post("/api/library/note", json={"paper_id": ids[0], "note": "<b>read me</b>"}, headers=AUTH).status_code == 200
+    assert client.post("/api/library/reading", json={"state": "read", "paper_ids": ids[:1]}, headers=AUTH).status_code == 200
+    listed = client.get("/api/library", params={"tag": "diffusion"}).json()
+    assert listed["tags"] == {"diffusion": 3} and listed["total"] == 3
+    first = next(entry for entry in listed["entries"] if entry["paper_id"] == ids[0])
+    assert first["note"] == "<b>read me</b>" and first["reading"] == "read"
+    assert first["paper"]["title"] == sample_records[0]["title"]
+    assert [entry["paper_id"] for entry in client.get("/api/library", params={"rating": "dislike"}).json()["entries"]] == ids[3:]
+    exported = client.get("/api/library/export", params={"format": "ris"})
+    assert exported.status_code == 200 and exported.text.count("ER  -") == 4
+    assert exported.headers["content-type"].startswith("application/x-research-info-systems")
+    assert client.post("/api/library/untag", json={"tag": "diffusion", "paper_ids": ids[2:3]}, headers=AUTH).json()["changed"] == 1
+    assert client.post("/api/library/remove", json={"paper_ids": ids[3:]}, headers=AUTH).json()["changed"] == 1
+    assert client.get("/api/library/tags").json() == {"tags": {"diffusion": 2}}
+    assert Library.open(data_dir).tagged("diffusion") == ids[:2]
+
+
+@pytest.mark.parametrize(("path", "body", "problem"), [
+    ("/api/library/tag", {"tag": "x", "paper_ids": ["NOPE-0"]}, "paper 'NOPE-0': no such paper"),
+    ("/api/library/tag", {"tag": "x", "paper_ids": []}, "paper_ids"),
+    ("/api/library/tag", {"tag": "x", "paper_ids": ["a"], "extra": 1}, "extra"),
+    ("/api/library/rating", {"rating": "love", "paper_ids": ["a"]}, "rating"),
+    ("/api/library/note", {"paper_id": "a", "note": "n" * 20_001}, "note"),
+    ("/api/library/reading", {"state": "later", "paper_ids": ["a"]}, "state"),
+])
+def test_bad_changes_are_422_naming_the_problem(writable, path, body, problem):
+    client, data_dir = writable
+    response = client.post(path, json=body, headers=AUTH)
+    assert response.status_code == 422 and problem in response.json()["message"]
+    assert Library.open(data_dir).entries() == []
+
+
+def test_import_through_the_api_reports_each_miss(writable, sample_records):
+    client, data_dir = writable
+    client.post("/api/library/tag", json={"tag": "kept", "paper_ids": _ids(sample_records, 5)}, headers=AUTH)
+    bibtex = client.get("/api/library/export", params={"format": "bibtex"}).text
+    bibtex += "\n@misc{missing, title={Not In This Corpus}, year={2011}}\n"
+    client.post("/api/library/remove", json={"paper_ids": _ids(sample_records, 5)}, headers=AUTH)
+    response = client.post("/api/library/import", params={"tag": "again"}, content=bibtex.encode(), headers=AUTH)
+    summary = response.json()
+    assert response.status_code == 200 and summary["matched"] == 5 and summary["unmatched"] == 1
+    assert summary["problems"][0].startswith("entry missing (line")
+    assert sorted(Library.open(data_dir).tagged("again")) == sorted(_ids(sample_records, 5))
+    bad = client.post("/api/library/import", content=b"hello", headers=AUTH)
+    assert bad.status_code == 422 and "cannot tell the format" in bad.json()["message"]
+
+
+def test_the_routes_are_in_the_openapi_document(client):
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {"/api/library", "/api/library/tag", "/api/library/export", "/api/library/import"} <= set(paths)
+
+
+def test_recommendations_read_the_features_and_never_build_them(writable, sample_records):
+    from papersift.library.features import FEATURES_DIR, build_features
+
+    client, data_dir = writable
+    ids = _ids(sample_records, 8)
+    client.post("/api/library/tag", json={"tag": "mine", "paper_ids": ids[:6]}, headers=AUTH)
+    client.post("/api/library/rating", json={"rating": "dislike", "paper_ids": ids[6:]}, headers=AUTH)
+    missing = client.get("/api/library/recommendations", params={"tag": "mine"})
+    assert missing.status_code == 503 and "papersift library features" in missing.json()["message"]
+    assert not (data_dir / FEATURES_DIR).exists()
+
+    build_features(data_dir)  # what the command does
+    answer = client.get("/api/library/recommendations", params={"tag": "mine", "k": 5}).json()
+    assert answer["learned_from"]["positives"] == 6 and answer["learned_from"]["not_interested"] == 2
+    assert len(answer["hits"]) == 5 and not {hit["paper"]["id"] for hit in answer["hits"]} & set(ids)
+    first = answer["hits"][0]
+    assert first["because"] and first["explanation"].startswith("like the ")
+    assert "in tag 'mine': " in first["explanation"]
+    filtered = client.get("/api/library/recommendations",
+                          params={"tag": "mine", "venue": "AISTATS", "year_from": 2012, "year_to": 2013}).json()
+    assert filtered["hits"] and all(hit["paper"]["venue"] == "AISTATS" and 2012 <= hit["paper"]["year"] <= 2013
+                                    for hit in filtered["hits"])
+    assert client.get("/api/library/recommendations", params={"tag": "mine", "venue": "Nowhere"}).json()["hits"] == []
+    empty = client.get("/api/library/recommendations", params={"tag": "no such tag"})
+    assert empty.status_code == 422 and empty.json()["error"] == "nothing_to_learn"
