@@ -106,7 +106,14 @@ def _venue(fields: dict) -> str | None:
     named = canonical_venue(_string(fields.get("venue")))
     if named:
         return named
-    container = _string(fields.get("booktitle")) or _string(fields.get("journal"))
+    return venue_from_container(_string(fields.get("booktitle")) or _string(fields.get("journal")))
+
+
+def venue_from_container(container: str | None) -> str | None:
+    """The venue a proceedings or journal title names: the corpus's short name when it is one
+    of theirs ("Advances in Neural Information Processing Systems 33" -> NeurIPS), else the
+    title itself when short enough to be a venue."""
+    container = container.strip() if container else None
     if not container:
         return None
     lowered = container.lower()

@@ -12,6 +12,7 @@ from papersift.ingest.airas import read_airas
 from papersift.ingest.arxiv import read_arxiv_atom, read_oai_pmh
 from papersift.ingest.base import DECOMPRESSION_ERRORS, SourceError, SourceRecord, base_name, open_source
 from papersift.ingest.bibtex import read_bibtex
+from papersift.ingest.citations import read_csl_json, read_ris
 from papersift.ingest.csv_reader import read_csv
 from papersift.ingest.jsonl import read_jsonl
 from papersift.ingest.openreview import read_openreview
@@ -28,16 +29,22 @@ READERS: dict[str, Reader] = {
     "openreview": read_openreview,
     "arxiv": read_arxiv_atom,
     "oai-pmh": read_oai_pmh,
+    "ris": read_ris,
+    "csl-json": read_csl_json,
 }
 
 EXTENSIONS = {
     ".jsonl": "jsonl", ".ndjson": "jsonl", ".bib": "bibtex", ".bibtex": "bibtex",
-    ".csv": "csv", ".tsv": "csv", ".atom": "arxiv",
+    ".csv": "csv", ".tsv": "csv", ".atom": "arxiv", ".ris": "ris",
 }
 
 SNIFF_BYTES = 64 * 1024
 OPENREVIEW_CONTENT = re.compile(r'"content"\s*:\s*\{\s*"[^"]+"\s*:\s*\{\s*"value"')
 BIBTEX_ENTRY = re.compile(r"^\s*@\w+\s*[{(]", re.MULTILINE)
+# CSL-JSON: an item's "type" is one of CSL's types, and items name their date "issued" or
+# their names "family"/"given"; papersift's own exports add "citation-key".
+CSL_ITEM = re.compile(r'"citation-key"\s*:|"(issued|container-title)"\s*:\s*[{"]|"family"\s*:\s*"')
+RIS_START = re.compile(r"^TY  - ", re.MULTILINE)
 
 
 def register(name: str, reader: Reader, extensions: tuple[str, ...] = ()) -> None:
@@ -94,6 +101,8 @@ def sniff_json(head: str) -> str | None:
         return "openreview"
     if '"conference"' in head and '"paper_url"' in head:
         return "airas"
+    if CSL_ITEM.search(head):  # before paperlists: CSL-JSON items have an "author" too
+        return "csl-json"
     if '"site"' in head or '"author"' in head:
         return "paperlists"
     return None
@@ -103,12 +112,16 @@ def sniff_bibtex(head: str) -> str | None:
     return "bibtex" if BIBTEX_ENTRY.search(head[:4096]) else None
 
 
+def sniff_ris(head: str) -> str | None:
+    return "ris" if RIS_START.match(head) else None
+
+
 def sniff_csv(head: str) -> str | None:
     header = head.split("\n", 1)[0].lower()
     return "csv" if re.search(r"(^|[,\t])\"?title\"?([,\t]|$)", header) else None
 
 
-SNIFFERS: list[Callable[[str], str | None]] = [sniff_xml, sniff_json, sniff_bibtex, sniff_csv]
+SNIFFERS: list[Callable[[str], str | None]] = [sniff_xml, sniff_json, sniff_ris, sniff_bibtex, sniff_csv]
 
 
 def reader_for(path: Path, format_name: str | None = None) -> Reader:
