@@ -112,7 +112,7 @@ class Token:
 
 
 # What tantivy's simple tokenizer keeps: runs of alphanumeric characters (Rust's
-# char::is_alphanumeric; Python's [^\W_] differs on vowel signs of Indic scripts, see the tests).
+# char::is_alphanumeric; Python's [^\W_] differs on Indic vowel signs and enclosed letters, see the tests).
 _SIMPLE_TOKEN = re.compile(r"[^\W_]+")
 
 
