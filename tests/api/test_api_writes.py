@@ -15,8 +15,10 @@ from write_checks import (
     write_jsonl,
 )
 
-from papersift.server import create_app
+from papersift.index import lexical
 from papersift.ingest.pipeline import ingest_paths
+from papersift.record import paper_from_dict
+from papersift.server import create_app
 from papersift.store import Store
 
 TOKEN = "s3cret-token-of-24-chars"
@@ -71,9 +73,11 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
 def test_a_post_that_waited_for_another_still_gets_its_papers_indexed(writable_dir, monkeypatch):
-    """Deterministic: the first POST is held just before its write transaction while a second
-    POST stores and indexes its papers; then the first goes on. Its papers must be searchable
-    (before the fix it wrote the second's seqs and its own index refresh skipped them)."""
+    """Deterministic: the first POST is held just before its write transaction while another
+    writer (a second process: its own Store) stores and indexes its papers; then the first goes
+    on. Its papers must be searchable (before the fix it wrote the other's seqs and its own
+    index refresh skipped them). Within one server, writes queue on the store's lock, so the
+    other writer must be another Store, or the hold would only time out."""
     before = {paper.id for _, paper in Store(writable_dir, readonly=True).iter_papers()}
     held = FirstWriteHeld().install(monkeypatch)
     with TestClient(create_app(writable_dir, enable_writes=True, write_token=TOKEN, allowed_hosts=TEST_HOSTS)) as client:
@@ -82,10 +86,12 @@ def test_a_post_that_waited_for_another_still_gets_its_papers_indexed(writable_d
             "first", client.post("/api/papers", json=synthetic_records("first", 50), headers=AUTH)))
         first.start()
         assert held.reached.wait(60), "the first POST never reached its write"
-        second = client.post("/api/papers", json=synthetic_records("second", 50), headers=AUTH)
+        other = Store(writable_dir)
+        assert other.upsert(paper_from_dict(record) for record in synthetic_records("second", 50)).added == 50
+        lexical.update(writable_dir)
         held.go.set()
         first.join(60)
-        assert second.status_code == 200 and responses["first"].status_code == 200
+        assert not held.timed_out and responses["first"].status_code == 200
         posted = {f"{name}-{number}" for name in ("first", "second") for number in range(50)}
         assert_stored_and_indexed_once(writable_dir, before | posted)
         found = client.get("/api/search", params={"q": '"writer first"', "mode": "keyword", "size": 100}).json()
