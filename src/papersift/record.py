@@ -147,7 +147,7 @@ def _string_list(raw: dict, key: str, limit: int) -> tuple[str, ...]:
     if value is None:
         return ()
     if isinstance(value, str):
-        value = [part for part in re.split(r"[;,]", value)] if key == "keywords" else [value]
+        value = re.split(r"[;,]", value) if key == "keywords" else [value]
     if not isinstance(value, (list, tuple)):
         raise RecordError(f"field '{key}' must be a list of strings, got {type(value).__name__}")
     if len(value) > limit:

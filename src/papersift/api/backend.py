@@ -9,11 +9,11 @@ from typing import Protocol
 from fastapi import Request
 
 from papersift.config import MAX_PAGE_SIZE
+from papersift.i18n import Lang, negotiate_language
 from papersift.record import Paper
 from papersift.search.facet_counts import FacetSummary
 from papersift.search.notices import Notice
 from papersift.search.types import Hit, SearchRequest, SearchResponse
-from papersift.i18n import Lang, negotiate_language
 
 EXPORT_MAX_RESULTS = 5000
 

@@ -31,7 +31,12 @@ from papersift.backends.typesense_index import ALIAS, TERM_FIELDS, alias_target,
 from papersift.index.analyzers import ENGLISH, NAMES, terms
 from papersift.record import PAPER_FIELDS, Paper
 from papersift.search.backend import (
-    AUTHOR_BOOST, FIELD_BOOSTS, FILTER_FIELD_NAMES, HIGHLIGHT_FIELDS, BackendResult, query_terms,
+    AUTHOR_BOOST,
+    FIELD_BOOSTS,
+    FILTER_FIELD_NAMES,
+    HIGHLIGHT_FIELDS,
+    BackendResult,
+    query_terms,
 )
 from papersift.search.highlight import Highlighter
 from papersift.search.query import FieldValue, ParsedQuery, Words

@@ -13,7 +13,17 @@ import orjson
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_of, emit_report, err_console, fail, print_json
+from papersift.cli.app import (
+    DataDirOption,
+    JsonOption,
+    app,
+    console,
+    data_dir_of,
+    emit_report,
+    err_console,
+    fail,
+    print_json,
+)
 from papersift.cli.bench_cmd import ReportsDirOption, bench_app
 from papersift.config import shared_data_dir
 
@@ -140,7 +150,12 @@ def cluster_status(nodes: NodesOption, api_key: ApiKeyOption, as_json: JsonOptio
 
 def index_on_typesense(directory: Path, nodes: str, api_key: str, rebuild: bool, as_json: bool) -> None:
     """`papersift index --backend typesense` / `papersift cluster index`."""
-    from papersift.backends.typesense_index import TypesenseIndexError, alias_target, build_collection, update_collection
+    from papersift.backends.typesense_index import (
+        TypesenseIndexError,
+        alias_target,
+        build_collection,
+        update_collection,
+    )
     from papersift.store import Store
 
     try:
@@ -219,8 +234,8 @@ def cluster_serve(
     """Serve the page and the API with searches answered by the Typesense cluster."""
     import uvicorn
 
-    from papersift.server import create_app
     from papersift.api.security import allowed_hosts_for
+    from papersift.server import create_app
 
     directory = data_dir_of(data_dir)
     if not (directory / "papers.sqlite3").exists():

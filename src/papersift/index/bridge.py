@@ -37,9 +37,11 @@ MAX_WORDS = 3
 _WORD = re.compile(r"[a-z][a-z0-9\-]*[a-z0-9]|[a-z]")
 _CLAUSE_BREAK = re.compile(r"[.,;:()\[\]{}!?\"]")
 # A phrase neither starts nor ends with one of these ("of the model" is not a term).
-EDGE_STOP_WORDS = frozenset(
-    "a an the of for and or in on to with by from as at is are be we our this that these via using "
-    "based its it their which into than can not under over".split())
+EDGE_STOP_WORDS = frozenset({
+    "a", "an", "the", "of", "for", "and", "or", "in", "on", "to", "with", "by", "from", "as", "at", "is",
+    "are", "be", "we", "our", "this", "that", "these", "via", "using", "based", "its", "it", "their", "which",
+    "into", "than", "can", "not", "under", "over",
+})
 
 
 def terms_model(model: str) -> str:
@@ -104,7 +106,7 @@ class TermBridge:
         self._memo: dict[str, str] = {}
 
     @classmethod
-    def open(cls, data_dir: str | os.PathLike, model: str) -> "TermBridge | None":
+    def open(cls, data_dir: str | os.PathLike, model: str) -> TermBridge | None:
         index = vector_index.VectorIndex.open(data_dir, terms_model(model))
         return cls(index) if index is not None and len(index) else None
 

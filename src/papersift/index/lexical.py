@@ -151,7 +151,7 @@ class IndexMeta:
     topics: str = ""  # stamp of the predicted topics indexed (PredictionStore.stamp)
 
     @classmethod
-    def read(cls, folder: Path) -> "IndexMeta":
+    def read(cls, folder: Path) -> IndexMeta:
         return cls(**orjson.loads((folder / META_FILE).read_bytes()))
 
     def write(self, folder: Path) -> None:

@@ -80,7 +80,7 @@ class RowWriter:
         if len(self.keys) != facet_groups:
             raise ValueError(f"{folder}: row store has {len(self.keys)} facet groups, expected {facet_groups}")
         self._codes = [{key: code for code, key in enumerate(keys)} for keys in self.keys]
-        self._bin = open(folder / BIN, "ab")
+        self._bin = open(folder / BIN, "ab")  # noqa: SIM115  held until close(): rows are appended across calls
         self._bin.seek(0, os.SEEK_END)
         if self._bin.tell() != self.offsets[-1]:  # an update that died before saving its offsets
             self._bin.truncate(self.offsets[-1])

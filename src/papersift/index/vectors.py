@@ -173,7 +173,7 @@ class VectorIndex:
         self._ann = None
 
     @classmethod
-    def open(cls, data_dir: str | os.PathLike, model: str) -> "VectorIndex | None":
+    def open(cls, data_dir: str | os.PathLike, model: str) -> VectorIndex | None:
         """The live generation (None when there is none); retries when a writer swapped it away
         (and removed it) while it was being opened."""
         for _ in range(OPEN_ATTEMPTS):

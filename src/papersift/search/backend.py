@@ -125,7 +125,7 @@ class TantivyBackend:
             if stamp and stamp != self._live.stamp:
                 self._open()
 
-    def _current(self) -> "_Live":
+    def _current(self) -> _Live:
         """The live searcher and rows, as one pair: a swap in between cannot mix them."""
         self.refresh()
         return self._live
@@ -232,7 +232,7 @@ class TantivyBackend:
         plan = self.plan(query, candidate_ids)
         return plan.scored, plan.ignored
 
-    def plan(self, query: ParsedQuery, candidate_ids: Sequence[str] | None = None) -> "Plan":
+    def plan(self, query: ParsedQuery, candidate_ids: Sequence[str] | None = None) -> Plan:
         """The query to rank with, and the same query without its score-only clauses."""
         must: list[tantivy.Query] = []
         title_boosts: list[tantivy.Query] = []
@@ -298,7 +298,7 @@ class TantivyBackend:
         return _result(rows_of, rows, scores, total, facets, with_papers, ignored)
 
     @staticmethod
-    def _search_ranked(live: "_Live", compiled, sort, offset, limit, depth, with_facets, with_papers,
+    def _search_ranked(live: _Live, compiled, sort, offset, limit, depth, with_facets, with_papers,
                        ignored) -> BackendResult:
         """The best `depth` matches by BM25 are the result set."""
         hits = live.searcher.search(compiled, depth, count=False).hits

@@ -52,7 +52,7 @@ class FieldValue:
 
 @dataclass(frozen=True, slots=True)
 class AnyOf:
-    options: tuple["Node", ...]
+    options: tuple[Node, ...]
 
 
 Node = Words | FieldValue | AnyOf
@@ -75,10 +75,10 @@ class ParsedQuery:
     def match_all(self) -> bool:
         return self.match == "all"
 
-    def relaxed(self, match: str = "any") -> "ParsedQuery":
+    def relaxed(self, match: str = "any") -> ParsedQuery:
         return replace(self, match=match)
 
-    def with_filters(self, filters: Filters) -> "ParsedQuery":
+    def with_filters(self, filters: Filters) -> ParsedQuery:
         return replace(self, filters=merge_filters(self.filters, filters))
 
 
@@ -286,7 +286,7 @@ def _add_or_group(group: list[_Item], required: list[Node], filter_values: dict[
     if not filter_names:
         required.append(AnyOf(tuple(item.node for item in group)))
         return
-    if len(filter_names) > 1 or len(filter_names) == 1 and len(group) != sum(isinstance(i.node, tuple) for i in group):
+    if len(filter_names) > 1 or (len(filter_names) == 1 and len(group) != sum(isinstance(i.node, tuple) for i in group)):
         raise QuerySyntaxError("OR can join words and phrases, or values of one filter field, not a mix", group[1].position)
     name = filter_names.pop()
     if name == "year":

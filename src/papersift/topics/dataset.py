@@ -25,7 +25,7 @@ class LabeledSet:
     def __len__(self) -> int:
         return len(self.papers)
 
-    def subset(self, positions) -> "LabeledSet":
+    def subset(self, positions) -> LabeledSet:
         return LabeledSet(
             papers=[self.papers[i] for i in positions],
             topics=[self.topics[i] for i in positions],

@@ -7,11 +7,11 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")  # files only, no display
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
-from papersift.topics.overview import UNKNOWN_AREA, area_colors, area_order, counts_by, topic_rows  # noqa: E402
-from papersift.topics.projection import map_points, neighbour_agreement  # noqa: E402
+from papersift.topics.overview import UNKNOWN_AREA, area_colors, area_order, counts_by, topic_rows
+from papersift.topics.projection import map_points, neighbour_agreement
 
 FORMATS = (".png", ".svg")
 
