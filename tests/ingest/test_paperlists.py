@@ -72,10 +72,11 @@ def test_bad_rows_are_reported_and_good_rows_kept(tmp_path):
         {"id": "a2", "title": None, "author": "Carl Three"},
         {"id": "a3", "title": "Authors of the wrong type", "author": 17},
         "not an object",
+        {"id": "a5", "title": "A topic of the wrong type", "primary_area": 5},
     ]
     listing.write_bytes(orjson.dumps(rows))
     records = list(read_paperlists(listing))
-    assert [record.location for record in records] == ["record 1", "record 2", "record 3", "record 4"]
+    assert [record.location for record in records] == ["record 1", "record 2", "record 3", "record 4", "record 5"]
     papers, summary = ingest_into(tmp_path / "data", [listing])
     assert list(papers) == ["UAI-2022-a1"]
     assert papers["UAI-2022-a1"].authors == ("Ann One", "Bob Two")
@@ -83,3 +84,4 @@ def test_bad_rows_are_reported_and_good_rows_kept(tmp_path):
     assert "record 2 (id UAI-2022-a2): missing required field 'title'" in problems[0]
     assert "record 3" in problems[1] and "'authors' must be a list of strings, got int" in problems[1]
     assert "record 4" in problems[2] and "must be a JSON object" in problems[2]
+    assert "record 5" in problems[3] and "field 'primary_area' must be a string, got int" in problems[3]

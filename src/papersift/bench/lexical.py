@@ -20,6 +20,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import orjson
@@ -191,12 +192,12 @@ def engine_calls(backend: TantivyBackend, queries: list[str]) -> Callable[[str],
         query = parse_query(text)
         plan = backend.plan(query)
         page = searcher.search(plan.scored, TOP_K, count=False).hits
-        calls: list[Callable[[], object]] = [lambda plan=plan: rows_of_hits(searcher, plan.scored, TOP_K)]
+        calls: list[Callable[[], object]] = [partial(rows_of_hits, searcher, plan.scored, TOP_K)]
         if len(page) == TOP_K:
-            calls.append(lambda plan=plan: searcher.aggregate(plan.matching, FACET_AGGREGATION))
+            calls.append(partial(searcher.aggregate, plan.matching, FACET_AGGREGATION))
         elif not page and not plan.ignored:
             relaxed = backend.plan(query.relaxed())
-            calls.append(lambda relaxed=relaxed: rows_of_hits(searcher, relaxed.scored, RELAXED_DEPTH))
+            calls.append(partial(rows_of_hits, searcher, relaxed.scored, RELAXED_DEPTH))
         prepared[text] = calls
 
     def answer(text: str) -> list:
@@ -282,6 +283,8 @@ def run(corpus: Path | None = None, repeats: int = 3, work_dir: Path | None = No
                 return index.retrieve(query_tokens, k=min(TOP_K, len(papers)), show_progress=False, n_threads=0)
             return answer
 
+        if not isinstance(service.backend, TantivyBackend):
+            raise TypeError("the lexical benchmark measures the embedded (tantivy) backend")
         engines = {"papersift_search": search, "papersift_engine": engine_calls(service.backend, queries),
                    "papersift_rank": lambda q: service.rank(q, TOP_K), "bm25s": bm25s_engine(retriever)}
         if importlib.util.find_spec("numba") is not None:

@@ -29,10 +29,11 @@ from papersift.index.models import DEFAULT_MODEL
 from papersift.search.crosslingual import load_resources
 from papersift.search.semantic import shared_encoder
 from papersift.search.service import SearchService
-from papersift.search.types import SearchRequest
+from papersift.search.types import Mode, SearchRequest
 from papersift.store import Store
 
 TOP_K = 20
+PAGE_MODES: tuple[tuple[Mode, str], ...] = (("hybrid", "hybrid page"), ("keyword", "keyword page"))
 
 
 def latency_summary(seconds: list[float]) -> dict[str, float]:
@@ -143,7 +144,7 @@ def run(data_dir: str | Path, repeats: int = 3, texts_count: int = 256,
                 matches = ann.search(vector, TOP_K)
                 timings["dense HNSW (usearch)"].append(time.perf_counter() - started)
                 recalls.append(len(set(matches.keys.tolist()) & set(exact_rows.tolist())) / TOP_K)
-                for mode, name in (("hybrid", "hybrid page"), ("keyword", "keyword page")):
+                for mode, name in PAGE_MODES:
                     started = time.perf_counter()
                     service.search(SearchRequest(query=query, mode=mode, size=TOP_K))
                     timings[name].append(time.perf_counter() - started)

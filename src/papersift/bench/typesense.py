@@ -29,11 +29,18 @@ VECTOR_BATCH = 1000
 
 
 def cluster_rss(cluster: TypesenseCluster) -> list[int]:
-    return [process_rss_bytes(cluster.pid(name)) for name in cluster.nodes]
+    """Each node's resident memory; a node that is not running is an error, not /proc/None."""
+    sizes = []
+    for name in cluster.nodes:
+        pid = cluster.pid(name)
+        if pid is None:
+            raise RuntimeError(f"typesense node {name} is not running: no memory to measure")
+        sizes.append(process_rss_bytes(pid))
+    return sizes
 
 
 def top10_agreement(embedded: SearchService, clustered: SearchService, queries: list[str]) -> dict:
-    per_query = []
+    per_query: list[dict] = []
     for text in queries:
         request = SearchRequest(query=text, mode="keyword", size=10)
         expected = [hit.paper.id for hit in embedded.search(request).hits]

@@ -12,6 +12,7 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    TaskID,
     TaskProgressColumn,
     TextColumn,
     TimeElapsedColumn,
@@ -145,15 +146,17 @@ def embed(
             progress.update(task, total=todo, completed=state.embedded,
                             rate=f"{state.embedded / elapsed:.1f} texts/s, {state.cached} cached")
 
-        terms_task: dict[str, float] = {}
+        terms_task: TaskID | None = None
+        terms_started = 0.0
 
         def report_terms(state: EmbedProgress) -> None:
             """The term bridge's progress (index/bridge.py), once the papers are done."""
-            if not terms_task:
-                terms_task["id"] = progress.add_task("terms", total=state.total - state.cached, rate="")
-                terms_task["started"] = time.perf_counter()
-            elapsed = max(time.perf_counter() - terms_task["started"], 1e-9)
-            progress.update(terms_task["id"], completed=state.embedded,
+            nonlocal terms_task, terms_started
+            if terms_task is None:
+                terms_task = progress.add_task("terms", total=state.total - state.cached, rate="")
+                terms_started = time.perf_counter()
+            elapsed = max(time.perf_counter() - terms_started, 1e-9)
+            progress.update(terms_task, completed=state.embedded,
                             rate=f"{state.embedded / elapsed:.0f} terms/s, {state.cached} cached")
 
         summary = run(report, report_terms)

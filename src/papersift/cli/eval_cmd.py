@@ -33,8 +33,9 @@ def eval_command(
     """MRR@10, Recall@10/100, nDCG@10/20 overall and per query language."""
     from papersift.eval.runner import corpus_data_dir, evaluate, markdown_table
     from papersift.search.service import SearchService
+    from papersift.search.types import is_mode
 
-    if mode not in ("keyword", "semantic", "hybrid"):
+    if not is_mode(mode):
         fail(f"--mode must be keyword, semantic or hybrid, not '{mode}'")
     if like and like_paper:
         fail("--like and --like-paper: choose one")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -25,7 +25,7 @@ from papersift.cli.app import (
 from papersift.config import DEFAULT_PAGE_SIZE
 from papersift.index import lexical, phrasevectors, termlexicon
 from papersift.search.display import format_authors, language_of, search_json
-from papersift.search.types import Filters, QuerySyntaxError, SearchRequest, SearchResponse
+from papersift.search.types import Filters, Mode, QuerySyntaxError, SearchRequest, SearchResponse, is_mode, is_sort
 from papersift.store import Store
 
 MARKED = re.compile(r"<mark>(.*?)</mark>", re.DOTALL)
@@ -62,7 +62,7 @@ def index(
     lexicon = termlexicon.build_for_store(directory, force=rebuild)  # Chinese terms' English readings
     phrases = phrasevectors.build_for_store(directory, force=rebuild and lexicon is not None,
                                             log=lambda line: err_console.print(line, highlight=False))
-    summary = {
+    summary: dict[str, Any] = {
         "documents": result.documents, "indexed": result.added, "full_build": result.full,
         "seconds": round(result.seconds, 3), "bytes": lexical.index_size_bytes(result.folder),
         "path": str(result.folder),
@@ -119,9 +119,9 @@ def search(
     from papersift.search.query import parse_query
     from papersift.search.service import SearchService
 
-    if sort not in ("relevance", "newest", "oldest", "cited"):
+    if not is_sort(sort):
         fail(f"--sort must be relevance, newest, oldest or cited, not '{sort}'")
-    if mode not in ("keyword", "semantic", "hybrid"):
+    if not is_mode(mode):
         fail(f"--mode must be keyword, semantic or hybrid, not '{mode}'")
     try:
         year_filter = parse_query(f"year:{year}").filters if year else Filters()
@@ -135,9 +135,8 @@ def search(
     like_text = like.read() if like is not None else None
     if like_text is not None and not like_text.strip():
         fail("--like: the text is empty")
-    if like_text is not None and mode == "keyword":
-        mode = "hybrid"
-    request = SearchRequest(query=query, mode=mode, filters=filters, sort=sort, page=page, size=size, like_text=like_text)
+    request_mode: Mode = "hybrid" if like_text is not None and mode == "keyword" else mode
+    request = SearchRequest(query=query, mode=request_mode, filters=filters, sort=sort, page=page, size=size, like_text=like_text)
     try:
         response = SearchService(data_dir_of(data_dir)).search(request)
     except QuerySyntaxError as exc:

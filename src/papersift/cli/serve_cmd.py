@@ -38,7 +38,7 @@ def _run_server(data_dir: Path, host: str, port: int, enable_writes: bool, write
 
     if enable_writes and not write_token:
         fail("--enable-writes needs --write-token (or PAPERSIFT_WRITE_TOKEN)")
-    if enable_writes and len(write_token) < MIN_TOKEN_CHARS:
+    if enable_writes and write_token is not None and len(write_token) < MIN_TOKEN_CHARS:
         fail(f"--write-token must be at least {MIN_TOKEN_CHARS} characters (got {len(write_token)})")
     hosts = allowed_hosts_for(host, allowed_hosts or ())
     if host not in ("127.0.0.1", "localhost", "::1"):

@@ -144,7 +144,7 @@ def embed_store_distributed(data_dir: str | os.PathLike, encoder: Encoder, addre
     from papersift.store import Store
 
     started = time.perf_counter()
-    store = Store(data_dir, readonly=True)
+    store = Store(Path(data_dir), readonly=True)
     try:
         seq_papers = list(store.iter_papers(0))
     finally:

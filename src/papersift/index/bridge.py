@@ -24,6 +24,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -137,15 +138,15 @@ class TermBridge:
             nearest = np.argmax(segment_vectors[open_rows] @ self.index.vectors.T, axis=1)
             for at, row in zip(open_rows, nearest):
                 best[at] = self.terms[row]
-        return best
+        return cast("list[str]", best)  # every row is settled by now
 
     def translate(self, segments: Sequence[str], embed: Callable[[list[str]], np.ndarray],
                   senses: Callable[[str], Sequence[str]] | None = None) -> list[str]:
         """The nearest term of each segment, among its dictionary senses when `senses`
         (segment -> English terms) gives some that are corpus terms; `embed` (texts -> query
         vectors) runs only for segments not seen before."""
-        found = {segment: self._memo.get(segment) for segment in segments}
-        unseen = [segment for segment, term in found.items() if term is None]
+        found = {segment: term for segment in segments if (term := self._memo.get(segment)) is not None}
+        unseen = [segment for segment in dict.fromkeys(segments) if segment not in found]
         if unseen:
             unseen_senses = [senses(segment) for segment in unseen] if senses is not None else None
             new_terms = dict(zip(unseen, self.nearest_terms(embed(unseen), unseen_senses)))

@@ -293,7 +293,8 @@ def bert_onnx(weights: dict[str, np.ndarray], cfg: BertConfig):
     from onnx import TensorProto, numpy_helper
     from onnx import helper as oh
 
-    initializers, nodes = [], []
+    initializers: list[onnx.TensorProto] = []
+    nodes: list[onnx.NodeProto] = []
     head_dim = cfg.hidden // cfg.heads
 
     def const(name: str, value) -> str:
@@ -422,7 +423,7 @@ def _read_manifest(folder: Path) -> dict | None:
         return None
 
 
-def is_built(spec: ModelSpec, root: Path | None = None) -> bool:
+def is_built(spec: ModelSpec, root: str | os.PathLike | None = None) -> bool:
     folder = models_dir(root) / spec.name
     manifest = _read_manifest(folder)
     if not manifest or {k: manifest.get(k) for k in _manifest_expected(spec)} != _manifest_expected(spec):

@@ -39,7 +39,7 @@ BIN, OFFSETS, IDS, FACETS, KEYS = "rows.bin", "rows.offsets.npy", "rows.ids", "r
 AUTHORS_AT, KEYWORDS_AT = PAPER_FIELDS.index("authors"), PAPER_FIELDS.index("keywords")
 TUPLES_AT = tuple(PAPER_FIELDS.index(name) for name in ("authors", "keywords", "author_ids", "affiliations"))
 SCHEMA3_AT = PAPER_FIELDS.index("author_ids")
-SCHEMA3_DEFAULTS = [[], [], None, None, None]  # rows written before store schema 3 lack these
+SCHEMA3_DEFAULTS: list[object] = [[], [], None, None, None]  # rows written before store schema 3 lack these
 
 
 def encode_paper(paper: Paper) -> bytes:

@@ -142,7 +142,7 @@ class FieldView:
         return self
 
     def transform(self, inputs: TopicInputs):
-        return self.transformer.transform(inputs.field(self.field_name))
+        return _fitted(self.transformer).transform(inputs.field(self.field_name))
 
 
 class CombinedView:
@@ -202,7 +202,7 @@ class LsaView:
         return self
 
     def transform(self, inputs: TopicInputs):
-        return self.transformer.transform(inputs.texts)
+        return _fitted(self.transformer).transform(inputs.texts)
 
 
 VIEWS: dict[str, Callable[[], FieldView | CombinedView | LsaView]] = {
@@ -226,7 +226,13 @@ VIEW_SOURCES: dict[str, tuple[str, ...]] = {
 CORPUS_VIEWS = {"lsa", "combined_all"}
 
 
-def make_view(name: str) -> FieldView | CombinedView:
+def _fitted(transformer: TransformerMixin | None) -> TransformerMixin:
+    if transformer is None:
+        raise RuntimeError("a feature view transforms only after fit()")
+    return transformer
+
+
+def make_view(name: str) -> FieldView | CombinedView | LsaView:
     try:
         return VIEWS[name]()
     except KeyError:
@@ -285,9 +291,9 @@ def paper_embeddings(
                 hint = "run 'papersift embed' first" if from_index else "it lives in the embedding cache, not a vector index"
                 vectors_missing = _cached_only(encoder, cache, texts, len(papers), label, hint)
     if dim is None:  # nothing from the index: the cache's (or the encoder's) width
-        dim = vectors_missing.shape[1] if len(missing) else 0
+        dim = vectors_missing.shape[1] if vectors_missing is not None else 0
     vectors = np.zeros((len(papers), dim), dtype=np.float32)
-    if present:
+    if index is not None and present:
         vectors[present] = index.vectors[[rows[position] for position in present]]
     if missing:
         vectors[missing] = vectors_missing
