@@ -14,7 +14,8 @@ pytestmark = pytest.mark.cluster  # imports the typesense extra
 class _Nodes:
     """A cluster whose node n2 is not running (pid None), as after a kill."""
 
-    nodes = {"n1": None, "n2": None}
+    def __init__(self, nodes: tuple[str, ...] = ("n1", "n2")):
+        self.nodes = dict.fromkeys(nodes)
 
     def pid(self, name: str) -> int | None:
         return os.getpid() if name == "n1" else None
@@ -26,6 +27,4 @@ def test_a_node_that_is_not_running_is_named_not_read_from_proc_none():
 
 
 def test_running_nodes_report_their_resident_memory():
-    cluster = _Nodes()
-    cluster.nodes = {"n1": None}
-    assert cluster_rss(cluster)[0] > 0
+    assert cluster_rss(_Nodes(("n1",)))[0] > 0
