@@ -17,9 +17,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from papersift import extras
-from papersift.server import create_app
 from papersift.index import models
 from papersift.search import semantic
+from papersift.server import create_app
 from served_papers import TEST_HOSTS
 
 

@@ -7,7 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from papersift.record import (
-    MAX_ABSTRACT_CHARS, Paper, RecordError, make_paper_id, normalize_title, paper_from_dict, split_topic,
+    MAX_ABSTRACT_CHARS,
+    Paper,
+    RecordError,
+    make_paper_id,
+    normalize_title,
+    paper_from_dict,
+    split_topic,
 )
 
 

@@ -17,6 +17,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+
+from papersift.index import lexical
+from papersift.store import DB_FILE, SCHEMA_VERSION, Store
 from write_checks import (
     FirstWriteHeld,
     assert_stored_and_indexed_once,
@@ -24,9 +27,6 @@ from write_checks import (
     synthetic_records,
     write_jsonl,
 )
-
-from papersift.index import lexical
-from papersift.store import DB_FILE, SCHEMA_VERSION, Store
 
 PAPERSIFT = str(Path(sys.executable).parent / "papersift")
 

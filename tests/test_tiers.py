@@ -39,6 +39,22 @@ def test_each_missing_resource_is_one_line_naming_it_and_the_fix(fresh_checks, m
     assert tiers.missing("drill") is None  # drills need time, not a resource
 
 
+def test_a_missing_linter_fails_the_lint_tier_with_one_line(fresh_checks, monkeypatch, tmp_path):
+    monkeypatch.setattr(tiers, "LINT_BIN", tmp_path)
+    install = "install the lint dependency group (scripts/setup.sh, or pip install 'ruff>=0.15' 'mypy>=1.15')"
+    assert tiers.missing("lint") == f"lint tier: ruff and mypy not in {tmp_path}; {install}"
+    ruff = tmp_path / "ruff"
+    ruff.write_text("#!/bin/sh\n")
+    ruff.chmod(0o755)
+    tiers.missing.cache_clear()
+    assert tiers.missing("lint") == f"lint tier: mypy not in {tmp_path}; {install}"
+
+
+def test_every_tier_is_a_registered_marker(pytestconfig):
+    registered = {line.split(":")[0] for line in pytestconfig.getini("markers")}
+    assert set(tiers.TIERS) | {tiers.CORE} <= registered
+
+
 def test_the_fixture_corpus_is_what_its_readme_says(sample_records, labeled_records, title_only_records):
     assert len(sample_records) == 1996 and len(labeled_records) == 1992 and len(title_only_records) == 216
     assert {record["venue"] for record in sample_records} == {"NeurIPS", "ICML", "ICLR", "AISTATS", "COLT", "UAI", "COLM"}
@@ -71,5 +87,5 @@ def test_under_ci_a_test_that_did_not_run_fails_the_run():
     assert run_pytest(*selection).returncode == 0
     under_ci = run_pytest(*selection, CI="true")
     assert under_ci.returncode == 1, under_ci.stdout
-    assert "1 passed, 3 deselected" in under_ci.stdout
-    assert "CI: every tier must run, but 0 test(s) were skipped and 3 deselected" in under_ci.stdout
+    assert "1 passed, 5 deselected" in under_ci.stdout
+    assert "CI: every tier must run, but 0 test(s) were skipped and 5 deselected" in under_ci.stdout

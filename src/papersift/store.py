@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 import orjson
 
@@ -589,6 +589,8 @@ class Store:
                 stored, counts.added = paper, counts.added + 1
             else:
                 current = pending.get(target_id) or self._get_exact(target_id)
+                if current is None:  # only a damaged store has a record pointing at no paper
+                    raise StoreError(f"record {paper.id} points at paper {target_id}, which the store lacks")
                 stored = merge_papers(current, paper, extra_wins=(target_id == paper.id))
                 if target_id != paper.id:
                     counts.merged += 1
@@ -628,7 +630,7 @@ class Store:
                         "INSERT INTO ingest_runs (started_at, paths, status) VALUES (?, ?, 'running')",
                         (time.time(), orjson.dumps(paths).decode()),
                     )
-                    run_id = int(cursor.lastrowid)
+                    run_id = int(cast(int, cursor.lastrowid))  # an INSERT sets it
                     self._run_locks[run_id] = run_locks.hold(run_locks.lock_path(self.data_dir, run_id))
             except BaseException:
                 self._release_run(run_id)
@@ -660,7 +662,7 @@ class Store:
 
     def _release_run(self, run_id: int | None) -> None:
         handle = self._run_locks.pop(run_id, None) if run_id is not None else None
-        if handle is not None:
+        if handle is not None and run_id is not None:
             run_locks.release(handle, run_locks.lock_path(self.data_dir, run_id))
 
     def _run_is_dead(self, run_id: int) -> bool:

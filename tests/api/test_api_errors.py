@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from papersift.config import MAX_PAGE, MAX_PAGE_SIZE, MAX_QUERY_CHARS
 from papersift.api.params import MAX_EXPORT_IDS
+from papersift.config import MAX_PAGE, MAX_PAGE_SIZE, MAX_QUERY_CHARS
 from served_papers import HOSTILE_ID
 
 BAD_REQUESTS = [
@@ -31,9 +31,11 @@ BAD_REQUESTS = [
     (f"/api/papers/{HOSTILE_ID}/similar", {"size": 10**6}, 422, "invalid_parameter", ["size"]),
     (f"/api/papers/{HOSTILE_ID}", {"verbose": "1"}, 422, "invalid_parameter", ["unknown parameter 'verbose'"]),
     ("/api/facets", {"page": 2}, 422, "invalid_parameter", ["unknown parameter 'page'"]),
-    ("/api/export", {"ids": HOSTILE_ID, "format": "docx"}, 422, "invalid_parameter", ["format", "'bibtex', 'json', 'csv', 'ris' or 'csl-json'"]),
+    ("/api/export", {"ids": HOSTILE_ID, "format": "docx"}, 422, "invalid_parameter",
+     ["format", "'bibtex', 'json', 'csv', 'ris' or 'csl-json'"]),
     ("/api/export", {"ids": f"{HOSTILE_ID},NOPE-1"}, 404, "not_found", ["NOPE-1"]),
-    ("/api/export", {"ids": ",".join(f"id{n}" for n in range(MAX_EXPORT_IDS + 1))}, 422, "invalid_parameter", [f"at most {MAX_EXPORT_IDS} ids"]),
+    ("/api/export", {"ids": ",".join(f"id{n}" for n in range(MAX_EXPORT_IDS + 1))}, 422, "invalid_parameter",
+     [f"at most {MAX_EXPORT_IDS} ids"]),
     ("/api/no-such-endpoint", {}, 404, "not_found", ["/api/no-such-endpoint"]),
 ]
 

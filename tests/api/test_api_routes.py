@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import csv
-import re
 import io
+import re
 
 import bibtexparser
 import orjson
 import pytest
 from fastapi import APIRouter
 
-from papersift.server import create_app
 from papersift.config import AUTHORS_SHOWN, MAX_PAGE_SIZE
 from papersift.search.service import SearchService
 from papersift.search.types import SearchRequest
+from papersift.server import create_app
 from papersift.store import Store
 from served_papers import HOSTILE_ID, MANY_AUTHORS_ID, TEST_HOSTS, XSS_TITLE
 
@@ -86,7 +86,8 @@ def test_repeated_filter_values_mean_any_of_them(client):
     params = [("q", "learning"), ("mode", "keyword"), ("venue", "ICLR"), ("venue", "COLT")]
     body = client.get("/api/search", params=params).json()
     assert {hit["paper"]["venue"] for hit in body["hits"]} <= {"ICLR", "COLT"}
-    counts = {item["value"]: item["count"] for item in client.get("/api/search", params={"q": "learning", "mode": "keyword"}).json()["facets"]["venue"]}
+    facets = client.get("/api/search", params={"q": "learning", "mode": "keyword"}).json()["facets"]
+    counts = {item["value"]: item["count"] for item in facets["venue"]}
     assert body["total"] == counts["ICLR"] + counts["COLT"]
 
 

@@ -6,6 +6,12 @@ import threading
 
 import pytest
 from fastapi.testclient import TestClient
+
+from papersift.index import lexical
+from papersift.ingest.pipeline import ingest_paths
+from papersift.record import paper_from_dict
+from papersift.server import create_app
+from papersift.store import Store
 from served_papers import TEST_HOSTS, build_served_data_dir
 from tiny_disk import fill_disk, tiny_disk_fixture  # noqa: F401 - the tiny_disk fixture
 from write_checks import (
@@ -14,12 +20,6 @@ from write_checks import (
     synthetic_records,
     write_jsonl,
 )
-
-from papersift.index import lexical
-from papersift.ingest.pipeline import ingest_paths
-from papersift.record import paper_from_dict
-from papersift.server import create_app
-from papersift.store import Store
 
 TOKEN = "s3cret-token-of-24-chars"
 NEW_PAPER = {"id": "TEST-2025-new", "title": "Zebrafinch song grammars", "venue": "COLM", "year": 2025,
@@ -145,7 +145,8 @@ def test_a_post_with_one_id_twice_keeps_the_first_record_as_ingest_does(writable
 def test_a_full_disk_answers_507_stores_nothing_and_recovers(tiny_disk, sample_records):
     data_dir = build_served_data_dir(tiny_disk / "data", sample_records[:50])
     before = Store(data_dir, readonly=True).count()
-    with TestClient(create_app(data_dir, enable_writes=True, write_token=TOKEN, allowed_hosts=TEST_HOSTS), raise_server_exceptions=False) as client:
+    app = create_app(data_dir, enable_writes=True, write_token=TOKEN, allowed_hosts=TEST_HOSTS)
+    with TestClient(app, raise_server_exceptions=False) as client:
         filler = fill_disk(tiny_disk)
         response = client.post("/api/papers", json=synthetic_records("full", 200), headers=AUTH)
         assert response.status_code == 507

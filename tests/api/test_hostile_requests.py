@@ -26,9 +26,9 @@ import orjson
 import psutil
 import pytest
 from fastapi.testclient import TestClient
-from served_papers import HOSTILE_ID, TEST_HOSTS, build_served_data_dir
 
 from papersift.server import create_app
+from served_papers import HOSTILE_ID, TEST_HOSTS, build_served_data_dir
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 MB = 1024 * 1024

@@ -6,11 +6,11 @@ import logging
 
 import pytest
 from fastapi.testclient import TestClient
-from served_papers import HOSTILE_ID
 
-from papersift.server import create_app
 from papersift.api.errors import MAX_LISTED_PROBLEMS
 from papersift.api.security import ANY_HOST, LOOPBACK_HOSTS, allowed_hosts_for
+from papersift.server import create_app
+from served_papers import HOSTILE_ID
 
 
 @pytest.mark.parametrize("path", ["/", "/?q=learning", f"/paper/{HOSTILE_ID}", "/topics", "/topics/map",
@@ -87,7 +87,7 @@ def test_the_access_log_names_failed_auth_but_not_queries_or_tokens(client, capl
 
 @pytest.mark.parametrize("token", ["", "short", "fifteen-chars!!"])
 def test_a_short_write_token_is_refused(served_data_dir, token):
-    with pytest.raises(ValueError, match="write_token|16 characters"):
+    with pytest.raises(ValueError, match=r"write_token|16 characters"):
         create_app(served_data_dir, enable_writes=True, write_token=token)
 
 

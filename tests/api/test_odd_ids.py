@@ -9,9 +9,9 @@ from urllib.parse import quote
 import orjson
 import pytest
 from fastapi.testclient import TestClient
-from served_papers import TEST_HOSTS, build_served_data_dir
 
 from papersift.server import create_app
+from served_papers import TEST_HOSTS, build_served_data_dir
 
 SLASH_ID = "arXiv-2001-cs/0101001"
 COMMA_ID = "TEST-2024-a,b"

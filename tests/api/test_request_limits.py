@@ -11,11 +11,11 @@ import asyncio
 
 import orjson
 import pytest
-from served_papers import TEST_HOSTS, build_served_data_dir
 
-from papersift.server import create_app
 from papersift.api.limits import MAX_BODY_BYTES
+from papersift.server import create_app
 from papersift.store import Store
+from served_papers import TEST_HOSTS, build_served_data_dir
 
 TOKEN = "a-write-token-of-32-characters!!"
 CHUNK = 1024 * 1024

@@ -5,13 +5,13 @@ searches will never find."""
 from __future__ import annotations
 
 from fastapi.testclient import TestClient
-from served_papers import TEST_HOSTS, build_served_data_dir
 from typer.testing import CliRunner
 
-from papersift.server import create_app
 from papersift.cli import app as cli_app
 from papersift.search.service import SearchService
+from papersift.server import create_app
 from papersift.store import Store
+from served_papers import TEST_HOSTS, build_served_data_dir
 
 TOKEN = "s3cret-token-of-24-chars"
 NEW_PAPER = {"id": "TEST-2025-cluster", "title": "Papers a cluster never sees", "venue": "COLM", "year": 2025}

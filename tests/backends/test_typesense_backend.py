@@ -8,7 +8,13 @@ import pytest
 from papersift.backends import bm25
 from papersift.backends.typesense_backend import TypesenseBackend
 from papersift.backends.typesense_index import (
-    ALIAS, alias_target, build_collection, make_client, paper_document, update_collection, wait_for_count,
+    ALIAS,
+    alias_target,
+    build_collection,
+    make_client,
+    paper_document,
+    update_collection,
+    wait_for_count,
 )
 from papersift.cluster.typesense_cluster import TypesenseCluster, free_ports, loopback_nodes
 from papersift.index import lexical
@@ -69,7 +75,8 @@ def test_keyword_top10_agrees_with_the_embedded_backend(services, shared_data):
     assert sum(agreements) / len(agreements) >= 0.9
 
 
-@pytest.mark.parametrize("text", ["graph neural network", "reinforcement learning venue:ICML", '"neural network" year:2015..2020', "title:attention"])
+@pytest.mark.parametrize(
+    "text", ["graph neural network", "reinforcement learning venue:ICML", '"neural network" year:2015..2020', "title:attention"])
 def test_totals_facets_paging_and_highlights_agree(services, text):
     embedded, clustered = services
     for page in (1, 2):

@@ -13,7 +13,7 @@ from papersift.bench.load import markdown_table, run_load
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
-    def do_GET(self):  # noqa: N802 (http.server's name)
+    def do_GET(self):
         failing = "fail" in self.path
         body = b'{"error": "boom"}' if failing else b'{"hits": []}'
         self.send_response(500 if failing else 200)

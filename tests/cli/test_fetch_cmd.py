@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
+from tests.fetch.conftest import arxiv_api_route, arxiv_oai_route, fake_service, openreview_route  # noqa: F401
 from typer.testing import CliRunner
 
 from papersift.cli import app
 from papersift.store import Store
-from tests.fetch.conftest import arxiv_api_route, arxiv_oai_route, fake_service, openreview_route  # noqa: F401
 
 FAST = ["--delay", "0", "--backoff", "0.001"]
 

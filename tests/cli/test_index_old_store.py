@@ -19,10 +19,10 @@ SCHEMA_1_PAPERS = """CREATE TABLE papers (
     subarea TEXT, keywords TEXT NOT NULL, url TEXT, pdf TEXT, status TEXT, track TEXT, tldr TEXT, source TEXT)"""
 SCHEMA_1_REST = [
     "CREATE TABLE source_records (record_id TEXT PRIMARY KEY, paper_id TEXT NOT NULL, content_hash TEXT NOT NULL)",
-    "CREATE TABLE ingest_runs (run_id INTEGER PRIMARY KEY AUTOINCREMENT, started_at REAL NOT NULL, finished_at REAL,"
-    " paths TEXT NOT NULL, status TEXT NOT NULL, summary TEXT)",
-    "CREATE TABLE ingest_errors (run_id INTEGER NOT NULL, path TEXT NOT NULL, location TEXT NOT NULL, record_id TEXT,"
-    " problem TEXT NOT NULL)",
+    ("CREATE TABLE ingest_runs (run_id INTEGER PRIMARY KEY AUTOINCREMENT, started_at REAL NOT NULL, finished_at REAL,"
+    " paths TEXT NOT NULL, status TEXT NOT NULL, summary TEXT)"),
+    ("CREATE TABLE ingest_errors (run_id INTEGER NOT NULL, path TEXT NOT NULL, location TEXT NOT NULL, record_id TEXT,"
+    " problem TEXT NOT NULL)"),
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
 ]
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import orjson
 import pytest
 from typer.testing import CliRunner
-from write_checks import kill_when_paused
 
 from papersift.cli import app
 from papersift.store import DB_FILE
+from write_checks import kill_when_paused
 
 PAPERSIFT = str(Path(sys.executable).parent / "papersift")
 MAIN_FILE_PAPERS = 33_925

@@ -12,12 +12,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from tiny_disk import resize, tiny_disk_fixture  # noqa: F401 - the tiny_disk fixture
 from typer.testing import CliRunner
-from write_checks import synthetic_records, write_jsonl
 
 from papersift.cli import app
 from papersift.store import DB_FILE, Store
+from tiny_disk import resize, tiny_disk_fixture  # noqa: F401 - the tiny_disk fixture
+from write_checks import synthetic_records, write_jsonl
 
 PAPERSIFT = str(Path(sys.executable).parent / "papersift")
 RECORDS = 10_000  # five batches of 2,000

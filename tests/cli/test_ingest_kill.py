@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
-from write_checks import assert_stored_and_indexed_once, kill_when_paused, stored_rows
 
 from papersift.cli import app
 from papersift.index import lexical
 from papersift.ingest import pipeline
 from papersift.store import DB_FILE, Store
+from write_checks import assert_stored_and_indexed_once, kill_when_paused, stored_rows
 
 pytestmark = pytest.mark.drill
 

@@ -16,19 +16,19 @@ import numpy as np
 import orjson
 import pytest
 from fastapi.testclient import TestClient
-from read_only_mount import read_only_view
-from served_papers import TEST_HOSTS, build_served_data_dir
 from typer.testing import CliRunner
 
 import papersift
-from papersift.server import create_app
 from papersift.cli import app
 from papersift.index import lexical
 from papersift.index.models import DEFAULT_MODEL, get_spec
 from papersift.index.vectors import write_index
 from papersift.record import Paper
+from papersift.server import create_app
 from papersift.store import DB_FILE, Store
 from papersift.topics.projection import map_points
+from read_only_mount import read_only_view
+from served_papers import TEST_HOSTS, build_served_data_dir
 
 pytestmark = pytest.mark.drill  # bind mounts (root), a CLI run per write command
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 from fastapi.testclient import TestClient
-from hybrid_service import add_vectors_and_bridge, hybrid_service
-from served_papers import TEST_HOSTS
+from tests.search.conftest import indexed_copy
 
-from papersift.server import create_app
+from hybrid_service import add_vectors_and_bridge, hybrid_service
 from papersift.eval.datasets import EvalQuery
 from papersift.eval.runner import evaluate, rank_query
-from tests.search.conftest import indexed_copy
+from papersift.server import create_app
+from served_papers import TEST_HOSTS
 
 QUERIES = [
     "graph neural networks",

@@ -69,7 +69,8 @@ def test_pools_restrict_ranking_and_query_paper_is_excluded(shared_data, tmp_pat
 def test_lang_slices(shared_data, sample_data_dir, tmp_path):
     queries = load_queries(shared_data / "knownitem" / "queries_dev.jsonl")
     qrels = load_qrels(shared_data / "knownitem" / "qrels_dev.tsv")
-    target_titles = {q["_id"]: q["target_title"] for q in map(orjson.loads, open(shared_data / "knownitem" / "queries_dev.jsonl", "rb"))}
+    query_lines = (shared_data / "knownitem" / "queries_dev.jsonl").read_bytes().splitlines()
+    target_titles = {q["_id"]: q["target_title"] for q in map(orjson.loads, query_lines)}
     # A corpus of the targets' titles only: a query equal to its target's title must rank it first.
     corpus = tmp_path / "titles.jsonl"
     corpus.write_bytes(b"".join(orjson.dumps({"_id": next(iter(qrels[qid])), "title": title, "text": ""}) + b"\n"

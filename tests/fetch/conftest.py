@@ -41,7 +41,7 @@ def fake_service():
         service = FakeService(route)
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            def do_GET(self) -> None:
                 url = urlsplit(self.path)
                 query = {key: values[0] for key, values in parse_qs(url.query).items()}
                 service.requests.append((url.path, query))

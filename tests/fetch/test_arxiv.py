@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from tests.fetch.conftest import FIXTURES, arxiv_api_route, arxiv_oai_route, page
 
 from papersift.fetch.arxiv import ArxivOaiPager, ArxivQueryPager
 from papersift.fetch.http import FetchError, HttpClient, RetryPolicy
@@ -10,7 +11,6 @@ from papersift.fetch.pager import run_pages
 from papersift.fetch.state import load_state
 from papersift.ingest.pipeline import ingest_paths
 from papersift.store import Store
-from tests.fetch.conftest import FIXTURES, arxiv_api_route, arxiv_oai_route, page
 
 
 def _client(service, path: str = "") -> HttpClient:

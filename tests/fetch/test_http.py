@@ -5,9 +5,9 @@ from __future__ import annotations
 import socket
 
 import pytest
+from tests.fetch.conftest import openreview_route
 
 from papersift.fetch.http import FetchError, HttpClient, RetryPolicy
-from tests.fetch.conftest import openreview_route
 
 
 class FakeTime:
@@ -56,17 +56,16 @@ def test_gives_up_after_the_last_retry_naming_the_url(fake_service):
     for _ in range(3):
         service.fail_next(503)
     fake_time = FakeTime()
-    with _client(service.base_url, fake_time, min_interval=0, retry=RetryPolicy(retries=2, backoff=0.01)) as client:
-        with pytest.raises(FetchError, match=r"GET http://127\.0\.0\.1:\d+/notes failed after 3 attempts: HTTP 503"):
-            client.get("/notes", {"offset": 0, "limit": 2})
+    with (_client(service.base_url, fake_time, min_interval=0, retry=RetryPolicy(retries=2, backoff=0.01)) as client,
+          pytest.raises(FetchError, match=r"GET http://127\.0\.0\.1:\d+/notes failed after 3 attempts: HTTP 503")):
+        client.get("/notes", {"offset": 0, "limit": 2})
     assert len(service.requests) == 3
 
 
 def test_client_errors_are_not_retried(fake_service):
     service = fake_service(openreview_route)
-    with _client(service.base_url, FakeTime(), min_interval=0) as client:
-        with pytest.raises(FetchError, match="HTTP 400"):
-            client.get("/notes", {"offset": 0})  # no limit: the fake API answers 400
+    with _client(service.base_url, FakeTime(), min_interval=0) as client, pytest.raises(FetchError, match="HTTP 400"):
+        client.get("/notes", {"offset": 0})  # no limit: the fake API answers 400
     assert len(service.requests) == 1
 
 
@@ -75,9 +74,9 @@ def test_network_errors_are_retried():
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     fake_time = FakeTime()
-    with _client(f"http://127.0.0.1:{port}", fake_time, min_interval=0, retry=RetryPolicy(retries=2, backoff=0.01)) as client:
-        with pytest.raises(FetchError, match="failed after 3 attempts: ConnectError"):
-            client.get("/notes", {})
+    with (_client(f"http://127.0.0.1:{port}", fake_time, min_interval=0, retry=RetryPolicy(retries=2, backoff=0.01)) as client,
+          pytest.raises(FetchError, match="failed after 3 attempts: ConnectError")):
+        client.get("/notes", {})
     assert fake_time.sleeps == [0.01, 0.02]
 
 

@@ -24,8 +24,8 @@ def bert_mean_pool(weights: dict, cfg, ids: np.ndarray, mask: np.ndarray) -> np.
     for layer in range(cfg.layers):
         p = f"encoder.layer.{layer}."
 
-        def dense(h, name):
-            return h @ w[p + name + ".weight"].T + w[p + name + ".bias"]
+        def dense(h, name, prefix=p):  # bound now: the layer's prefix, not the loop's last
+            return h @ w[prefix + name + ".weight"].T + w[prefix + name + ".bias"]
 
         def split(h):
             return h.reshape(batch, length, heads, head_dim).transpose(0, 2, 1, 3)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from tests.index.index_checks import live_content
 
 import papersift
 from papersift.index import lexical
@@ -21,7 +22,6 @@ from papersift.record import paper_from_dict
 from papersift.search.backend import TantivyBackend
 from papersift.search.query import parse_query
 from papersift.store import Store
-from tests.index.index_checks import live_content
 
 SOURCE_ROOT = str(Path(papersift.__file__).resolve().parents[1])
 BLOCKED_FOR_S = 1.0  # how long a blocked writer is watched: a broken lock shows as a finished one

@@ -7,11 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from papersift.config import shared_data_dir
 from papersift.index import vectors
 from papersift.index.embeddings import EmbeddingCache, Encoder, embed_store, embed_with_cache, paper_text, tail_text
 from papersift.index.models import DEFAULT_MODEL, build_model
-from papersift.ingest.pipeline import ingest_paths
 from papersift.record import Paper, paper_from_dict
 from papersift.store import Store
 
@@ -48,7 +46,7 @@ def test_query_and_passage_prefixes_differ(encoder):
 @pytest.mark.models
 def test_chinese_queries_find_their_english_papers(encoder, shared_data):
     """Known-item dev queries in Chinese against their targets plus the other targets as distractors."""
-    queries = [json.loads(line) for line in open(shared_data / "knownitem" / "queries_dev.jsonl")]
+    queries = [json.loads(line) for line in (shared_data / "knownitem" / "queries_dev.jsonl").read_text().splitlines()]
     queries = [q for q in queries if q["lang"] == "zh"][:12]
     targets = {}
     import gzip

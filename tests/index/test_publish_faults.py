@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.index.index_checks import live_content
 
 import papersift
 from papersift.index import lexical, vectors
@@ -28,7 +29,6 @@ from papersift.record import paper_from_dict
 from papersift.search.backend import TantivyBackend
 from papersift.search.query import parse_query
 from papersift.store import Store
-from tests.index.index_checks import live_content
 
 SOURCE_ROOT = str(Path(papersift.__file__).resolve().parents[1])
 KILLED = -signal.SIGKILL

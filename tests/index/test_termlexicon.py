@@ -44,7 +44,7 @@ def test_pointers_and_surnames_are_no_senses():
 
 def test_a_character_takes_a_sense_its_compounds_show():
     # 图论 is "graph theory" and 论 "theory": 图 can be "graph" (CC-CEDICT's 图 says diagram, picture ...)
-    phrases = {key: ("x", 5) for key in ("graph", "theori", "diagram", "graph theori")}
+    phrases = dict.fromkeys(("graph", "theori", "diagram", "graph theori"), ("x", 5))
     keys = sense_keys({"图论": ("graph theori",), "论": ("theori",), "图": ("diagram",)}, phrases)
     assert keys["图"] == ["diagram", SECONDARY + "graph"]  # the dictionary's own sense first; the induced one less sure
 

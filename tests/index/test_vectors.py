@@ -121,7 +121,7 @@ def test_papers_with_several_chunks_are_found_once_by_their_best_chunk(tmp_path)
     assert list(index.mask_for_ids(["a", "c"])) == [True, True, False, True, True]
     query = vectors[4]  # c's second chunk
     hits = index.search_ids(query, 3)
-    assert [paper_id for paper_id, _ in hits][0] == "c" and len({paper_id for paper_id, _ in hits}) == 3
+    assert hits[0][0] == "c" and len({paper_id for paper_id, _ in hits}) == 3
     best = {paper_id: max(float(vectors[row] @ query) for row in range(5) if ids[row] == paper_id) for paper_id in "abc"}
     assert {paper_id: round(score, 5) for paper_id, score in hits} == {k: round(v, 5) for k, v in best.items()}
     assert [paper_id for paper_id, _ in index.search_ids(query, 1)] == ["c"]

@@ -7,9 +7,9 @@ from collections import Counter
 
 import orjson
 import pytest
+from tests.ingest.conftest import ingest_into, write_jsonl
 
 from papersift.ingest.airas import read_airas
-from tests.ingest.conftest import ingest_into, write_jsonl
 
 # ICLR 2024 has the Area->Subarea topics and repeated ids; ICML 2022 lists every paper twice.
 FILES = ["iclr/2024.json.gz", "icml/2022.json.gz"]
@@ -32,7 +32,7 @@ def test_duplicates_inside_a_file_are_merged_first_row_wins(ml_papers, tmp_path)
     raw_path = ml_papers / "raw" / "airas-papers-db" / "data" / "iclr" / "2024.json.gz"
     rows = orjson.loads(gzip.decompress(raw_path.read_bytes()))
     repeated = [paper_id for paper_id, count in Counter(row["id"] for row in rows).items() if count > 1]
-    papers, summary = ingest_into(tmp_path / "data", [raw_path])
+    papers, _summary = ingest_into(tmp_path / "data", [raw_path])
     assert repeated and len(papers) < len(rows)
     # 'Vision Transformers Need Registers' is listed first without a topic, later with one:
     # the first row's fields stay, the later row fills the empty area/subarea.

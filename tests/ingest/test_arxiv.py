@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from tests.ingest.conftest import FIXTURES
 
 from papersift.ingest.arxiv import read_arxiv_atom, read_oai_pmh
 from papersift.ingest.base import SourceError
 from papersift.ingest.pipeline import IngestError, validate
 from papersift.record import paper_from_dict
-from tests.ingest.conftest import FIXTURES
 
 ARXIV = FIXTURES / "arxiv"
 CORPUS_IDS = {  # the corpus papers the fixture entries are (conference versions)

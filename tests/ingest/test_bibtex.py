@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from tests.ingest.conftest import FIXTURES, ingest_into
+
 from papersift.ingest.bibtex import read_bibtex
 from papersift.ingest.pipeline import IngestError, validate
 from papersift.record import make_paper_id
-from tests.ingest.conftest import FIXTURES, ingest_into
 
 BIB = FIXTURES / "bibtex" / "papers.bib"
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import csv
 
 import pytest
+from tests.ingest.conftest import ingest_into
 
 from papersift.ingest.base import SourceError
 from papersift.ingest.csv_reader import read_csv
 from papersift.ingest.pipeline import IngestError, validate
 from papersift.record import make_paper_id, paper_from_dict
-from tests.ingest.conftest import ingest_into
 
 COLUMNS = ["id", "title", "authors", "abstract", "venue", "year", "topic", "keywords", "url", "pdf", "status", "track", "tldr"]
 

@@ -12,10 +12,10 @@ import zlib
 from pathlib import Path
 
 import orjson
-from write_checks import synthetic_records, write_jsonl
+from tests.ingest.conftest import ingest_into
 
 from papersift.ingest import base
-from tests.ingest.conftest import ingest_into
+from write_checks import synthetic_records, write_jsonl
 
 PAPERSIFT = str(Path(sys.executable).parent / "papersift")
 HUGE_LINE_MB = 300

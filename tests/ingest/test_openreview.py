@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from tests.ingest.conftest import FIXTURES, ingest_into
 
 from papersift.ingest.openreview import content_value, read_openreview, status_of, venue_of
 from papersift.ingest.pipeline import IngestError, validate
-from tests.ingest.conftest import FIXTURES, ingest_into
 
 NOTES = FIXTURES / "openreview" / "iclr2024-notes.json"
 COLM_PAGES = sorted((FIXTURES / "openreview").glob("colm2024-offset*.json"))

@@ -6,10 +6,10 @@ import gzip
 
 import orjson
 import pytest
+from tests.ingest.conftest import ingest_into, write_jsonl
 
 from papersift.ingest.pipeline import StrictModeStop, ingest_paths
 from papersift.store import Store
-from tests.ingest.conftest import ingest_into, write_jsonl
 
 
 @pytest.fixture()
@@ -29,8 +29,10 @@ def _bad_file(path, good_records) -> tuple:
         orjson.dumps({"id": "x-4", "title": "Authors as a number", "authors": 7}): "field 'authors' must be a list of strings, got int",
         orjson.dumps({"id": "x-5", "title": "Year as text", "year": "next year"}): "field 'year' must be an integer",
         orjson.dumps({"id": "x-6", "title": "From the future", "year": 2190}): "field 'year' is 2190, outside 1900..2100",
-        orjson.dumps({"id": "x-7", "title": "Huge abstract", "abstract": "a" * 1_000_000}): "field 'abstract' is 1,000,000 characters long (limit 100,000)",
-        orjson.dumps({"id": "x-9", "title": "Huge line", "abstract": "a" * 10_000_000}): "bytes, over the 8 MiB limit for one record; skipped",
+        orjson.dumps({"id": "x-7", "title": "Huge abstract", "abstract": "a" * 1_000_000}):
+            "field 'abstract' is 1,000,000 characters long (limit 100,000)",
+        orjson.dumps({"id": "x-9", "title": "Huge line", "abstract": "a" * 10_000_000}):
+            "bytes, over the 8 MiB limit for one record; skipped",
         invalid_utf8: f"invalid UTF-8 at byte {bad_byte}",
         b"[1, 2, 3]": "record must be a JSON object, got list",
     }
@@ -89,7 +91,7 @@ def test_truncated_gzip_keeps_the_lines_before_the_cut(sample_records, tmp_path)
 
 
 def test_strict_stops_at_the_first_rejected_record(good_records, tmp_path):
-    path, expected = _bad_file(tmp_path / "mixed.jsonl", good_records)
+    path, _expected = _bad_file(tmp_path / "mixed.jsonl", good_records)
     later_file = write_jsonl(tmp_path / "later.jsonl", good_records[:1])
     store = Store(tmp_path / "data")
     with pytest.raises(StrictModeStop) as stop:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from papersift.server import create_app
 from papersift.index import lexical
 from papersift.ingest.pipeline import ingest_paths
 from papersift.people.identity import build
+from papersift.server import create_app
 from papersift.store import Store
 from served_papers import TEST_HOSTS
 

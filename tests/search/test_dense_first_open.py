@@ -6,12 +6,12 @@ from __future__ import annotations
 import threading
 
 import pytest
-from hybrid_service import add_vectors_and_bridge
+from tests.search.conftest import indexed_copy
 
+from hybrid_service import add_vectors_and_bridge
 from papersift.search import semantic
 from papersift.search.semantic import DenseRetriever
 from papersift.search.service import SearchService
-from tests.search.conftest import indexed_copy
 
 
 class SignallingLock:

@@ -1,7 +1,7 @@
 import orjson
 
-from papersift.search.notices import ENGLISH, Notice
 from papersift.i18n import NOTICES_ZH, translate_notice
+from papersift.search.notices import ENGLISH, Notice
 
 
 def test_a_notice_is_its_english_text_and_keeps_its_values():

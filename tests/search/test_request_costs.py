@@ -11,8 +11,8 @@ from fastapi.testclient import TestClient
 from tests.search.conftest import indexed_copy
 
 from hybrid_service import add_vectors_and_bridge, hybrid_service
-from papersift.server import create_app
 from papersift.search.types import Filters, SearchRequest
+from papersift.server import create_app
 from served_papers import TEST_HOSTS
 
 # Chinese words (carried over by the term bridge) and English ones, as people mix them.

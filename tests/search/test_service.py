@@ -224,11 +224,11 @@ def test_get_and_rank(service, papers):
 @pytest.mark.models
 def test_a_running_service_picks_up_vectors_published_after_it_started(sample_data_dir, tmp_path, monkeypatch):
     import numpy as np
+    from tests.search.conftest import indexed_copy
 
     from papersift.index.models import DEFAULT_MODEL, get_spec
     from papersift.index.vectors import write_index
     from papersift.search import service as service_module
-    from tests.search.conftest import indexed_copy
 
     data_dir = indexed_copy(sample_data_dir, tmp_path / "data")
     running = service_module.SearchService(data_dir)

@@ -10,7 +10,7 @@ from papersift.topics.features import LSA_COMPONENTS, TopicInputs, UnlabeledCorp
 
 @pytest.fixture(scope="module")
 def split(corpus_labeled):
-    train, test = corpus_labeled.subset(range(0, 600)), corpus_labeled.subset(range(600, 800))
+    train, test = corpus_labeled.subset(range(600)), corpus_labeled.subset(range(600, 800))
     return train, test
 
 
@@ -125,7 +125,7 @@ def test_missing_embedding_source_is_a_clear_error(split, default_inputs):
 
 
 def test_view_specs_parse_as_the_cli_writes_them():
-    assert tuple(ViewSpec.parse(part) for part in "combined_all:lr:30,minilm:lda,lsa:lda".split(",")) == ModelConfig().views
+    assert tuple(ViewSpec.parse(part) for part in ["combined_all:lr:30", "minilm:lda", "lsa:lda"]) == ModelConfig().views
     assert ViewSpec.parse("words") == ViewSpec("words", "lr", C=10.0)
     assert ViewSpec.parse("embed:knn:15") == ViewSpec("embed", "knn", neighbors=15)
     for bad, message in (("a:b:c:d", "expected view"), ("words:lr:x", "not a number"), ("", "expected view")):

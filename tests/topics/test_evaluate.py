@@ -12,7 +12,7 @@ METRICS = ("area_top1", "area_top3", "subarea_top1", "subarea_top3")
 
 
 def test_majority_baseline_against_counts(corpus_labeled):
-    train, test = corpus_labeled.subset(range(0, 1000)), corpus_labeled.subset(range(1000, 1992))
+    train, test = corpus_labeled.subset(range(1000)), corpus_labeled.subset(range(1000, 1992))
     scores = majority_scores(train.topics, test.areas, test.topics)
     top_area = Counter(train.areas).most_common(1)[0][0]
     top3_topics = {t for t, _ in Counter(train.topics).most_common(3)}
@@ -22,7 +22,7 @@ def test_majority_baseline_against_counts(corpus_labeled):
 
 @pytest.mark.drill
 def test_cross_validation_on_a_slice(corpus_labeled):
-    labeled = corpus_labeled.subset(range(0, 500))
+    labeled = corpus_labeled.subset(range(500))
     report = cross_validate(labeled, None, WORDS_ONLY, folds=3)
     for name in METRICS:
         assert 0 <= report[name] <= 1

@@ -16,10 +16,10 @@ from fastapi.testclient import TestClient
 from topic_vectors import publish_text_vectors
 from typer.testing import CliRunner
 
-from papersift.server import create_app
 from papersift.cli import app as cli_app
 from papersift.index import lexical
 from papersift.record import paper_from_dict
+from papersift.server import create_app
 from papersift.store import Store
 from served_papers import TEST_HOSTS
 

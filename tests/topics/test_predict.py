@@ -99,9 +99,9 @@ def test_config_change_recomputes_with_embeddings(data_dir):
     assert model.embedding_model == "multilingual-e5-small + all-MiniLM-L6-v2 (int8)"
     lsa = next(features for spec, features, *_ in model.classifier._models if spec.view == "lsa")
     _, unlabeled = counts(data_dir)  # the LSA learned its vocabulary from unlabeled papers only
-    assert lsa.transformer[0].vocabulary_.keys() <= set(
+    assert lsa.transformer[0].vocabulary_.keys() <= {
         term for _, paper in unlabeled if paper.has_abstract for term in lsa.transformer[0].build_analyzer()(
-            f"{paper.title}. {paper.abstract}"))
+            f"{paper.title}. {paper.abstract}")}
 
 
 def test_missing_vectors_are_reported_not_computed(data_dir):

@@ -18,13 +18,13 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from papersift.server import create_app
 from papersift.cli import app as cli_app
 from papersift.config import MAX_PAGE_SIZE
 from papersift.index import lexical
 from papersift.index.predictions import PredictionStore
 from papersift.search.service import SearchService
 from papersift.search.types import Filters, SearchRequest
+from papersift.server import create_app
 from papersift.store import Store
 from papersift.topics.classifier import WORDS_ONLY
 from papersift.topics.predict import predict_all
@@ -75,7 +75,10 @@ def reference_topics(data_dir) -> dict[str, tuple[str | None, str | None, bool]]
     return topics
 
 
-def browse(service, query="", filters=Filters(), size=MAX_PAGE_SIZE):
+NO_FILTERS = Filters()
+
+
+def browse(service, query="", filters=NO_FILTERS, size=MAX_PAGE_SIZE):
     return service.search(SearchRequest(query=query, mode="keyword", filters=filters, size=size))
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import pytest
 
 from served_papers import serve_in_thread

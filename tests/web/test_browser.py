@@ -12,11 +12,9 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-
 from playwright import sync_api
 
 from served_papers import CHROMIUM, CHROMIUM_ARGS, CSP_WATCH, HOSTILE_ID, MANY_AUTHORS_ID, SCREENSHOTS, XSS_TITLE
-
 
 pytestmark = pytest.mark.browser
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from fastapi import APIRouter
 from fastapi.testclient import TestClient
-from served_papers import TEST_HOSTS
 
-from papersift.server import create_app
 from papersift.api.params import FILTER_PARAMS
 from papersift.i18n import LANGS, MESSAGES
+from papersift.server import create_app
+from served_papers import TEST_HOSTS
 
 HTML = {"accept": "text/html"}
 TEMPLATE_DIRS = [Path(__file__).resolve().parents[2] / "src" / "papersift" / folder / "templates"
@@ -38,7 +38,7 @@ def test_every_filter_chip_renders_in_both_languages(client, name, value, lang):
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_year_chip_and_all_filters_at_once_render(client, lang):
-    params = {name: value for name, value in FILTERS} | {"year_from": "2020", "year_to": "2024", "lang": lang}
+    params = dict(FILTERS) | {"year_from": "2020", "year_to": "2024", "lang": lang}
     response = client.get("/", params=params, headers=HTML)
     assert response.status_code == 200 and response.text.count('class="chip"') == len(FILTERS) + 1
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 from fastapi.testclient import TestClient
-from hybrid_service import add_vectors_and_bridge, hybrid_service
-from served_papers import TEST_HOSTS
-
-from papersift.server import create_app
 from tests.search.conftest import indexed_copy
+
+from hybrid_service import add_vectors_and_bridge, hybrid_service
+from papersift.server import create_app
+from served_papers import TEST_HOSTS
 
 
 @pytest.fixture(scope="module")

@@ -10,9 +10,9 @@ import pytest
 from fastapi import APIRouter, Request
 from fastapi.testclient import TestClient
 
-from papersift.server import create_app
 from papersift.search.service import SearchService
 from papersift.search.types import Filters, SearchRequest
+from papersift.server import create_app
 from papersift.web.routes import highlighted, safe_href
 from served_papers import HOSTILE_ID, MANY_AUTHORS_ID, TEST_HOSTS
 
@@ -76,7 +76,7 @@ def test_results_page_shows_20_hits_like_the_service(client, served_data_dir):
 
 def test_pagination_links_to_the_next_page(client):
     _, _, elements = page(client, "/?q=learning&mode=keyword&lang=zh")
-    next_link = [attrs["href"] for tag, attrs in elements.tags if tag == "a" and attrs.get("rel") == "next"][0]
+    next_link = next(attrs["href"] for tag, attrs in elements.tags if tag == "a" and attrs.get("rel") == "next")
     assert parse_qs(urlsplit(next_link).query)["page"] == ["2"]
     status, _, second = page(client, next_link)
     assert status == 200 and [a for t, a in second.tags if t == "span" and a.get("aria-current") == "page"]
@@ -112,7 +112,7 @@ def test_search_form_works_without_javascript(client):
 
 
 def test_first_ten_authors_then_deng_expandable(client):
-    _, html, elements = page(client, "/?q=fifteen+collaborators&mode=keyword&lang=zh")
+    _, html, _elements = page(client, "/?q=fifteen+collaborators&mode=keyword&lang=zh")
     shown = re.sub(r"<[^>]+>", "", re.search(r'<span class="shown">(.*?)</span>', html).group(1))
     assert shown == ", ".join(f"Author Number{n}" for n in range(1, 11))
     assert "<summary" in html and ">等</summary>" in html and "Author Number15" in html
@@ -191,7 +191,7 @@ def test_a_filtered_facet_still_offers_its_other_values_with_their_own_counts(cl
     for venue, count in counts.items():
         alone = service.search(SearchRequest(query="learning", mode="keyword", filters=Filters(venues=(venue,)), size=1))
         assert alone.total == count
-    colt_link = [href for href in elements.links("facet-link") if "venue=COLT" in href][0]
+    colt_link = next(href for href in elements.links("facet-link") if "venue=COLT" in href)
     assert parse_qs(urlsplit(colt_link).query)["venue"] == ["ICLR", "COLT"]
 
 

@@ -105,7 +105,7 @@ def create_api_app(
     """
     if enable_writes and not write_token:
         raise ValueError("enable_writes needs a write_token")
-    if enable_writes and len(write_token) < MIN_TOKEN_CHARS:
+    if enable_writes and write_token is not None and len(write_token) < MIN_TOKEN_CHARS:
         raise ValueError(f"the write token must be at least {MIN_TOKEN_CHARS} characters")
     data_dir = Path(data_dir)
     # Outermost first: every request is logged, then checked for its Host, its answer gets

@@ -9,11 +9,11 @@ from typing import Protocol
 from fastapi import Request
 
 from papersift.config import MAX_PAGE_SIZE
+from papersift.i18n import Lang, negotiate_language
 from papersift.record import Paper
 from papersift.search.facet_counts import FacetSummary
 from papersift.search.notices import Notice
 from papersift.search.types import Hit, SearchRequest, SearchResponse
-from papersift.i18n import Lang, negotiate_language
 
 EXPORT_MAX_RESULTS = 5000
 
@@ -59,8 +59,7 @@ def similar_response(service: SearchBackend, paper_id: str, size: int) -> Search
         hits, notices = response.hits, list(response.notices)
     else:
         ranked = service.rank(f"{paper.title}\n{paper.abstract or ''}", k=size + 1)
-        papers = {found_id: service.get(found_id) for found_id, _ in ranked}
-        hits = [Hit(papers[found_id], score) for found_id, score in ranked if papers[found_id] is not None]
+        hits = [Hit(found, score) for found_id, score in ranked if (found := service.get(found_id)) is not None]
         notices = [Notice("similar_by_words")]
     hits = [hit for hit in hits if hit.paper.id != paper.id][:size]
     return SearchResponse(replace(request, size=size), len(hits), hits, notices=notices)

@@ -64,7 +64,7 @@ class QueryParams(BaseModel):
         )
 
     def to_request(self, **overrides) -> SearchRequest:
-        values = dict(filters=self.filters())
+        values: dict[str, object] = {"filters": self.filters()}
         values.update(overrides)
         return typed_request(self.q, self.mode, **values)  # the builder `papersift eval` uses too
 
@@ -91,7 +91,9 @@ class SearchParams(QueryParams):
         return None if value == "" else value
 
     def to_request(self, **overrides) -> SearchRequest:
-        values = dict(sort=self.sort, page=self.page, size=self.size, with_facets=self.facets, literal=self.literal)
+        values: dict[str, object] = {
+            "sort": self.sort, "page": self.page, "size": self.size, "with_facets": self.facets, "literal": self.literal,
+        }
         values.update(overrides)
         return super().to_request(**values)
 

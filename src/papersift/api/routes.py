@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
 
+from papersift.api.backend import (
+    PaperNotFound,
+    collect_result_papers,
+    lookup_papers,
+    request_lang,
+    resolve_export_ids,
+    service_of,
+    similar_response,
+)
 from papersift.api.errors import ApiError
 from papersift.api.params import ExportParams, FacetParams, PaperParams, SearchParams, SimilarParams
 from papersift.api.schemas import ErrorOut, FacetsOut, PaperOut, SearchOut, SimilarOut
-from papersift.search.display import facets_json, hit_json, paper_json, search_json
-from papersift.api.backend import (
-    PaperNotFound, collect_result_papers, lookup_papers, request_lang, resolve_export_ids, service_of,
-    similar_response,
-)
 from papersift.config import MAX_PAGE
 from papersift.export import FILE_SUFFIXES, MEDIA_TYPES, export_papers
+from papersift.search.display import facets_json, hit_json, paper_json, search_json
 
-ERRORS = {
+ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorOut, "description": "Malformed query"},
     404: {"model": ErrorOut, "description": "No such paper"},
     422: {"model": ErrorOut, "description": "Unknown parameter or value out of range"},

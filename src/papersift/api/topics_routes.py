@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 
@@ -32,7 +32,7 @@ from papersift.topics.projection import MapNotComputed, stored_map_points
 
 MAP_METHODS = Literal["auto", "pca", "umap"]
 
-ERRORS = {
+ERRORS: dict[int | str, dict[str, Any]] = {
     400: SEARCH_ERRORS[400],
     409: {"model": ErrorOut, "description": "No map yet: run 'papersift embed', then 'papersift topics map'"},
     422: SEARCH_ERRORS[422],

@@ -23,6 +23,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
 
 import typesense
 
@@ -31,12 +32,20 @@ from papersift.backends.typesense_index import ALIAS, TERM_FIELDS, alias_target,
 from papersift.index.analyzers import ENGLISH, NAMES, terms
 from papersift.record import PAPER_FIELDS, Paper
 from papersift.search.backend import (
-    AUTHOR_BOOST, FIELD_BOOSTS, FILTER_FIELD_NAMES, HIGHLIGHT_FIELDS, BackendResult, query_terms,
+    AUTHOR_BOOST,
+    FIELD_BOOSTS,
+    FILTER_FIELD_NAMES,
+    HIGHLIGHT_FIELDS,
+    BackendResult,
+    query_terms,
 )
 from papersift.search.highlight import Highlighter
 from papersift.search.query import FieldValue, ParsedQuery, Words
 from papersift.search.types import FACET_FIELDS, FacetValue, Sort
 from papersift.throttle import Throttle
+
+if TYPE_CHECKING:
+    from typesense.types.multi_search import MultiSearchRequestSchema
 
 FACET_SIZE = 250  # values per facet field (the shared corpus has 215 facet combinations)
 CANDIDATE_DEPTH = 250  # candidates rescored per query (one Typesense page)
@@ -106,7 +115,7 @@ def _ordered(name: str, values: list[FacetValue]) -> list[FacetValue]:
 
 def document_paper(document: dict) -> Paper:
     """The Paper a Typesense document carries (stored as the store holds it, source aside)."""
-    values = {name: document.get(name) for name in PAPER_FIELDS}
+    values: dict[str, Any] = {name: document.get(name) for name in PAPER_FIELDS}
     values["authors"] = tuple(values["authors"] or ())
     values["keywords"] = tuple(values["keywords"] or ())
     values["author_ids"] = tuple(values["author_ids"] or ())
@@ -320,7 +329,9 @@ class TypesenseBackend:
         """One POST for many searches. An error inside the answer (a node that is not ready,
         or has not yet applied the alias) is retried, and the client then asks the next node."""
         for attempt in range(MULTI_SEARCH_ATTEMPTS):
-            results = self.client.multi_search.perform({"searches": searches}, {})["results"]
+            request = cast("MultiSearchRequestSchema", {"searches": searches})
+            # typesense types every result as a SearchResponse; one that failed is {"error", "code"}
+            results = cast("list[dict[str, Any]]", self.client.multi_search.perform(request, {})["results"])
             errors = [result["error"] for result in results if "error" in result]
             if not errors:
                 return results
@@ -404,12 +415,12 @@ class TypesenseBackend:
                             | {"q": " ".join([*rest, *compiled.phrases]) or "*", "filter_by": " && ".join(
                                 [*compiled.filter_parts, _term_filter(FIELD_TERMS["authors"], [name])])})
         results = self._multi_search(searches)
-        hits: dict[str, dict] = {}
+        by_id: dict[str, dict] = {}
         for result in results[1:]:
             for hit in result["hits"]:
-                hits.setdefault(hit["document"]["id"], hit["document"])
+                by_id.setdefault(hit["document"]["id"], hit["document"])
         counted = results[0]
-        return list(hits.values()), int(counted["found"]), self._facets(counted) if with_facets else {}
+        return list(by_id.values()), int(counted["found"]), self._facets(counted) if with_facets else {}
 
     def _any_word_candidates(self, compiled: Compiled, with_facets: bool,
                              per_search: int = TYPESENSE_PAGE) -> tuple[list[dict], int, dict]:
@@ -472,7 +483,7 @@ class TypesenseBackend:
     # -- facets ----------------------------------------------------------------------
     @staticmethod
     def _facets(result: dict) -> dict[str, list[FacetValue]]:
-        facets = {name: [] for name in FACET_FIELDS}
+        facets: dict[str, list[FacetValue]] = {name: [] for name in FACET_FIELDS}
         for counted in result.get("facet_counts", []):
             values = [FacetValue(str(item["value"]), int(item["count"])) for item in counted["counts"]]
             facets[counted["field_name"]] = _ordered(counted["field_name"], values)

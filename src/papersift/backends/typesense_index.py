@@ -20,6 +20,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import orjson
@@ -28,6 +29,10 @@ import typesense
 from papersift.index.analyzers import ENGLISH, NAMES, terms
 from papersift.record import Paper
 from papersift.store import Store
+
+if TYPE_CHECKING:
+    from typesense.configuration import NodeConfigDict
+    from typesense.types.collection import CollectionCreateSchema, CollectionSchema
 
 SCHEMA_VERSION = 3
 ALIAS = "papers"
@@ -55,7 +60,7 @@ class TypesenseIndexError(RuntimeError):
 
 def make_client(nodes: list[str], api_key: str, timeout: float = 5.0, retries: int = 5) -> typesense.Client:
     """A client that spreads requests over `nodes` ("host:port" or URLs) and fails over between them."""
-    node_configs = []
+    node_configs: list[str | NodeConfigDict] = []
     for node in nodes:
         address = node.split("://", 1)[-1]
         host, _, port = address.rpartition(":")
@@ -132,7 +137,7 @@ class ImportResult:
     seconds: float
 
 
-def list_collections(client: typesense.Client) -> list[dict]:
+def list_collections(client: typesense.Client) -> list[CollectionSchema]:
     return client.collections.retrieve()
 
 
@@ -155,7 +160,7 @@ def highest_seq(client: typesense.Client, collection: str, timeout: float = 10.0
         )
         hits = result.get("hits") or []
         if hits:
-            return int(hits[0]["document"]["seq"])
+            return int(cast("int", hits[0]["document"]["seq"]))  # an int64 field (collection_schema)
         if time.monotonic() > deadline or not client.collections[collection].retrieve()["num_documents"]:
             return 0
         time.sleep(0.2)
@@ -230,7 +235,7 @@ def write_meta(client: typesense.Client, collection: str, documents: int, store_
                vector_model: str | None = None) -> None:
     """Collection-wide figures the searcher needs for BM25: document count, mean field lengths;
     and which embedding model made the vectors, if the collection has them."""
-    document = {"id": collection, "collection": collection, "documents": documents,
+    document: dict[str, str | int | float] = {"id": collection, "collection": collection, "documents": documents,
                 "schema_version": SCHEMA_VERSION, "store_papers": store_count, "built_at": time.time(),
                 "vector_model": vector_model or ""}
     document |= mean_field_lengths(client, collection, documents)
@@ -238,7 +243,7 @@ def write_meta(client: typesense.Client, collection: str, documents: int, store_
     client.collections[META_COLLECTION].documents.upsert(document)
 
 
-def mean_field_lengths(client: typesense.Client, collection: str, documents: int, timeout: float = 60.0) -> dict:
+def mean_field_lengths(client: typesense.Client, collection: str, documents: int, timeout: float = 60.0) -> dict[str, float]:
     """Mean term count of each term field over every document, from a full export (asked
     again until the answering node holds all `documents`: followers may lag a moment)."""
     fields = [f"{field}_len" for field in TERM_FIELDS]
@@ -264,7 +269,8 @@ def _ensure_meta_collection(client: typesense.Client) -> None:
 
 
 def read_meta(client: typesense.Client, collection: str) -> dict:
-    return client.collections[META_COLLECTION].documents[collection].retrieve()
+    # typesense types a document as a Mapping of JSON values; the meta document is ours (write_meta)
+    return cast("dict", client.collections[META_COLLECTION].documents[collection].retrieve())
 
 
 def build_collection(client: typesense.Client, store: Store, vectors: VectorLookup | None = None,
@@ -277,7 +283,7 @@ def build_collection(client: typesense.Client, store: Store, vectors: VectorLook
     resumed_from = 0
     if collection is None:
         collection = f"{COLLECTION_PREFIX}{time.strftime('%Y%m%d%H%M%S')}_{time.time_ns() % 1_000_000:06d}"
-        client.collections.create(collection_schema(collection, vector_dim))
+        client.collections.create(cast("CollectionCreateSchema", collection_schema(collection, vector_dim)))
     else:
         resumed_from = highest_seq(client, collection)
         if progress and resumed_from:

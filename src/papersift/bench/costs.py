@@ -18,8 +18,8 @@ from urllib.parse import urlencode
 
 from fastapi.testclient import TestClient
 
-from papersift.server import create_app
 from papersift.config import MAX_QUERY_CHARS
+from papersift.server import create_app
 from papersift.store import Store
 
 # Written for this benchmark: a research description of the kind people paste (no benchmark text).
@@ -75,7 +75,7 @@ def run_costs_bench(data_dir: Path, rounds: int = 3, progress=None, service=None
     with TestClient(app, base_url="http://127.0.0.1") as client:  # a loopback Host, as a local browser sends
         probe = client.get("/api/search?" + urlencode({"q": long_query(10_000), "mode": "hybrid", "size": 1}))
         notices = probe.json().get("notices", [])  # says whether hybrid could answer here
-        for name, url_of in SCENARIOS.items():  # warm-up: models, jieba, CC-CEDICT, templates
+        for url_of in SCENARIOS.values():  # warm-up: models, jieba, CC-CEDICT, templates
             _timed_get(client, url_of(long_query(20_000)))
         for name, url_of in SCENARIOS.items():
             for concurrency in CONCURRENCY:

@@ -20,6 +20,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import orjson
@@ -46,7 +47,7 @@ class Latency:
     qps: float
 
     @classmethod
-    def of(cls, seconds: list[float]) -> "Latency":
+    def of(cls, seconds: list[float]) -> Latency:
         ordered = sorted(seconds)
 
         def percentile(share: float) -> float:
@@ -111,11 +112,13 @@ class BenchReport:
             "",
             *rows,
             "",
-            f"**QPS ratio papersift_search / bm25s: {data['ratio']:.2f}×** (papersift_search: full pages with "
-            "papers, total, facets and highlights; papersift_engine: only the tantivy calls of those pages, "
-            f"{data['engine_ratio']:.2f}× bm25s; papersift_rank: ids only, any word may match; bm25s: top-20 ids "
-            "with its default numpy backend, in the calling thread; bm25s_numba, when numba is installed: its "
-            "numba backend).",
+            (
+                f"**QPS ratio papersift_search / bm25s: {data['ratio']:.2f}×** (papersift_search: full pages with "
+                "papers, total, facets and highlights; papersift_engine: only the tantivy calls of those pages, "
+                f"{data['engine_ratio']:.2f}× bm25s; papersift_rank: ids only, any word may match; bm25s: top-20 ids "
+                "with its default numpy backend, in the calling thread; bm25s_numba, when numba is installed: its "
+                "numba backend)."
+            ),
             "",
             *self._set_table(),
             "RSS (MB): " + ", ".join(f"{name} {value:.0f}" for name, value in self.rss_mb.items()),
@@ -152,10 +155,14 @@ def rss_mb() -> float:
 def bench_query_sets(shared: Path | None = None) -> dict[str, list[str]]:
     """The 100 Semantic Scholar CS log queries and the English known-item queries, by set."""
     shared = shared or shared_data_dir()
-    log = [orjson.loads(line)["query"] for line in open(shared / "s2cs_queries" / "s2_query.jsonl", "rb")]
-    known_item = [record["text"] for record in map(orjson.loads, open(shared / "knownitem" / "queries_dev.jsonl", "rb"))
+    log = [orjson.loads(line)["query"] for line in _lines(shared / "s2cs_queries" / "s2_query.jsonl")]
+    known_item = [record["text"] for record in map(orjson.loads, _lines(shared / "knownitem" / "queries_dev.jsonl"))
                   if record.get("lang") == "en"]
     return {"s2cs_queries": log, "knownitem_en": known_item}
+
+
+def _lines(path: Path) -> list[bytes]:
+    return path.read_bytes().splitlines()
 
 
 def bench_queries(shared: Path | None = None) -> list[str]:
@@ -185,12 +192,12 @@ def engine_calls(backend: TantivyBackend, queries: list[str]) -> Callable[[str],
         query = parse_query(text)
         plan = backend.plan(query)
         page = searcher.search(plan.scored, TOP_K, count=False).hits
-        calls: list[Callable[[], object]] = [lambda plan=plan: rows_of_hits(searcher, plan.scored, TOP_K)]
+        calls: list[Callable[[], object]] = [partial(rows_of_hits, searcher, plan.scored, TOP_K)]
         if len(page) == TOP_K:
-            calls.append(lambda plan=plan: searcher.aggregate(plan.matching, FACET_AGGREGATION))
+            calls.append(partial(searcher.aggregate, plan.matching, FACET_AGGREGATION))
         elif not page and not plan.ignored:
             relaxed = backend.plan(query.relaxed())
-            calls.append(lambda relaxed=relaxed: rows_of_hits(searcher, relaxed.scored, RELAXED_DEPTH))
+            calls.append(partial(rows_of_hits, searcher, relaxed.scored, RELAXED_DEPTH))
         prepared[text] = calls
 
     def answer(text: str) -> list:
@@ -267,7 +274,7 @@ def run(corpus: Path | None = None, repeats: int = 3, work_dir: Path | None = No
         report.index_bytes["bm25s"] = sum(path.stat().st_size for path in saved.rglob("*") if path.is_file())
         report.rss_mb["after_bm25s"] = rss_mb()
 
-        def bm25s_engine(index: "bm25s.BM25"):
+        def bm25s_engine(index: bm25s.BM25):
             def answer(query: str):
                 query_tokens = bm25s.tokenize([query], stopwords="en", stemmer=stemmer, show_progress=False)
                 if not query_tokens.vocab:
@@ -276,6 +283,8 @@ def run(corpus: Path | None = None, repeats: int = 3, work_dir: Path | None = No
                 return index.retrieve(query_tokens, k=min(TOP_K, len(papers)), show_progress=False, n_threads=0)
             return answer
 
+        if not isinstance(service.backend, TantivyBackend):
+            raise TypeError("the lexical benchmark measures the embedded (tantivy) backend")
         engines = {"papersift_search": search, "papersift_engine": engine_calls(service.backend, queries),
                    "papersift_rank": lambda q: service.rank(q, TOP_K), "bm25s": bm25s_engine(retriever)}
         if importlib.util.find_spec("numba") is not None:

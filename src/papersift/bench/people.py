@@ -46,8 +46,8 @@ def manifest_check(store: Store, manifest_path: Path) -> dict:
 def run(data_dir: Path, manifest_path: Path | None, repeats: int = 3, log=print) -> dict:
     from fastapi.testclient import TestClient
 
-    from papersift.server import create_app
     from papersift.api.security import LOOPBACK_HOSTS
+    from papersift.server import create_app
 
     store = Store(data_dir, readonly=True)
     identities = [row[0] for row in store.read(

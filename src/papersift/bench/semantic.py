@@ -29,10 +29,11 @@ from papersift.index.models import DEFAULT_MODEL
 from papersift.search.crosslingual import load_resources
 from papersift.search.semantic import shared_encoder
 from papersift.search.service import SearchService
-from papersift.search.types import SearchRequest
+from papersift.search.types import Mode, SearchRequest
 from papersift.store import Store
 
 TOP_K = 20
+PAGE_MODES: tuple[tuple[Mode, str], ...] = (("hybrid", "hybrid page"), ("keyword", "keyword page"))
 
 
 def latency_summary(seconds: list[float]) -> dict[str, float]:
@@ -45,8 +46,9 @@ def latency_summary(seconds: list[float]) -> dict[str, float]:
 def bench_queries(shared: Path | None = None) -> list[tuple[str, str]]:
     """(query set, query): the S2 log queries, then the known-item queries by language."""
     shared = shared or shared_data_dir()
-    queries = [("S2", orjson.loads(line)["query"]) for line in open(shared / "s2cs_queries" / "s2_query.jsonl", "rb")]
-    for line in open(shared / "knownitem" / "queries_dev.jsonl", "rb"):
+    s2_lines = (shared / "s2cs_queries" / "s2_query.jsonl").read_bytes().splitlines()
+    queries = [("S2", orjson.loads(line)["query"]) for line in s2_lines]
+    for line in (shared / "knownitem" / "queries_dev.jsonl").read_bytes().splitlines():
         record = orjson.loads(line)
         queries.append((f"known-item {record['lang']}", record["query"]))
     return queries
@@ -70,17 +72,19 @@ class SemanticReport:
         return asdict(self)
 
     def markdown(self) -> str:
-        lines = [f"# papersift bench semantic — {self.model} (passages {self.variant}, queries {self.query_variant}), {self.threads} threads",
+        throughput = self.throughput
+        lines = [(f"# papersift bench semantic — {self.model} (passages {self.variant}, queries {self.query_variant}), "
+                 f"{self.threads} threads"),
                  "", f"data dir `{self.data_dir}`: {self.vectors:,} vectors ({self.coverage:.1%} of papers); {self.machine}",
                  "", "## Embedding throughput", "",
                  "| texts | seconds | abstracts/s | mean tokens |", "|---:|---:|---:|---:|",
-                 f"| {self.throughput['texts']} | {self.throughput['seconds']} | {self.throughput['per_s']} | {self.throughput['mean_tokens']} |",
+                 f"| {throughput['texts']} | {throughput['seconds']} | {throughput['per_s']} | {throughput['mean_tokens']} |",
                  "", "## Query latency (ms, query embedding included where it applies)", "",
                  "| path | p50 | p95 | p99 | mean | n |", "|---|---:|---:|---:|---:|---:|"]
         for name, row in self.latency.items():
             lines.append(f"| {name} | {row['p50_ms']} | {row['p95_ms']} | {row['p99_ms']} | {row['mean_ms']} | {row['n']} |")
-        lines += ["", f"HNSW (usearch): built in {self.ann.get('build_s')} s over {self.vectors:,} vectors; "
-                      f"recall@{TOP_K} against exact search {self.ann.get('recall_at_k')}"]
+        lines += ["", (f"HNSW (usearch): built in {self.ann.get('build_s')} s over {self.vectors:,} vectors; "
+                       f"recall@{TOP_K} against exact search {self.ann.get('recall_at_k')}")]
         return "\n".join(lines) + "\n"
 
 
@@ -140,7 +144,7 @@ def run(data_dir: str | Path, repeats: int = 3, texts_count: int = 256,
                 matches = ann.search(vector, TOP_K)
                 timings["dense HNSW (usearch)"].append(time.perf_counter() - started)
                 recalls.append(len(set(matches.keys.tolist()) & set(exact_rows.tolist())) / TOP_K)
-                for mode, name in (("hybrid", "hybrid page"), ("keyword", "keyword page")):
+                for mode, name in PAGE_MODES:
                     started = time.perf_counter()
                     service.search(SearchRequest(query=query, mode=mode, size=TOP_K))
                     timings[name].append(time.perf_counter() - started)

@@ -29,11 +29,18 @@ VECTOR_BATCH = 1000
 
 
 def cluster_rss(cluster: TypesenseCluster) -> list[int]:
-    return [process_rss_bytes(cluster.pid(name)) for name in cluster.nodes]
+    """Each node's resident memory; a node that is not running is an error, not /proc/None."""
+    sizes = []
+    for name in cluster.nodes:
+        pid = cluster.pid(name)
+        if pid is None:
+            raise RuntimeError(f"typesense node {name} is not running: no memory to measure")
+        sizes.append(process_rss_bytes(pid))
+    return sizes
 
 
 def top10_agreement(embedded: SearchService, clustered: SearchService, queries: list[str]) -> dict:
-    per_query = []
+    per_query: list[dict] = []
     for text in queries:
         request = SearchRequest(query=text, mode="keyword", size=10)
         expected = [hit.paper.id for hit in embedded.search(request).hits]
@@ -72,38 +79,38 @@ def run_typesense_bench(data_dir: Path, queries: list[str], nodes: int = 3, vect
     api_key = secrets.token_hex(16)
     store = Store(data_dir, readonly=True)
     papers = store.count()
-    with tempfile.TemporaryDirectory(prefix="papersift-ts-bench-") as scratch:
-        with TypesenseCluster(scratch, loopback_nodes(nodes), api_key) as cluster:
-            cluster.start(wait=120)
-            idle = cluster_rss(cluster)
-            client = make_client(cluster.node_urls(), api_key, timeout=10)
-            built = build_collection(client, store)
-            time.sleep(2)
-            with_text = cluster_rss(cluster)
-            backend = TypesenseBackend(client)
-            agreement = top10_agreement(SearchService(data_dir), SearchService(data_dir, backend=backend), queries)
-            paper_ids = [paper.id for _, paper in store.iter_papers()]
-            vectors = vector_memory(client, cluster, paper_ids, vector_dim)
-            report = {
-                "nodes": nodes, "papers": papers, "import_seconds": round(built.seconds, 1),
-                "import_papers_per_s": round(built.imported / built.seconds, 1),
-                "rss_idle_mb": [round(b / 2**20, 1) for b in idle],
-                "rss_with_text_mb": [round(b / 2**20, 1) for b in with_text],
-                "text_mb_per_million_papers": round(
-                    float(np.mean(np.subtract(with_text, idle))) / 2**20 / papers * 1e6, 0),
-                "vectors": vectors,
-                "vector_mb_per_million_papers": round(
-                    float(np.mean(np.subtract(vectors["rss_after"], vectors["rss_before"]))) / 2**20 / papers * 1e6, 0),
-                "agreement": agreement,
-            }
-            if drill:
-                parsed = [parse_query(text) for text in queries[:20]]
+    with (tempfile.TemporaryDirectory(prefix="papersift-ts-bench-") as scratch,
+          TypesenseCluster(scratch, loopback_nodes(nodes), api_key) as cluster):
+        cluster.start(wait=120)
+        idle = cluster_rss(cluster)
+        client = make_client(cluster.node_urls(), api_key, timeout=10)
+        built = build_collection(client, store)
+        time.sleep(2)
+        with_text = cluster_rss(cluster)
+        backend = TypesenseBackend(client)
+        agreement = top10_agreement(SearchService(data_dir), SearchService(data_dir, backend=backend), queries)
+        paper_ids = [paper.id for _, paper in store.iter_papers()]
+        vectors = vector_memory(client, cluster, paper_ids, vector_dim)
+        report = {
+            "nodes": nodes, "papers": papers, "import_seconds": round(built.seconds, 1),
+            "import_papers_per_s": round(built.imported / built.seconds, 1),
+            "rss_idle_mb": [round(b / 2**20, 1) for b in idle],
+            "rss_with_text_mb": [round(b / 2**20, 1) for b in with_text],
+            "text_mb_per_million_papers": round(
+                float(np.mean(np.subtract(with_text, idle))) / 2**20 / papers * 1e6, 0),
+            "vectors": vectors,
+            "vector_mb_per_million_papers": round(
+                float(np.mean(np.subtract(vectors["rss_after"], vectors["rss_before"]))) / 2**20 / papers * 1e6, 0),
+            "agreement": agreement,
+        }
+        if drill:
+            parsed = [parse_query(text) for text in queries[:20]]
 
-                def search(step: int) -> None:
-                    backend.search(parsed[step % len(parsed)], limit=10)
+            def search(step: int) -> None:
+                backend.search(parsed[step % len(parsed)], limit=10)
 
-                writes = [paper for _, paper in store.iter_papers(batch_size=50)][:50]
-                report["failover"] = run_failover_drill(cluster, search, client, built.collection, writes).as_dict()
+            writes = [paper for _, paper in store.iter_papers(batch_size=50)][:50]
+            report["failover"] = run_failover_drill(cluster, search, client, built.collection, writes).as_dict()
     return report
 
 
@@ -115,21 +122,21 @@ def markdown_report(report: dict) -> str:
         f"| import | {report['import_seconds']} s ({report['import_papers_per_s']} papers/s) |",
         f"| RSS per node, idle → with text (MB) | {report['rss_idle_mb']} → {report['rss_with_text_mb']} |",
         f"| text: RAM per node per million papers | {report['text_mb_per_million_papers']:,.0f} MB |",
-        f"| vectors ({report['vectors']['dim']}-d float): RAM per node per million papers | "
-        f"{report['vector_mb_per_million_papers']:,.0f} MB |",
-        f"| top-10 agreement with the embedded backend ({agreement['queries']} queries) | "
-        f"{agreement['mean_top10_agreement']} (identical order: {agreement['identical_top10_order']}) |",
+        (f"| vectors ({report['vectors']['dim']}-d float): RAM per node per million papers | "
+        f"{report['vector_mb_per_million_papers']:,.0f} MB |"),
+        (f"| top-10 agreement with the embedded backend ({agreement['queries']} queries) | "
+        f"{agreement['mean_top10_agreement']} (identical order: {agreement['identical_top10_order']}) |"),
     ]
     if "failover" in report:
         drill = report["failover"]
         lines += [
             f"| failover: election after leader kill | {drill['election_s']} s |",
-            f"| failover: queries / errors / errors outside the {drill['failover_window_s']} s window | "
-            f"{drill['queries']} / {drill['query_errors']} / {drill['query_errors_outside_window']} |",
-            f"| failover: writes / errors / errors outside the window | "
-            f"{drill['writes']} / {drill['write_errors']} / {drill['write_errors_outside_window']} |",
-            f"| killed node back in step | {drill['rejoin_s']} s ({drill['rejoined_documents']:,} of "
-            f"{drill['leader_documents']:,} documents) |",
+            (f"| failover: queries / errors / errors outside the {drill['failover_window_s']} s window | "
+            f"{drill['queries']} / {drill['query_errors']} / {drill['query_errors_outside_window']} |"),
+            (f"| failover: writes / errors / errors outside the window | "
+            f"{drill['writes']} / {drill['write_errors']} / {drill['write_errors_outside_window']} |"),
+            (f"| killed node back in step | {drill['rejoin_s']} s ({drill['rejoined_documents']:,} of "
+            f"{drill['leader_documents']:,} documents) |"),
         ]
     return "\n".join(lines) + "\n"
 

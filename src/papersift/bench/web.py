@@ -16,8 +16,8 @@ from urllib.parse import urlencode
 import orjson
 from fastapi.testclient import TestClient
 
-from papersift.server import create_app
 from papersift.config import shared_data_dir
+from papersift.server import create_app
 from papersift.store import Store
 
 
@@ -39,7 +39,7 @@ def default_queries() -> list[str]:
 
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
 def summarize(target: str, durations_ms: list[float]) -> LatencySummary:

@@ -35,8 +35,10 @@ from papersift.bench.load import MAX_CLIENTS, MAX_SECONDS
 
 WRITE_TOKEN_BYTES = 24
 # Each reader kind: the path and the parameters it adds to the query and mode.
-READ_REQUESTS = {"page": ("/", {}), "search": ("/api/search", {"size": 20}), "facets": ("/api/facets", {}),
-                 "export": ("/api/export", {"format": "bibtex"})}
+READ_REQUESTS: dict[str, tuple[str, dict[str, str | int]]] = {
+    "page": ("/", {}), "search": ("/api/search", {"size": 20}), "facets": ("/api/facets", {}),
+    "export": ("/api/export", {"format": "bibtex"}),
+}
 READ_KINDS = tuple(READ_REQUESTS)
 
 

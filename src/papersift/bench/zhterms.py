@@ -19,6 +19,10 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from papersift.search.types import Mode
 
 K = 10
 DEFAULT_DATASET = Path("/work/shared/data/zhterms")
@@ -42,7 +46,7 @@ class ModeResult:
         out = {}
         for half in ("all", "A", "B"):
             chosen = [q for q in queries if half == "all" or term_half(q.term) == half]
-            row = {}
+            row: dict[str, Any] = {}
             for lang in ("zh", "en"):
                 scored = [self.per_query[q.qid] for q in chosen if q.lang == lang and q.qid in self.per_query]
                 n = len(scored) or 1
@@ -77,7 +81,7 @@ def load(dataset: Path) -> tuple[list[TermQuery], dict[str, set[str]]]:
     return queries, dict(qrels)
 
 
-def run(data_dir: Path, modes: Sequence[str], dataset: Path = DEFAULT_DATASET, half: str = "all",
+def run(data_dir: Path, modes: Sequence[Mode], dataset: Path = DEFAULT_DATASET, half: str = "all",
         log: Callable[[str], None] = lambda _: None) -> dict:
     from papersift.search.service import SearchService
     from papersift.search.types import SearchRequest

@@ -2,7 +2,10 @@
 
 import sys
 
-from papersift.cli import ingest_cmd  # noqa: F401  (registers commands)
+# Importing a command module registers its commands on the app, in this order: the order of
+# `papersift --help` and docs/cli.md, so the imports are not sorted.
+# isort: off
+from papersift.cli import ingest_cmd  # noqa: F401
 from papersift.cli import fetch_cmd  # noqa: F401
 from papersift.cli import serve_cmd  # noqa: F401
 from papersift.cli import search_cmd  # noqa: F401
@@ -14,6 +17,7 @@ from papersift.cli import topics_cmd  # noqa: F401
 from papersift.cli import author_cmd  # noqa: F401
 from papersift.cli import update_cmd  # noqa: F401
 from papersift.cli import library_cmd  # noqa: F401
+# isort: on
 from papersift.cli.app import app
 from papersift.extras import MissingExtra, extra_for
 

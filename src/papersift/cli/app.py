@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 from typing import Annotated, NoReturn
 
-import click
 import orjson
 import typer
 from rich.console import Console
@@ -28,7 +27,7 @@ def read_only_message(error: BaseException) -> str | None:
     any other error. Every command's such error ends as this line instead of a traceback."""
     if isinstance(error, OSError) and error.errno in READ_ONLY_ERRNOS:
         where = f" {error.filename}" if error.filename else ""
-        return (f"cannot write{where}: {error.strerror.lower()}. A read-only data dir can be searched and "
+        return (f"cannot write{where}: {(error.strerror or os.strerror(error.errno)).lower()}. A read-only data dir can be searched and "
                 f"served; ingest, index and embed need one they can write")
     if isinstance(error, sqlite3.OperationalError) and any(part in str(error).lower() for part in SQLITE_READ_ONLY):
         return (f"cannot write the data dir's database ({error}). A read-only data dir can be searched and "
@@ -42,7 +41,8 @@ def require_writable(directory: Path) -> None:
     if directory.is_dir() and not os.access(directory, os.W_OK):
         read_only = bool(os.statvfs(directory).f_flag & os.ST_RDONLY)
         fail(read_only_message(OSError(errno.EROFS if read_only else errno.EACCES,
-                                       "Read-only file system" if read_only else "Permission denied", str(directory))))
+                                       "Read-only file system" if read_only else "Permission denied", str(directory)))
+             or f"cannot write {directory}")
 
 
 def fault_message(error: BaseException) -> str | None:
@@ -65,7 +65,7 @@ def fault_message(error: BaseException) -> str | None:
 class _CommandGroup(TyperGroup):
     """Runs the commands; a fault outside papersift (a read-only or full disk) becomes one line on stderr."""
 
-    def invoke(self, ctx: click.Context):
+    def invoke(self, ctx):  # typer's Context: typer.core.TyperGroup's (typer vendors click)
         try:
             return super().invoke(ctx)
         except (OSError, sqlite3.OperationalError, StoreError) as error:

@@ -94,15 +94,18 @@ def bench_zhterms(
     """Chinese ML terms against their English twins through SearchService.search (the /api/search
     path): zh/en MRR@10 and Recall@10 per mode, with the ratios."""
     from papersift.bench import zhterms
+    from papersift.search.types import Mode, is_mode
 
     dataset = dataset or zhterms.DEFAULT_DATASET
     if not (dataset / "queries_dev.jsonl").is_file():
         fail(f"--dataset: no queries_dev.jsonl in {dataset}")
     if half not in ("all", "A", "B"):
         fail(f"--half must be all, A or B, not {half!r}")
+    modes: list[Mode] = []
     for name in mode:
-        if name not in ("keyword", "semantic", "hybrid"):
+        if not is_mode(name):
             fail(f"--mode must be keyword, semantic or hybrid, not {name!r}")
+        modes.append(name)
     if ceiling:
         try:
             bound = zhterms.ceiling(data_dir, dataset, log=lambda message: err_console.print(f"[dim]{message}[/]"))
@@ -110,7 +113,7 @@ def bench_zhterms(
             fail(str(exc))
         emit_report("bench-zhterms-ceiling", bound, zhterms.ceiling_markdown(bound), reports_dir, as_json)
         return
-    report = zhterms.run(data_dir, mode, dataset, half, log=lambda message: err_console.print(f"[dim]{message}[/]"))
+    report = zhterms.run(data_dir, modes, dataset, half, log=lambda message: err_console.print(f"[dim]{message}[/]"))
     emit_report("bench-zhterms", report, zhterms.markdown(report), reports_dir, as_json)
 
 

@@ -13,7 +13,17 @@ import orjson
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_of, emit_report, err_console, fail, print_json
+from papersift.cli.app import (
+    DataDirOption,
+    JsonOption,
+    app,
+    console,
+    data_dir_of,
+    emit_report,
+    err_console,
+    fail,
+    print_json,
+)
 from papersift.cli.bench_cmd import ReportsDirOption, bench_app
 from papersift.config import shared_data_dir
 
@@ -62,24 +72,29 @@ def typesense_service(data_dir: Path, nodes: str, api_key: str):
     return service
 
 
-def check_backend(backend: str, nodes: str | None, api_key: str | None) -> None:
+def check_backend(backend: str, nodes: str | None, api_key: str | None) -> tuple[str, str] | None:
+    """None for the embedded backend; for typesense, its (nodes, api_key), both given."""
     if backend not in ("embedded", "typesense"):
         fail(f"--backend must be embedded or typesense, not {backend!r}")
-    if backend == "typesense" and not (nodes and api_key):
+    if backend == "embedded":
+        return None
+    if not (nodes and api_key):
         fail("--backend typesense needs --nodes host:port,... and --api-key (or PAPERSIFT_TYPESENSE_NODES/_API_KEY)")
+    return nodes, api_key
 
 
 def index_on_backend(backend: str, directory: Path, nodes: str | None, api_key: str | None, rebuild: bool,
                      as_json: bool) -> None:
     """`papersift index --backend typesense`."""
-    check_backend(backend, nodes, api_key)
-    index_on_typesense(directory, nodes, api_key, rebuild, as_json)
+    access = check_backend(backend, nodes, api_key)
+    if access is not None:  # the caller keeps the embedded index for itself
+        index_on_typesense(directory, *access, rebuild, as_json)
 
 
 def service_for_backend(backend: str, directory: Path, nodes: str | None, api_key: str | None):
     """`papersift serve --backend ...`: None keeps the embedded service."""
-    check_backend(backend, nodes, api_key)
-    return typesense_service(directory, nodes, api_key) if backend == "typesense" else None
+    access = check_backend(backend, nodes, api_key)
+    return typesense_service(directory, *access) if access is not None else None
 
 
 @cluster_app.command("run")
@@ -97,11 +112,12 @@ def cluster_run(
     nodes = loopback_nodes(size, ports)
     with TypesenseCluster(root, nodes, api_key) as cluster:
         try:
-            leader = cluster.start(wait=120)
+            cluster.start(wait=120)
         except ClusterError as exc:
             fail(str(exc))
         addresses = ",".join(f"127.0.0.1:{node.api_port}" for node in nodes)
-        console.print(f"typesense cluster up: {size} nodes, leader {cluster.leader().name if leader else '?'}\n"
+        current = cluster.leader()  # None while an election is under way
+        console.print(f"typesense cluster up: {size} nodes, leader {current.name if current else '?'}\n"
                       f"  --nodes {addresses}\n  data and logs under {root}", highlight=False)
         stop = []
         signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
@@ -140,7 +156,12 @@ def cluster_status(nodes: NodesOption, api_key: ApiKeyOption, as_json: JsonOptio
 
 def index_on_typesense(directory: Path, nodes: str, api_key: str, rebuild: bool, as_json: bool) -> None:
     """`papersift index --backend typesense` / `papersift cluster index`."""
-    from papersift.backends.typesense_index import TypesenseIndexError, alias_target, build_collection, update_collection
+    from papersift.backends.typesense_index import (
+        TypesenseIndexError,
+        alias_target,
+        build_collection,
+        update_collection,
+    )
     from papersift.store import Store
 
     try:
@@ -219,8 +240,8 @@ def cluster_serve(
     """Serve the page and the API with searches answered by the Typesense cluster."""
     import uvicorn
 
-    from papersift.server import create_app
     from papersift.api.security import allowed_hosts_for
+    from papersift.server import create_app
 
     directory = data_dir_of(data_dir)
     if not (directory / "papers.sqlite3").exists():

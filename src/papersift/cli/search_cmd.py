@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -25,7 +25,7 @@ from papersift.cli.app import (
 from papersift.config import DEFAULT_PAGE_SIZE
 from papersift.index import lexical, phrasevectors, termlexicon
 from papersift.search.display import format_authors, language_of, search_json
-from papersift.search.types import Filters, QuerySyntaxError, SearchRequest, SearchResponse
+from papersift.search.types import Filters, Mode, QuerySyntaxError, SearchRequest, SearchResponse, is_mode, is_sort
 from papersift.store import Store
 
 MARKED = re.compile(r"<mark>(.*?)</mark>", re.DOTALL)
@@ -62,7 +62,7 @@ def index(
     lexicon = termlexicon.build_for_store(directory, force=rebuild)  # Chinese terms' English readings
     phrases = phrasevectors.build_for_store(directory, force=rebuild and lexicon is not None,
                                             log=lambda line: err_console.print(line, highlight=False))
-    summary = {
+    summary: dict[str, Any] = {
         "documents": result.documents, "indexed": result.added, "full_build": result.full,
         "seconds": round(result.seconds, 3), "bytes": lexical.index_size_bytes(result.folder),
         "path": str(result.folder),
@@ -98,7 +98,8 @@ def _rebuild_identities(directory, force: bool) -> dict | None:
 
 @app.command()
 def search(
-    query: Annotated[str, typer.Argument(help='Query: words, "phrases", -not, OR, author: title: venue: year:2020..2024 area: subarea: status:')] = "",
+    query: Annotated[str, typer.Argument(
+        help='Query: words, "phrases", -not, OR, author: title: venue: year:2020..2024 area: subarea: status:')] = "",
     venue: Annotated[list[str] | None, typer.Option("--venue", help="Venue (repeat for any of several).")] = None,
     year: Annotated[str | None, typer.Option("--year", help="Year or range: 2020, 2020..2024, 2020.., ..2019.")] = None,
     area: Annotated[list[str] | None, typer.Option("--area", help="Area (repeatable).")] = None,
@@ -109,7 +110,8 @@ def search(
     page: Annotated[int, typer.Option("--page", min=1, help="Result page, from 1.")] = 1,
     size: Annotated[int, typer.Option("--size", min=1, help="Hits per page.")] = DEFAULT_PAGE_SIZE,
     mode: Annotated[str, typer.Option("--mode", help="hybrid (default: keyword + semantic fused), keyword or semantic.")] = "hybrid",
-    like: Annotated[typer.FileText | None, typer.Option("--like", help="Find papers like this text (a file, or - for stdin); implies --mode hybrid unless semantic.")] = None,
+    like: Annotated[typer.FileText | None, typer.Option(
+        "--like", help="Find papers like this text (a file, or - for stdin); implies --mode hybrid unless semantic.")] = None,
     data_dir: DataDirOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -117,9 +119,9 @@ def search(
     from papersift.search.query import parse_query
     from papersift.search.service import SearchService
 
-    if sort not in ("relevance", "newest", "oldest", "cited"):
+    if not is_sort(sort):
         fail(f"--sort must be relevance, newest, oldest or cited, not '{sort}'")
-    if mode not in ("keyword", "semantic", "hybrid"):
+    if not is_mode(mode):
         fail(f"--mode must be keyword, semantic or hybrid, not '{mode}'")
     try:
         year_filter = parse_query(f"year:{year}").filters if year else Filters()
@@ -133,9 +135,8 @@ def search(
     like_text = like.read() if like is not None else None
     if like_text is not None and not like_text.strip():
         fail("--like: the text is empty")
-    if like_text is not None and mode == "keyword":
-        mode = "hybrid"
-    request = SearchRequest(query=query, mode=mode, filters=filters, sort=sort, page=page, size=size, like_text=like_text)
+    request_mode: Mode = "hybrid" if like_text is not None and mode == "keyword" else mode
+    request = SearchRequest(query=query, mode=request_mode, filters=filters, sort=sort, page=page, size=size, like_text=like_text)
     try:
         response = SearchService(data_dir_of(data_dir)).search(request)
     except QuerySyntaxError as exc:

@@ -32,13 +32,13 @@ def _run_server(data_dir: Path, host: str, port: int, enable_writes: bool, write
                 service=None, allowed_hosts: list[str] | None = None) -> None:
     import uvicorn
 
-    from papersift.server import create_app
     from papersift.api.app import MIN_TOKEN_CHARS
     from papersift.api.security import ANY_HOST, allowed_hosts_for
+    from papersift.server import create_app
 
     if enable_writes and not write_token:
         fail("--enable-writes needs --write-token (or PAPERSIFT_WRITE_TOKEN)")
-    if enable_writes and len(write_token) < MIN_TOKEN_CHARS:
+    if enable_writes and write_token is not None and len(write_token) < MIN_TOKEN_CHARS:
         fail(f"--write-token must be at least {MIN_TOKEN_CHARS} characters (got {len(write_token)})")
     hosts = allowed_hosts_for(host, allowed_hosts or ())
     if host not in ("127.0.0.1", "localhost", "::1"):
@@ -177,14 +177,15 @@ def _start_background_embed(data_dir: Path) -> subprocess.Popen:
     """The background commands in a niced child process; their log goes to DATA_DIR/embed.log.
     A step that fails stops the chain (its error is in the log); a rerun resumes from caches."""
     log = open(data_dir / "embed.log", "ab")  # noqa: SIM115 (the child keeps it open)
-    chain = ("import subprocess, sys\n"
+    chain = ("import os, subprocess, sys\n"
+             "os.nice(10)\n"  # the chain and the commands it runs yield the CPU to serving
              f"for command in {background_commands(data_dir)!r}:\n"
              "    if subprocess.run(command).returncode:\n"
              "        sys.exit(1)\n")
     console.print(f"embedding papers, then predicting topics, in the background (log: {data_dir / 'embed.log'}); "
                   "semantic coverage grows as vectors are published", highlight=False)
     return subprocess.Popen([sys.executable, "-c", chain], stdout=log, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, preexec_fn=lambda: os.nice(10), start_new_session=True)
+                            stdin=subprocess.DEVNULL, start_new_session=True)
 
 
 @bench_app.command("web")

@@ -6,7 +6,15 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_of, err_console, fail, print_json
 
@@ -39,7 +47,8 @@ class _StageBars:
     """One progress bar per stage name, created on first report."""
 
     def __init__(self, progress: Progress):
-        self.progress, self.tasks = progress, {}
+        self.progress = progress
+        self.tasks: dict[str, TaskID] = {}
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         if stage not in self.tasks:

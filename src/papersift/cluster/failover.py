@@ -67,7 +67,7 @@ def _loop(stop: threading.Event, log: RequestLog, action: Callable[[int], None],
         try:
             action(step)
             log.record(started, None)
-        except Exception as error:  # every failure is counted, none stops the load
+        except Exception as error:  # noqa: BLE001  every failure is counted, none stops the load
             log.record(started, error, time.monotonic())
         step += 1
         time.sleep(pause_s)

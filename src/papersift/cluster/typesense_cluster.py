@@ -110,7 +110,7 @@ class TypesenseCluster:
         self._processes: dict[str, subprocess.Popen] = {}
 
     # -- lifecycle -------------------------------------------------------------------
-    def start(self, wait: float = 60.0) -> "TypesenseCluster":
+    def start(self, wait: float = 60.0) -> TypesenseCluster:
         self.root.mkdir(parents=True, exist_ok=True)
         self.nodes_file.write_text(",".join(node.peer_entry for node in self.nodes.values()))
         for name in self.nodes:
@@ -169,7 +169,7 @@ class TypesenseCluster:
         for name in list(self._processes):
             self.kill(name, hard=False)
 
-    def __enter__(self) -> "TypesenseCluster":
+    def __enter__(self) -> TypesenseCluster:
         return self
 
     def __exit__(self, *exc_info) -> None:

@@ -28,7 +28,13 @@ from pathlib import Path
 import numpy as np
 
 from papersift.index.embeddings import (
-    EmbeddingCache, EmbedProgress, EmbedSummary, Encoder, embed_papers, paper_text, token_key,
+    EmbeddingCache,
+    EmbedProgress,
+    EmbedSummary,
+    Encoder,
+    embed_papers,
+    paper_text,
+    token_key,
 )
 from papersift.record import Paper
 
@@ -138,7 +144,7 @@ def embed_store_distributed(data_dir: str | os.PathLike, encoder: Encoder, addre
     from papersift.store import Store
 
     started = time.perf_counter()
-    store = Store(data_dir, readonly=True)
+    store = Store(Path(data_dir), readonly=True)
     try:
         seq_papers = list(store.iter_papers(0))
     finally:

@@ -19,7 +19,7 @@ RANK_DEPTH = 100
 def per_query(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
     """metric name -> query id -> value, for every query of the qrels."""
     names = {measure: name for name, measure in MEASURES.items()}
-    values = {name: {query_id: 0.0 for query_id in qrels} for name in MEASURES}
+    values = {name: dict.fromkeys(qrels, 0.0) for name in MEASURES}
     judged_run = {query_id: docs for query_id, docs in run.items() if query_id in qrels and docs}
     for metric in ir_measures.iter_calc(list(MEASURES.values()), qrels, judged_run):
         values[names[metric.measure]][metric.query_id] = float(metric.value)

@@ -18,7 +18,7 @@ from papersift.eval.datasets import EvalQuery, read_corpus
 from papersift.eval.metrics import RANK_DEPTH, mean_over, per_query
 from papersift.index import lexical
 from papersift.search.service import SearchService
-from papersift.search.types import QuerySyntaxError, SearchRequest, typed_request
+from papersift.search.types import Mode, QuerySyntaxError, SearchRequest, typed_request
 
 CACHE_ENV = "PAPERSIFT_CACHE_DIR"
 
@@ -60,7 +60,7 @@ def corpus_data_dir(corpus: str | Path, cache_dir: str | Path | None = None) -> 
     return folder
 
 
-def eval_request(query: EvalQuery, mode: str, like: str | None = None) -> SearchRequest:
+def eval_request(query: EvalQuery, mode: Mode, like: str | None = None) -> SearchRequest:
     """The request a person (or the page) makes for this query: typed into the search box,
     or "similar papers" to a stored paper, or to pasted text."""
     if like == "paper":
@@ -72,7 +72,7 @@ def eval_request(query: EvalQuery, mode: str, like: str | None = None) -> Search
     return typed_request(query.text, mode, with_facets=False)
 
 
-def rank_query(service: SearchService, query: EvalQuery, mode: str, k: int,
+def rank_query(service: SearchService, query: EvalQuery, mode: Mode, k: int,
                pool: list[str] | None = None, like: str | None = None) -> list[str] | None:
     """The first k paper ids the API lists for the query; None when the API refuses it."""
     if like is not None and mode == "keyword":
@@ -84,7 +84,7 @@ def rank_query(service: SearchService, query: EvalQuery, mode: str, k: int,
     return [paper_id for paper_id, _ in ranked]
 
 
-def run_queries(service: SearchService, queries: list[EvalQuery], mode: str,
+def run_queries(service: SearchService, queries: list[EvalQuery], mode: Mode,
                 pools: dict[str, list[str]] | None = None, depth: int = RANK_DEPTH,
                 progress: Callable[[int], None] | None = None, like: str | None = None,
                 refused: list[str] | None = None) -> dict[str, dict[str, float]]:
@@ -108,7 +108,7 @@ def run_queries(service: SearchService, queries: list[EvalQuery], mode: str,
     return run
 
 
-def evaluate(service: SearchService, queries: list[EvalQuery], qrels: dict[str, dict[str, int]], mode: str,
+def evaluate(service: SearchService, queries: list[EvalQuery], qrels: dict[str, dict[str, int]], mode: Mode,
              pools: dict[str, list[str]] | None = None,
              progress: Callable[[int], None] | None = None, like: str | None = None) -> EvalResult:
     judged = [query for query in queries if query.id in qrels]

@@ -15,12 +15,12 @@ from papersift.fetch.state import FetchState, load_state, save_state, write_atom
 class Pager(Protocol):
     """One paged listing of a service: how to ask for a page and where the next one starts."""
 
+    page_suffix: str  # '.json', '.xml'
+    start: dict  # cursor of the first page
+
     @property
     def request(self) -> dict:
         """The job's parameters; a saved state for other parameters is not resumed."""
-
-    page_suffix: str  # '.json', '.xml'
-    start: dict  # cursor of the first page
 
     def page_request(self, cursor: dict) -> tuple[str, dict]:
         """(path, query parameters) of the page at `cursor`."""
@@ -58,12 +58,13 @@ def run_pages(
     An unfinished job for the same request resumes at its saved cursor; a finished one (or
     `restart`) starts over, so a later fetch picks up what the service added since.
     """
-    state = None if restart else load_state(directory)
-    resumed = state is not None and not state.done and state.request == pager.request
-    if not resumed:
+    saved = None if restart else load_state(directory)
+    if saved is not None and not saved.done and saved.request == pager.request:
+        state, resumed = saved, True
+    else:
         if directory.exists():
             shutil.rmtree(directory)
-        state = FetchState(request=pager.request, cursor=pager.start)
+        state, resumed = FetchState(request=pager.request, cursor=pager.start), False
         save_state(directory, state)
     requests_before = client.requests_made
     fetched = 0

@@ -24,13 +24,13 @@ while one holds DATA_DIR/update.lock stops at once (UpdateRunning).
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import orjson
+import tomllib
 
 from papersift import run_locks
 from papersift.fetch import arxiv as arxiv_api

@@ -24,6 +24,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -37,9 +38,11 @@ MAX_WORDS = 3
 _WORD = re.compile(r"[a-z][a-z0-9\-]*[a-z0-9]|[a-z]")
 _CLAUSE_BREAK = re.compile(r"[.,;:()\[\]{}!?\"]")
 # A phrase neither starts nor ends with one of these ("of the model" is not a term).
-EDGE_STOP_WORDS = frozenset(
-    "a an the of for and or in on to with by from as at is are be we our this that these via using "
-    "based its it their which into than can not under over".split())
+EDGE_STOP_WORDS = frozenset({
+    "a", "an", "the", "of", "for", "and", "or", "in", "on", "to", "with", "by", "from", "as", "at", "is",
+    "are", "be", "we", "our", "this", "that", "these", "via", "using", "based", "its", "it", "their", "which",
+    "into", "than", "can", "not", "under", "over",
+})
 
 
 def terms_model(model: str) -> str:
@@ -104,7 +107,7 @@ class TermBridge:
         self._memo: dict[str, str] = {}
 
     @classmethod
-    def open(cls, data_dir: str | os.PathLike, model: str) -> "TermBridge | None":
+    def open(cls, data_dir: str | os.PathLike, model: str) -> TermBridge | None:
         index = vector_index.VectorIndex.open(data_dir, terms_model(model))
         return cls(index) if index is not None and len(index) else None
 
@@ -135,15 +138,15 @@ class TermBridge:
             nearest = np.argmax(segment_vectors[open_rows] @ self.index.vectors.T, axis=1)
             for at, row in zip(open_rows, nearest):
                 best[at] = self.terms[row]
-        return best
+        return cast("list[str]", best)  # every row is settled by now
 
     def translate(self, segments: Sequence[str], embed: Callable[[list[str]], np.ndarray],
                   senses: Callable[[str], Sequence[str]] | None = None) -> list[str]:
         """The nearest term of each segment, among its dictionary senses when `senses`
         (segment -> English terms) gives some that are corpus terms; `embed` (texts -> query
         vectors) runs only for segments not seen before."""
-        found = {segment: self._memo.get(segment) for segment in segments}
-        unseen = [segment for segment, term in found.items() if term is None]
+        found = {segment: term for segment in segments if (term := self._memo.get(segment)) is not None}
+        unseen = [segment for segment in dict.fromkeys(segments) if segment not in found]
         if unseen:
             unseen_senses = [senses(segment) for segment in unseen] if senses is not None else None
             new_terms = dict(zip(unseen, self.nearest_terms(embed(unseen), unseen_senses)))

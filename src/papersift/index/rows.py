@@ -39,7 +39,7 @@ BIN, OFFSETS, IDS, FACETS, KEYS = "rows.bin", "rows.offsets.npy", "rows.ids", "r
 AUTHORS_AT, KEYWORDS_AT = PAPER_FIELDS.index("authors"), PAPER_FIELDS.index("keywords")
 TUPLES_AT = tuple(PAPER_FIELDS.index(name) for name in ("authors", "keywords", "author_ids", "affiliations"))
 SCHEMA3_AT = PAPER_FIELDS.index("author_ids")
-SCHEMA3_DEFAULTS = [[], [], None, None, None]  # rows written before store schema 3 lack these
+SCHEMA3_DEFAULTS: list[object] = [[], [], None, None, None]  # rows written before store schema 3 lack these
 
 
 def encode_paper(paper: Paper) -> bytes:
@@ -80,7 +80,7 @@ class RowWriter:
         if len(self.keys) != facet_groups:
             raise ValueError(f"{folder}: row store has {len(self.keys)} facet groups, expected {facet_groups}")
         self._codes = [{key: code for code, key in enumerate(keys)} for keys in self.keys]
-        self._bin = open(folder / BIN, "ab")
+        self._bin = open(folder / BIN, "ab")  # noqa: SIM115  held until close(): rows are appended across calls
         self._bin.seek(0, os.SEEK_END)
         if self._bin.tell() != self.offsets[-1]:  # an update that died before saving its offsets
             self._bin.truncate(self.offsets[-1])

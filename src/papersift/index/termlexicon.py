@@ -241,7 +241,7 @@ def build_lexicon(data_dir: str | os.PathLike, texts: Iterable[str], senses: dic
     chinese_papers = sum(1 for text in texts if has_cjk(text))
     phrases = count_phrases(texts)
     log(f"term lexicon: {len(phrases):,} phrases")
-    senses = sense_keys(senses, phrases)
+    sense_phrases = sense_keys(senses, phrases)
     path = lexicon_path(data_dir)
     staging = path.with_name(f".{path.name}.{os.getpid()}.building")
     staging.unlink(missing_ok=True)
@@ -254,7 +254,7 @@ def build_lexicon(data_dir: str | os.PathLike, texts: Iterable[str], senses: dic
             """)
             db.executemany("INSERT INTO phrase VALUES (?, ?, ?)",
                            ((key, surface, papers) for key, (surface, papers) in phrases.items()))
-            db.executemany("INSERT INTO sense VALUES (?, ?)", ((word, "\t".join(keys)) for word, keys in senses.items()))
+            db.executemany("INSERT INTO sense VALUES (?, ?)", ((word, "\t".join(keys)) for word, keys in sense_phrases.items()))
             db.executemany("INSERT INTO meta VALUES (?, ?)", [
                 ("schema_version", str(SCHEMA_VERSION)), ("papers_total", str(papers_total)),
                 ("last_seq", str(last_seq)), ("built_at", str(time.time())), ("chinese_papers", str(chinese_papers))])
@@ -262,7 +262,7 @@ def build_lexicon(data_dir: str | os.PathLike, texts: Iterable[str], senses: dic
         os.replace(staging, path)
     finally:
         staging.unlink(missing_ok=True)
-    return LexiconStats(path, len(phrases), len(senses), time.perf_counter() - started)
+    return LexiconStats(path, len(phrases), len(sense_phrases), time.perf_counter() - started)
 
 
 def cedict_path() -> Path:
@@ -292,7 +292,7 @@ def build_for_store(data_dir: str | os.PathLike, log: Callable[[str], None] = la
     """Build the lexicon of the store's papers when it is missing or stale (None: up to date)."""
     from papersift.store import Store
 
-    store = Store(data_dir, readonly=True)
+    store = Store(Path(data_dir), readonly=True)
     try:
         total, last_seq = store.count(), store.max_seq()
         if not force and not is_stale(data_dir, total, last_seq):

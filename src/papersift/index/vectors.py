@@ -22,6 +22,7 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import orjson
@@ -170,10 +171,10 @@ class VectorIndex:
             self.row_of.setdefault(paper_id, row)
         self.rows_per_paper = max(Counter(self.paper_ids).values(), default=1)
         self._first_row_of_rows: np.ndarray | None = None
-        self._ann = None
+        self._ann: Any = None  # usearch's Index (untyped), opened on first use
 
     @classmethod
-    def open(cls, data_dir: str | os.PathLike, model: str) -> "VectorIndex | None":
+    def open(cls, data_dir: str | os.PathLike, model: str) -> VectorIndex | None:
         """The live generation (None when there is none); retries when a writer swapped it away
         (and removed it) while it was being opened."""
         for _ in range(OPEN_ATTEMPTS):

@@ -45,7 +45,7 @@ class SourceError(ValueError):
     """A whole file cannot be read (wrong format, empty, not decodable)."""
 
 
-def open_source(path: Path) -> BinaryIO:
+def open_source(path: Path) -> BinaryIO | gzip.GzipFile:
     """The file's content as a binary stream, gunzipped when its first bytes are gzip's magic
     (whatever its name says: formats are found by content). Only regular files: a device
     (/dev/zero) or a directory is refused with SourceError."""
@@ -95,7 +95,7 @@ def iter_lines(path: Path, max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[tup
         yield line_number + 1, None, f"corrupt or truncated gzip after line {line_number}: {exc}"
 
 
-def _skip_rest_of_line(handle: BinaryIO, start: bytes) -> int:
+def _skip_rest_of_line(handle: BinaryIO | gzip.GzipFile, start: bytes) -> int:
     """Read past the end of an over-long line, a chunk at a time; its total size in bytes."""
     size, chunk = len(start), start
     while chunk and not chunk.endswith(b"\n"):

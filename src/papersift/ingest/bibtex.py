@@ -13,6 +13,7 @@ from pathlib import Path
 
 import bibtexparser
 from bibtexparser import middlewares
+from bibtexparser.model import Block
 from pylatexenc.latex2text import LatexNodes2Text
 
 from papersift.ingest.base import SourceRecord, decode_document, read_bytes
@@ -59,12 +60,17 @@ def entry_record(entry, source: str) -> dict:
 def read_bibtex(path: Path) -> Iterator[SourceRecord]:
     text = decode_document(read_bytes(path))
     library = parse_bibtex(text)
-    problems = sorted(library.failed_blocks, key=lambda block: block.start_line)
+    problems = sorted(library.failed_blocks, key=lambda block: _line(block) or 0)
     for block in problems:
-        yield SourceRecord(str(path), f"line {block.start_line + 1}", error=f"unparsable BibTeX: {_first_line(block.error)}")
+        yield SourceRecord(str(path), f"line {_line(block)}", error=f"unparsable BibTeX: {_first_line(block.error)}")
     for entry in library.entries:
-        location = f"entry {entry.key} (line {entry.start_line + 1})"
+        location = f"entry {entry.key} (line {_line(entry)})"
         yield SourceRecord(str(path), location, data=_to_record(entry, str(path)))
+
+
+def _line(block: Block) -> int | None:
+    """The 1-based line a block starts on (bibtexparser counts from 0; blocks it parsed always have one)."""
+    return None if block.start_line is None else block.start_line + 1
 
 
 def _first_line(error: object) -> str:
@@ -84,6 +90,7 @@ def _to_record(entry, source: str) -> dict:
     forum = OPENREVIEW_FORUM.match(url or "")
     known_venue = venue if venue in KNOWN_VENUES else None
     title = fields.get("title")
+    paper_id: str | None
     if forum and venue and year:
         paper_id = f"{venue}-{year}-{forum.group(1)}"
     else:  # ids keep to known venue names (a journal's full name makes a poor id prefix)
@@ -120,8 +127,8 @@ def venue_from_container(container: str | None) -> str | None:
     for phrase, venue in VENUE_PHRASES:
         if phrase in lowered:
             return venue
-    container = canonical_venue(container)
-    return container if len(container) <= MAX_VENUE_CHARS else None
+    named = canonical_venue(container)
+    return named if named and len(named) <= MAX_VENUE_CHARS else None
 
 
 def _keywords(value: object) -> object:

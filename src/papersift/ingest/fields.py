@@ -54,8 +54,9 @@ def pdf_from_landing(url: str | None) -> str | None:
     return None
 
 
-def clean_url(url: str | None) -> str | None:
-    """Collapse doubled slashes in the path ('https://host//paper_files' -> '/paper_files')."""
+def clean_url(url: object) -> str | None:
+    """Collapse doubled slashes in the path ('https://host//paper_files' -> '/paper_files');
+    None for no URL or a value that is not a string."""
     if not url or not isinstance(url, str):
         return None
     scheme, separator, rest = url.strip().partition("://")

@@ -13,7 +13,7 @@ from papersift.ingest.base import SourceError, SourceRecord, decode_text, iter_l
 def read_jsonl(path: Path) -> Iterator[SourceRecord]:
     for line_number, raw_line, error in iter_lines(path):
         location = f"line {line_number}"
-        if error:  # an over-long line (reading goes on) or a truncated gzip (the last item)
+        if raw_line is None:  # an over-long line (reading goes on) or a truncated gzip (the last item)
             yield SourceRecord(str(path), location, error=error)
             continue
         if not raw_line.strip():

@@ -45,7 +45,7 @@ def listing_origin(path: Path) -> tuple[str, int, str]:
     match = FILE_NAME.match(base_name(path))
     if not match:
         raise SourceError(f"paperlists file name must be <venue><year>.json (like iclr2024.json), got '{path.name}'")
-    venue = canonical_venue(match["venue"])
+    venue = canonical_venue(match["venue"]) or match["venue"]  # never empty: the pattern needs a letter
     repo = f"paperlists@{match['commit']}" if match["commit"] else "paperlists"
     plain_name = f"{match['venue']}{match['year']}.json"
     return venue, int(match["year"]), f"{repo}:{path.parent.name}/{plain_name}"
@@ -58,7 +58,8 @@ def read_paperlists(path: Path) -> Iterator[SourceRecord]:
         raise SourceError(f"a paperlists file holds a JSON list of papers, got {type(document).__name__}")
     if not document:
         raise SourceError("empty file: no records")
-    commit = FILE_NAME.match(base_name(path))["commit"]
+    named = FILE_NAME.match(base_name(path))
+    commit = named["commit"] if named else None  # it matched in listing_origin
     as_of = SNAPSHOT_DATES.get((commit or LATEST_SNAPSHOT)[:10])
     yield from records_of(path, document,
                           lambda file, location, item: _to_record(file, location, item, venue, year, source, as_of))
@@ -73,14 +74,14 @@ def _to_record(file: str, location: str, item: dict, venue: str, year: int, sour
         # Kept apart (store.submissions) for acceptance rates; never a paper of the venue.
         submission = None
         if paper_id:  # counted even without a title (one ICLR 2017 rejection has none)
-            title = item.get("title").strip() if isinstance(item.get("title"), str) else ""
+            title = item["title"].strip() if isinstance(item.get("title"), str) else ""
             submission = {"id": paper_id, "venue": venue, "year": year, "title": title,
                           "authors": _names(item.get("author")) or [], "status": str(status), "source": source}
         return SourceRecord(file, location, skipped=f"status {status}", submission=submission)
     authors = _names(item.get("author"))
     citations = _citation_count(item.get("gs_citation"))
     url = clean_url(text_or_none(item.get("or")) or text_or_none(item.get("site")))
-    area, subarea = split_topic(text_or_none(item.get("primary_area")))
+    area, subarea = split_topic(_topic(item.get("primary_area")))
     data = {
         "id": paper_id,
         "title": item.get("title"),
@@ -131,3 +132,10 @@ def _names(value: object) -> object:
 
 def _keywords(value: object) -> object:
     return split_keywords(value) if isinstance(value, str) else value
+
+
+def _topic(value: object) -> str | None:
+    topic = text_or_none(value)
+    if topic is not None and not isinstance(topic, str):
+        raise TypeError(f"field 'primary_area' must be a string, got {type(topic).__name__}")
+    return topic

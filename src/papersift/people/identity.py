@@ -116,8 +116,9 @@ def cluster_by_rule(mentions: list[Mention]) -> list[int]:
         by_evidence: dict[str, int] = {}  # crowded: link mentions that share a co-author or affiliation
         for index in members:
             evidence = [mentions[other].name_key for other in coauthors[mentions[index].paper_id] if other != index]
-            if USE_AFFILIATION and mentions[index].affiliation:
-                evidence.append("@" + institution(mentions[index].affiliation))
+            affiliation = mentions[index].affiliation
+            if USE_AFFILIATION and affiliation:
+                evidence.append("@" + institution(affiliation))
             for item in evidence:
                 groups.union(by_evidence.setdefault(item, index), index)
 
@@ -164,7 +165,7 @@ def assign_identities(mentions: list[Mention]) -> list[str]:
     identities = [""] * len(mentions)
     named: dict[str, list[list[int]]] = defaultdict(list)
     for indexes in members.values():
-        ids = Counter(mentions[i].openreview_id for i in indexes if mentions[i].openreview_id)
+        ids = Counter(openreview_id for i in indexes if (openreview_id := mentions[i].openreview_id))
         if ids:
             main_id = ids.most_common(1)[0][0]
             for i in indexes:
@@ -208,18 +209,19 @@ def id_half(openreview_id: str) -> str:
 def evaluate(mentions: list[Mention]) -> dict:
     """Both methods run on every mention (no ids used); scored on the mentions that carry an
     OpenReview id: all of them, and each half of the ids (pairs within the half)."""
-    scored = [index for index, mention in enumerate(mentions) if mention.openreview_id]
-    truth = [mentions[index].openreview_id for index in scored]
-    report = {"mentions": len(mentions), "scored_mentions": len(scored), "scored_people": len(set(truth)),
-              "crowded_surname": CROWDED_SURNAME}
-    halves = {"dev": [], "test": []}
-    for index in scored:
-        halves[id_half(mentions[index].openreview_id)].append(index)
+    ids = {index: openreview_id for index, mention in enumerate(mentions) if (openreview_id := mention.openreview_id)}
+    scored = list(ids)
+    truth = list(ids.values())
+    report: dict[str, object] = {"mentions": len(mentions), "scored_mentions": len(scored),
+                                 "scored_people": len(set(truth)), "crowded_surname": CROWDED_SURNAME}
+    halves: dict[str, list[int]] = {"dev": [], "test": []}
+    for index, openreview_id in ids.items():
+        halves[id_half(openreview_id)].append(index)
     for method, clusters in (("exact_name", cluster_by_exact_name(mentions)), ("rule", cluster_by_rule(mentions))):
-        report[method] = pairwise_scores([clusters[index] for index in scored], truth)
+        scores = pairwise_scores([clusters[index] for index in scored], truth)
         for half, indexes in halves.items():
-            report[method][half] = pairwise_scores([clusters[index] for index in indexes],
-                                                   [mentions[index].openreview_id for index in indexes])
+            scores[half] = pairwise_scores([clusters[index] for index in indexes], [ids[index] for index in indexes])
+        report[method] = scores
     return report
 
 

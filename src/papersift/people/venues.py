@@ -38,7 +38,7 @@ def venue_stats(store: Store, venue: str, year: int | None = None) -> dict:
     nothing was written since, else computed now (~20 ms a year, ~300 ms all ICML years)."""
     name = canonical_venue_name(store, venue)
     stored = store.people_summary(summary_key(name, year))
-    if stored is not None:
+    if isinstance(stored, dict):  # precompute() stores the dicts compute_venue_stats returns
         return stored
     return compute_venue_stats(store, name, year)
 
@@ -46,10 +46,10 @@ def venue_stats(store: Store, venue: str, year: int | None = None) -> dict:
 def precompute(store: Store) -> int:
     """Compute every venue's and venue-year's figures and store them; returns how many."""
     stamp = store.people_stamp()
-    summaries = {}
+    summaries: dict[str, object] = {}
     for row in store.read("SELECT DISTINCT venue FROM papers WHERE venue IS NOT NULL"):
-        summaries[summary_key(row[0], None)] = compute_venue_stats(store, row[0], None)
-        for y in summaries[summary_key(row[0], None)]["papers_by_year"]:
+        all_years = summaries[summary_key(row[0], None)] = compute_venue_stats(store, row[0], None)
+        for y in all_years["papers_by_year"]:
             if y != "None":
                 summaries[summary_key(row[0], int(y))] = compute_venue_stats(store, row[0], int(y))
     store.replace_people_summaries(stamp, summaries)
@@ -74,7 +74,7 @@ def compute_venue_stats(store: Store, name: str, year: int | None = None) -> dic
         f"SELECT COALESCE(a.author_id, a.name_key) AS who, MIN(a.name) AS name, COUNT(*) AS n FROM paper_authors a"
         f" JOIN papers p ON p.id = a.paper_id WHERE p.{where.replace(' AND ', ' AND p.')} GROUP BY who"
         f" ORDER BY n DESC, who LIMIT {SHOWN}", params)
-    institutions: Counter[str] = Counter()
+    institutions: Counter[tuple[str, str]] = Counter()  # (institution, paper id)
     shown_as: dict[str, str] = {}
     for row in store.read(
             f"SELECT a.paper_id, a.affiliation FROM paper_authors a JOIN papers p ON p.id = a.paper_id"

@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, cast
 
 import tantivy
 
@@ -125,7 +125,7 @@ class TantivyBackend:
             if stamp and stamp != self._live.stamp:
                 self._open()
 
-    def _current(self) -> "_Live":
+    def _current(self) -> _Live:
         """The live searcher and rows, as one pair: a swap in between cannot mix them."""
         self.refresh()
         return self._live
@@ -232,7 +232,7 @@ class TantivyBackend:
         plan = self.plan(query, candidate_ids)
         return plan.scored, plan.ignored
 
-    def plan(self, query: ParsedQuery, candidate_ids: Sequence[str] | None = None) -> "Plan":
+    def plan(self, query: ParsedQuery, candidate_ids: Sequence[str] | None = None) -> Plan:
         """The query to rank with, and the same query without its score-only clauses."""
         must: list[tantivy.Query] = []
         title_boosts: list[tantivy.Query] = []
@@ -290,7 +290,7 @@ class TantivyBackend:
         rows = _rows_of(searcher, [address for _, address in result.hits])
         scores = [float(score) if sort == "relevance" else 0.0 for score, _ in result.hits]
         if not with_facets:
-            total, facets = result.count, {}
+            total, facets = result.count, {}  # type: ignore[attr-defined]  # tantivy 0.27's stub omits SearchResult.count
         elif offset == 0 and len(rows) < limit:
             total, facets = len(rows), _facets_of_rows(live, rows)  # the page holds every match
         else:
@@ -298,7 +298,7 @@ class TantivyBackend:
         return _result(rows_of, rows, scores, total, facets, with_papers, ignored)
 
     @staticmethod
-    def _search_ranked(live: "_Live", compiled, sort, offset, limit, depth, with_facets, with_papers,
+    def _search_ranked(live: _Live, compiled, sort, offset, limit, depth, with_facets, with_papers,
                        ignored) -> BackendResult:
         """The best `depth` matches by BM25 are the result set."""
         hits = live.searcher.search(compiled, depth, count=False).hits
@@ -357,7 +357,8 @@ class _Live:
 
 
 def _rows_of(searcher: tantivy.Searcher, addresses: list) -> list[int]:
-    return searcher.fast_field_values("row", addresses) if addresses else []
+    # "row" is an unsigned fast field: every value is an int (the stub types any fast field)
+    return cast("list[int]", searcher.fast_field_values("row", addresses)) if addresses else []
 
 
 def _result(rows_of: RowReader, rows, scores, total, facets, with_papers, ignored) -> BackendResult:

@@ -77,7 +77,7 @@ def english_query(text: str, encoder: Encoder | None = None, bridge: TermBridge 
     if not has_cjk(text):
         return None
     segments = cjk_segments(text)
-    if bridge is None:
+    if bridge is None or encoder is None:
         carried = dictionary_terms(segments, doc_freq)
     else:
         carried = bridge.translate(segments, encoder.encode_queries, senses=english_glosses)
@@ -106,7 +106,8 @@ def read_query(text: str, lexicon: TermLexicon | None, encoder: Encoder | None =
     for token in dict.fromkeys(text.split()):
         if not has_cjk(token):
             continue
-        read = lexicon.read(token).terms
+        reading = lexicon.read(token)  # not None: the token has CJK
+        read = reading.terms if reading is not None else ()
         # A token longer than a term is a run-on description: its one nearest phrase would stand
         # for all it says (known-item zh dev, keyword MRR@10: 0.785 without phrase vectors, 0.728
         # reading every token, 0.793 only tokens of at most DESCRIPTION_CHARS characters).

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from papersift.search.types import FacetValue, Filters, SearchRequest
 
@@ -44,7 +45,8 @@ class FacetSummary:
 
 def without(filters: Filters, *names: str) -> Filters:
     """The filters with those facet groups' own filters cleared."""
-    cleared = {field: (None if field.startswith("year") else ()) for name in names for field in FACET_FILTERS[name]}
+    cleared: dict[str, Any] = {field: (None if field.startswith("year") else ())
+                               for name in names for field in FACET_FILTERS[name]}
     return replace(filters, **cleared)
 
 

@@ -76,14 +76,14 @@ class Highlighter:
             return escape_html(text)
         return self._mark_joined([_drop_sentinels(text)])[0]
 
-    def mark_many(self, texts: list[str | None]) -> list[str]:
+    def mark_many(self, given: list[str | None]) -> list[str]:
         """Each text HTML-escaped with the query's words marked (empty for a missing text).
 
         The texts are joined (MARK_START between them, which no stored text has) and go
         through escaping, the scans and the marking as one string: a page's titles and
         abstracts cost a few calls instead of a few per text. ASCII texts are joined apart
         from the others: a string with one wider character is scanned about half as fast."""
-        texts = [text or "" for text in texts]
+        texts = [text or "" for text in given]
         if not texts or not self.query_terms:
             return [escape_html(text) for text in texts]
         if any(MARK_START in text or MARK_END in text for text in texts):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Protocol
 
 from papersift.index.analyzers import has_cjk
 from papersift.index.models import ModelError, get_spec, is_built
@@ -36,17 +37,32 @@ ENGLISH_MODEL = "all-MiniLM-L6-v2"
 FULL_COVERAGE = 0.999
 
 
+class DenseSide(Protocol):
+    """What the hybrid retriever asks of its dense side: the embedded DenseRetriever, or the
+    cluster's vector search (backends/typesense_vectors.py)."""
+
+    @property
+    def index(self) -> object:
+        """None while there are no vectors to search (hybrid then ranks by keywords alone)."""
+
+    def notices(self) -> list[str]: ...
+
+    def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
+                 candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]: ...
+
+
 class HybridRetriever:
-    def __init__(self, dense: DenseRetriever, service, english: DenseRetriever | None = None):
+    def __init__(self, dense: DenseSide, service, english: DenseRetriever | None = None):
         self.dense = dense
         self.english = english  # English-only model for English queries, when built and embedded
         self.service = service
         # The bridge's translation of a query embeds its Chinese segments: once per text (per
         # bridge generation), however many counts and clients ask (search/memo.py).
 
-    def dense_for(self, text: str) -> DenseRetriever:
+    def dense_for(self, text: str) -> DenseSide:
         """The English model for a query without CJK words once it covers every paper, else e5."""
-        return self.english if not has_cjk(text) and self.english_ready() else self.dense
+        english = self.english
+        return english if english is not None and not has_cjk(text) and self.english_ready() else self.dense
 
     def english_ready(self) -> bool:
         """Whether the English model's index covers every paper (a half-embedded one would hide
@@ -99,8 +115,9 @@ class HybridRetriever:
         call). Measured on CSFCube (each dev query's paper against its pool, NDCG@20): e5 0.566,
         MiniLM 0.560, both 0.605; adding a keyword ranking of the paper's text: 0.588."""
         lists = [self.dense.retrieve(request, query, DENSE_DEPTH, candidate_ids)]
-        if self.english_ready():
-            lists.append(self.english.retrieve(request, query, DENSE_DEPTH, candidate_ids))
+        english = self.english
+        if english is not None and self.english_ready():
+            lists.append(english.retrieve(request, query, DENSE_DEPTH, candidate_ids))
         return (zscore_sum(lists) if len(lists) > 1 else lists[0])[:k]
 
     def like_text_ranking(self, request: SearchRequest, query: ParsedQuery, k: int,
@@ -110,7 +127,7 @@ class HybridRetriever:
         enough for both dense models to read it alike, and their agreement helps here (CSFCube
         facet sentences NDCG@20 0.537 with RRF of BM25 + e5, 0.578 with these three; SciFact
         nDCG@10 0.695 → 0.737), unlike short queries, where e5 beside MiniLM hurt (README)."""
-        text = clip_like_text(request.like_text)
+        text = clip_like_text(request.like_text or "")  # retrieve() calls this for a like_text
         lists = [self.service.rank(text, LEXICAL_DEPTH, candidate_ids=candidate_ids),
                  self.dense.retrieve(request, query, DENSE_DEPTH, candidate_ids)]
         reading = self.reading_for(text) if has_cjk(text) else None

@@ -33,12 +33,12 @@ class Memo(Generic[Value]):
             if key in self._values:
                 self._values.move_to_end(key)
                 return self._values[key]
-            pending = self._pending.get(key)
-            owner = pending is None
-            if owner:
-                pending = self._pending[key] = Future()
-        if not owner:
-            return pending.result()
+            waited = self._pending.get(key)
+            if waited is None:
+                pending: Future = Future()
+                self._pending[key] = pending
+        if waited is not None:
+            return waited.result()
         try:
             value = compute()
         except BaseException as error:

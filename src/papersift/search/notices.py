@@ -24,7 +24,7 @@ class Notice(str):
     code: str
     values: dict
 
-    def __new__(cls, code: str, **values) -> "Notice":
+    def __new__(cls, code: str, **values) -> Notice:
         notice = super().__new__(cls, ENGLISH[code].format(**values))
         notice.code, notice.values = code, values
         return notice

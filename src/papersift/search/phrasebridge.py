@@ -62,7 +62,7 @@ class PhraseBridge:
     def open(cls, data_dir: str | os.PathLike, encode: Encode = encode_texts) -> PhraseBridge | None:
         folder = vector_index.current_generation(data_dir, PHRASES_MODEL)
         meta = vector_index.read_meta(folder) if folder is not None else None
-        return cls(folder, encode) if meta is not None and meta.rows else None
+        return cls(folder, encode) if folder is not None and meta is not None and meta.rows else None
 
     def _load(self) -> np.ndarray:
         with self._lock:

@@ -52,7 +52,7 @@ class FieldValue:
 
 @dataclass(frozen=True, slots=True)
 class AnyOf:
-    options: tuple["Node", ...]
+    options: tuple[Node, ...]
 
 
 Node = Words | FieldValue | AnyOf
@@ -75,16 +75,20 @@ class ParsedQuery:
     def match_all(self) -> bool:
         return self.match == "all"
 
-    def relaxed(self, match: str = "any") -> "ParsedQuery":
+    def relaxed(self, match: str = "any") -> ParsedQuery:
         return replace(self, match=match)
 
-    def with_filters(self, filters: Filters) -> "ParsedQuery":
+    def with_filters(self, filters: Filters) -> ParsedQuery:
         return replace(self, filters=merge_filters(self.filters, filters))
+
+
+YearRange = tuple[int | None, int | None]
+FilterTerm = tuple[str, str | YearRange]  # (filter field, value); only year's value is a range
 
 
 @dataclass(slots=True)
 class _Item:
-    node: Node | tuple[str, object]  # a text node, or (filter field, value)
+    node: Node | FilterTerm  # a text node, or (filter field, value)
     negated: bool
     position: int
 
@@ -126,7 +130,7 @@ def parse_query(text: str) -> ParsedQuery:
             if isinstance(item.node, tuple):
                 name, value = item.node
                 if item.negated:
-                    if name == "year":
+                    if name == "year" or not isinstance(value, str):
                         raise QuerySyntaxError("a year cannot be excluded; use a range like year:2015..2019", item.position)
                     excluded.append(FieldValue(name, value))
                 else:
@@ -193,13 +197,13 @@ def _scan(text: str):
             value_start = position + len(name) + 1
             if not value and text.startswith('"', end):
                 value, end = _read_phrase(text, end)
-                phrase = True
+                quoted = True
             else:
-                phrase = False
+                quoted = False
             if not value.strip():
                 raise QuerySyntaxError(f"'{name}:' needs a value, like {name}:{_EXAMPLES[key]}", start)
             if key in TEXT_FIELDS:
-                yield _Item(Words(value, phrase=phrase, field=TEXT_FIELDS[key]), negated, start)
+                yield _Item(Words(value, phrase=quoted, field=TEXT_FIELDS[key]), negated, start)
             elif key == "year":
                 yield _Item(("year", _year_range(value, value_start)), negated, start)
             else:
@@ -228,7 +232,7 @@ def _read_phrase(text: str, quote_at: int) -> tuple[str, int]:
     return phrase, closing + 1
 
 
-def _year_range(value: str, position: int) -> tuple[int | None, int | None]:
+def _year_range(value: str, position: int) -> YearRange:
     match = YEAR_VALUE.match(value.strip())
     if not match or not (match.group(1) or match.group(3)) or (match.group(1) and match.group(3) and not match.group(2)):
         raise QuerySyntaxError(f"year must look like 2020, 2020..2024, 2020.. or ..2024, not '{value}'", position)
@@ -282,20 +286,23 @@ def _or_groups(tokens: list) -> list[list[_Item]]:
 
 
 def _add_or_group(group: list[_Item], required: list[Node], filter_values: dict[str, list]) -> None:
-    filter_names = {item.node[0] for item in group if isinstance(item.node, tuple)}
-    if not filter_names:
-        required.append(AnyOf(tuple(item.node for item in group)))
+    nodes = [item.node for item in group if not isinstance(item.node, tuple)]
+    terms = [(item.node, item.position) for item in group if isinstance(item.node, tuple)]
+    if not terms:
+        required.append(AnyOf(tuple(nodes)))
         return
-    if len(filter_names) > 1 or len(filter_names) == 1 and len(group) != sum(isinstance(i.node, tuple) for i in group):
+    filter_names = {name for (name, _), _ in terms}
+    if len(filter_names) > 1 or nodes:
         raise QuerySyntaxError("OR can join words and phrases, or values of one filter field, not a mix", group[1].position)
     name = filter_names.pop()
-    if name == "year":
+    values = [value for (_, value), _ in terms if isinstance(value, str)]  # only a year's value is a range
+    if name == "year" or len(values) != len(terms):
         raise QuerySyntaxError("years cannot be joined with OR; use a range like year:2018..2020", group[1].position)
     if name == "authors":  # Filters.authors means all of them; an OR of authors stays in the query
-        required.append(AnyOf(tuple(FieldValue("authors", item.node[1]) for item in group)))
+        required.append(AnyOf(tuple(FieldValue("authors", value) for value in values)))
         return
-    for item in group:
-        filter_values.setdefault(name, []).append((item.node[1], item.position))
+    for (_, value), position in terms:
+        filter_values.setdefault(name, []).append((value, position))
 
 
 def _filters_from(filter_values: dict[str, list]) -> Filters:

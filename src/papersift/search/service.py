@@ -38,7 +38,7 @@ from papersift.search.phrasebridge import phrase_bridge_for
 from papersift.search.predicted_topics import attach_predicted_topics
 from papersift.search.query import ParsedQuery, natural_text_query, parse_query, query_text
 from papersift.search.termlexicon import QueryReading, lexicon_for
-from papersift.search.types import FacetValue, Filters, Hit, SearchRequest, SearchResponse, TotalCounts
+from papersift.search.types import FacetValue, Filters, Hit, Mode, SearchRequest, SearchResponse, TotalCounts
 from papersift.store import DB_FILE, Store
 
 RETRIEVER_MODULES = {"semantic": "papersift.search.semantic", "hybrid": "papersift.search.hybrid"}
@@ -66,9 +66,10 @@ class _Found:
 class Retriever(Protocol):
     """Ranks papers for a request (semantic, hybrid...); filters are applied afterwards."""
 
-    def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int) -> list[tuple[str, float]]:
-        """Up to k (paper id, score) pairs, best first. Retrievers that can rank a pool
-        (evaluation with --pools) also accept a keyword argument candidate_ids."""
+    def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
+                 candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
+        """Up to k (paper id, score) pairs, best first, among `candidate_ids` when given (a pool:
+        evaluation with --pools). The service passes candidate_ids only when it has a pool."""
 
 
 class SearchService:
@@ -170,7 +171,7 @@ class SearchService:
         return self.backend.facet_values()
 
     def rank(self, text: str, k: int = 100, candidate_ids: Sequence[str] | None = None,
-             mode: str = "keyword", like: str | None = None) -> list[tuple[str, float]]:
+             mode: Mode = "keyword", like: str | None = None) -> list[tuple[str, float]]:
         """Rank papers for natural text (no operators; any word may match), best first.
 
         For fusion and the lexical benchmark (`papersift eval` ranks with ranking(), as the API
@@ -319,7 +320,7 @@ class SearchService:
         """What the response says was searched: the keyword carry-over's reading, or the one a
         retriever ranked with (hybrid, semantic)."""
         for notice in notices:
-            if getattr(notice, "code", None) == "carried_over":
+            if isinstance(notice, Notice) and notice.code == "carried_over":
                 return notice.values["reading"]
         reading_for = getattr(retriever, "reading_for", None)
         return reading_for(query_text(query)) if reading_for is not None and query.has_text else None

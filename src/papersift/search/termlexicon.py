@@ -175,7 +175,7 @@ class TermLexicon:
                 continue
             best = options[0]
             others = [option for option in options[1:] if _worth_offering(option, best)]
-            names = [self.phrase(option.key)[0] for option in [best, *others]]
+            names = [phrase[0] for option in [best, *others] if (phrase := self.phrase(option.key))]
             names = list(dict.fromkeys(names))
             readings.append(TermReading(chinese, names[0], tuple(names[1:ALTERNATIVES + 1]), best.papers,
                                         sure=not best.secondary and not best.swapped))
@@ -190,9 +190,10 @@ class TermLexicon:
         best[0] = (0, 0, 0.0, [])
         for end in range(1, n + 1):
             for start in range(max(0, end - MAX_CHUNK_CHARS), end):
-                if best[start] is None:
+                reached = best[start]
+                if reached is None:
                     continue
-                unread, chunks, cost, cover = best[start]
+                unread, chunks, cost, cover = reached
                 options = self._compose(units, start, end, budget)
                 if end - start == 1 and n > 1 and units[start][1] is None:
                     options = []  # one character read alone, inside a longer term, is mostly noise ("前" -> "present")
@@ -202,9 +203,11 @@ class TermLexicon:
                     candidate = (unread + 1, chunks + 1, cost, [*cover, (start, end, [])])
                 else:
                     continue
-                if best[end] is None or candidate[:3] < best[end][:3]:
+                current = best[end]
+                if current is None or candidate[:3] < current[:3]:
                     best[end] = candidate
-        return _merge_unread(best[n][3])
+        whole = best[n]  # always reached: a character can be left unread
+        return _merge_unread(whole[3] if whole is not None else [])
 
     def _compose(self, units: list[tuple[str, str | None]], start: int, end: int,
                  budget: list[int]) -> list[_Composed]:

@@ -7,13 +7,25 @@ SearchResponse; they never talk to an index directly.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeGuard, get_args
 
 from papersift.config import DEFAULT_PAGE_SIZE
 from papersift.record import Paper
 
 Mode = Literal["keyword", "semantic", "hybrid"]
 Sort = Literal["relevance", "newest", "oldest", "cited"]  # cited: most cited first, unknown counts last
+MODES: tuple[Mode, ...] = get_args(Mode)
+SORTS: tuple[Sort, ...] = get_args(Sort)
+
+
+def is_mode(value: str) -> TypeGuard[Mode]:
+    """Whether a typed --mode names a mode (the CLI checks, then passes it on as a Mode)."""
+    return value in MODES
+
+
+def is_sort(value: str) -> TypeGuard[Sort]:
+    return value in SORTS
+
 # What SearchResponse.total counts: the papers that match (keyword mode, and any filters-only
 # browse), or the length of a ranked candidate list (semantic and hybrid modes: every paper
 # has a similarity, so "matching papers" is the keyword count given beside it).

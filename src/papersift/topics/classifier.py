@@ -3,9 +3,10 @@
 For every feature view two learners are fit: one for the area, one for the joint
 `Area · Subarea` label. Their probabilities are averaged across views with the configured
 weights (each view's learner is regularized on its own: logistic regression on the wide
-tf-idf columns, shrinkage LDA on the dense embeddings and latent topics). The area distribution blends the area models with the joint model summed per
-area; a subarea is then scored as P(area) · P(subarea | area), so the predicted subarea
-always lies inside the predicted area.
+tf-idf columns, shrinkage LDA on the dense embeddings and latent topics). The area
+distribution blends the area models with the joint model summed per area; a subarea is
+then scored as P(area) · P(subarea | area), so the predicted subarea always lies inside
+the predicted area.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ class ViewSpec:
 
 
     @classmethod
-    def parse(cls, text: str) -> "ViewSpec":
+    def parse(cls, text: str) -> ViewSpec:
         """'view[:learner[:C or neighbors]]', e.g. 'minilm:lda', 'combined:lr:30', 'embed:knn:25'."""
         parts = text.strip().split(":")
         if len(parts) > 3 or not parts[0]:
@@ -160,7 +161,7 @@ class TopicClassifier:
         self.topic_classes: list[str] = []
         self._models: list[tuple] = []  # (spec, fitted view transformer, area model, topic model)
 
-    def fit(self, inputs: TopicInputs, topics: list[str]) -> "TopicClassifier":
+    def fit(self, inputs: TopicInputs, topics: list[str]) -> TopicClassifier:
         areas = [area_of(topic) for topic in topics]
         self.area_classes = sorted(set(areas))
         self.topic_classes = sorted(set(topics))

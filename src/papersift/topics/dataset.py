@@ -25,7 +25,7 @@ class LabeledSet:
     def __len__(self) -> int:
         return len(self.papers)
 
-    def subset(self, positions) -> "LabeledSet":
+    def subset(self, positions) -> LabeledSet:
         return LabeledSet(
             papers=[self.papers[i] for i in positions],
             topics=[self.topics[i] for i in positions],
@@ -43,8 +43,9 @@ def is_trainable(paper: Paper) -> bool:
 
 def labeled_set(papers: list[Paper]) -> LabeledSet:
     chosen = sorted((paper for paper in papers if is_trainable(paper)), key=lambda paper: paper.id)
-    topics = [paper.topic for paper in chosen]
-    return LabeledSet(papers=chosen, topics=topics, areas=[paper.area for paper in chosen])
+    # A trainable paper has an area, so a topic: `or ""` never applies.
+    topics = [paper.topic or "" for paper in chosen]
+    return LabeledSet(papers=chosen, topics=topics, areas=[paper.area or "" for paper in chosen])
 
 
 def load_labeled(store: Store) -> LabeledSet:

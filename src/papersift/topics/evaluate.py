@@ -34,7 +34,7 @@ class FoldScores:
     subarea_top3: list[bool]
 
     @classmethod
-    def empty(cls) -> "FoldScores":
+    def empty(cls) -> FoldScores:
         return cls([], [], [], [])
 
     def add(self, ranking: TopicRanking, areas: list[str], topics: list[str]) -> list[str]:
@@ -149,8 +149,8 @@ def report_markdown(report: dict) -> str:
     rows = [("model (" + "+".join(report["views"]) + ")", {name: report[name] for name in metrics})]
     rows += [(f"baseline: {name}", scores) for name, scores in report.get("baselines", {}).items()]
     lines = [
-        f"Topic classifier, {report['folds']}-fold stratified CV on {report['papers']:,} labeled papers "
-        f"({report['areas']} areas, {report['topics']} area · subarea labels), {report['seconds']} s",
+        (f"Topic classifier, {report['folds']}-fold stratified CV on {report['papers']:,} labeled papers "
+        f"({report['areas']} areas, {report['topics']} area · subarea labels), {report['seconds']} s"),
         "",
         "| model | area top-1 | area top-3 | subarea top-1 | subarea top-3 |",
         "|---|---|---|---|---|",

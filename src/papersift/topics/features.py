@@ -4,8 +4,8 @@ Each view sees one thing the paper tells: the words of title + abstract (tf-idf 
 grams), their character n-grams, the title alone, a sentence embedding (e5 from the vector
 index, or all-MiniLM-L6-v2), words and e5 embedding side by side ("combined"; with the
 MiniLM vectors and the LSA topics too: "combined_all"), or the latent topics of the words
-(LSA: tf-idf + SVD fitted on the unlabeled corpus, never on labeled papers). A view is fitted on TopicInputs and turns them into a feature matrix for
-one learner.
+(LSA: tf-idf + SVD fitted on the unlabeled corpus, never on labeled papers). A view is
+fitted on TopicInputs and turns them into a feature matrix for one learner.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ class TopicInputs:
 
     @classmethod
     def from_papers(cls, papers: Sequence[Paper], embeddings: np.ndarray | Mapping[str, np.ndarray] | None = None,
-                    corpus: UnlabeledCorpus | None = None) -> "TopicInputs":
+                    corpus: UnlabeledCorpus | None = None) -> TopicInputs:
         """`embeddings`: vectors per source key, or one array of the default (e5) vectors."""
         if embeddings is None:
             vectors = {}
@@ -109,7 +109,7 @@ class TopicInputs:
     def __len__(self) -> int:
         return len(self.titles)
 
-    def take(self, positions: Sequence[int] | np.ndarray) -> "TopicInputs":
+    def take(self, positions: Sequence[int] | np.ndarray) -> TopicInputs:
         rows = np.asarray(positions)
         return TopicInputs(
             titles=[self.titles[i] for i in positions],
@@ -137,12 +137,12 @@ class FieldView:
         self.field_name, self.make = field, make
         self.transformer: TransformerMixin | None = None
 
-    def fit(self, inputs: TopicInputs) -> "FieldView":
+    def fit(self, inputs: TopicInputs) -> FieldView:
         self.transformer = self.make().fit(inputs.field(self.field_name))
         return self
 
     def transform(self, inputs: TopicInputs):
-        return self.transformer.transform(inputs.field(self.field_name))
+        return _fitted(self.transformer).transform(inputs.field(self.field_name))
 
 
 class CombinedView:
@@ -151,10 +151,10 @@ class CombinedView:
     Measured under 5-fold CV: better than averaging separate per-view models.
     """
 
-    def __init__(self, parts: list["FieldView | LsaView"]):
+    def __init__(self, parts: list[FieldView | LsaView]):
         self.parts = parts
 
-    def fit(self, inputs: TopicInputs) -> "CombinedView":
+    def fit(self, inputs: TopicInputs) -> CombinedView:
         for part in self.parts:
             part.fit(inputs)
         return self
@@ -195,14 +195,14 @@ class LsaView:
     def __init__(self):
         self.transformer = None
 
-    def fit(self, inputs: TopicInputs) -> "LsaView":
+    def fit(self, inputs: TopicInputs) -> LsaView:
         if inputs.corpus is None:
             raise ValueError("the 'lsa' view needs the unlabeled corpus, but none was given")
         self.transformer = inputs.corpus.lsa()
         return self
 
     def transform(self, inputs: TopicInputs):
-        return self.transformer.transform(inputs.texts)
+        return _fitted(self.transformer).transform(inputs.texts)
 
 
 VIEWS: dict[str, Callable[[], FieldView | CombinedView | LsaView]] = {
@@ -226,7 +226,13 @@ VIEW_SOURCES: dict[str, tuple[str, ...]] = {
 CORPUS_VIEWS = {"lsa", "combined_all"}
 
 
-def make_view(name: str) -> FieldView | CombinedView:
+def _fitted(transformer: TransformerMixin | None) -> TransformerMixin:
+    if transformer is None:
+        raise RuntimeError("a feature view transforms only after fit()")
+    return transformer
+
+
+def make_view(name: str) -> FieldView | CombinedView | LsaView:
     try:
         return VIEWS[name]()
     except KeyError:
@@ -285,9 +291,9 @@ def paper_embeddings(
                 hint = "run 'papersift embed' first" if from_index else "it lives in the embedding cache, not a vector index"
                 vectors_missing = _cached_only(encoder, cache, texts, len(papers), label, hint)
     if dim is None:  # nothing from the index: the cache's (or the encoder's) width
-        dim = vectors_missing.shape[1] if len(missing) else 0
+        dim = vectors_missing.shape[1] if vectors_missing is not None else 0
     vectors = np.zeros((len(papers), dim), dtype=np.float32)
-    if present:
+    if index is not None and present:
         vectors[present] = index.vectors[[rows[position] for position in present]]
     if missing:
         vectors[missing] = vectors_missing

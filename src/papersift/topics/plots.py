@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import matplotlib
 
 matplotlib.use("Agg")  # files only, no display
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
-from papersift.topics.overview import UNKNOWN_AREA, area_colors, area_order, counts_by, topic_rows  # noqa: E402
-from papersift.topics.projection import map_points, neighbour_agreement  # noqa: E402
+from papersift.topics.overview import UNKNOWN_AREA, area_colors, area_order, counts_by, topic_rows
+from papersift.topics.projection import map_points, neighbour_agreement
 
 FORMATS = (".png", ".svg")
 
@@ -47,7 +48,8 @@ def plot_topic_map(data_dir: str | Path, output: Path, method: str = "auto") -> 
     legend = axes.legend(handles[::-1], labels[::-1], loc="upper left", bbox_to_anchor=(1.01, 1.0), markerscale=6,
                          frameon=False, fontsize=9)
     for handle in legend.legend_handles:
-        handle.set_alpha(1.0)
+        if handle is not None:
+            handle.set_alpha(1.0)
     figure.savefig(output, bbox_inches="tight")
     plt.close(figure)
     labeled = [i for i in kept if not rows[points.paper_ids[i]].predicted and rows[points.paper_ids[i]].area != UNKNOWN_AREA]
@@ -65,7 +67,7 @@ def plot_topic_trends(data_dir: str | Path, output: Path) -> dict:
     order = area_order(rows)
     colors = area_colors(order)
     by_year, by_venue = counts_by(rows, "year"), counts_by(rows, "venue")
-    years = sorted({year for counts in by_year.values() for year in counts})
+    years = sorted(cast("set[int]", {year for counts in by_year.values() for year in counts}))
     venues = sorted({venue for counts in by_venue.values() for venue in counts},
                     key=lambda v: -sum(counts.get(v, 0) for counts in by_venue.values()))
     figure, (year_axes, venue_axes) = plt.subplots(2, 1, figsize=(12, 10), dpi=110,

@@ -81,7 +81,9 @@ def current_source(data_dir: str | Path, model: str) -> str | None:
     from papersift.index.vectors import current_generation, read_meta
 
     folder = current_generation(data_dir, model)
-    meta = read_meta(folder) if folder is not None else None
+    if folder is None:
+        return None
+    meta = read_meta(folder)
     return f"{model}/{folder.name}/{meta.rows}" if meta is not None and meta.rows else None
 
 

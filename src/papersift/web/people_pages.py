@@ -14,6 +14,7 @@ from papersift.api.backend import request_lang
 from papersift.api.errors import ApiError
 from papersift.api.params import PaperParams, SearchParams
 from papersift.api.people_routes import people_store
+from papersift.i18n import Lang
 from papersift.people.profiles import AuthorNotFound, author_profile
 from papersift.people.venues import VenueNotFound, venue_stats
 from papersift.web.urls import SearchState, author_path
@@ -45,7 +46,7 @@ def venue_path(venue: str, lang: str, year: int | str | None = None) -> str:
     return f"/venue/{quote(str(venue), safe='')}{tail}?{urlencode({'lang': lang})}"
 
 
-def _render(request: Request, template: str, lang: str, **context) -> HTMLResponse:
+def _render(request: Request, template: str, lang: Lang, **context) -> HTMLResponse:
     from papersift.web.routes import render  # the page machinery (imports this module to mount it)
 
     return render(request, template, lang, state=SearchState(SearchParams(), lang), labels=LABELS[lang],

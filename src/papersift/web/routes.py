@@ -19,14 +19,19 @@ from fastapi.staticfiles import StaticFiles
 from markupsafe import Markup, escape
 
 from papersift.api.backend import (
-    PaperNotFound, facets_beside_filters, request_lang, service_of, similar_response, topic_tree,
+    PaperNotFound,
+    facets_beside_filters,
+    request_lang,
+    service_of,
+    similar_response,
+    topic_tree,
 )
 from papersift.api.errors import ApiError
 from papersift.api.params import FacetParams, PaperParams, SearchParams, SimilarParams
-from papersift.search.display import page_count
 from papersift.config import AUTHORS_SHOWN, MAX_PAGE
 from papersift.export import to_bibtex
 from papersift.i18n import LANGS, Lang, error_title_key, negotiate_language, translate, translate_notice
+from papersift.search.display import page_count
 from papersift.web.citation_meta import citation_meta_tags, coins_kev
 from papersift.web.feeds import page_feeds
 from papersift.web.urls import SearchState, author_path, export_path, paper_path
@@ -62,7 +67,7 @@ def add_page(path: str, labels: dict[str, str], template_dir: Path | None = None
     by name beside these (they can `{% extends "base.html" %}` and call render())."""
     NAV_LINKS.append(NavLink(path, labels))
     if template_dir is not None:
-        template_loader.loaders.append(jinja2.FileSystemLoader(template_dir))
+        template_loader.loaders = [*template_loader.loaders, jinja2.FileSystemLoader(template_dir)]
 
 
 def highlighted(snippet: str | None, plain: str | None) -> Markup:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import quote, urlencode
 
 from papersift.api.params import FILTER_PARAMS, SearchParams
@@ -19,7 +20,7 @@ class SearchState:
         self.path = path
 
     def _pairs(self, values: dict) -> list[tuple[str, str]]:
-        pairs = []
+        pairs: list[tuple[str, str]] = []
         for name, value in values.items():
             if value is None or value == "" or value == [] or DEFAULTS.get(name, object()) == value:
                 continue
@@ -67,7 +68,8 @@ class SearchState:
         return chips
 
     def clear_filters_url(self) -> str:
-        return self.url(**{name: [] for name in FILTER_PARAMS}, year_from=None, year_to=None)
+        cleared: dict[str, Any] = {name: [] for name in FILTER_PARAMS}
+        return self.url(**cleared, year_from=None, year_to=None)
 
     def page_url(self, page: int) -> str:
         return self.url(page=page)
