@@ -157,7 +157,7 @@ def ceiling(data_dir: Path, dataset: Path = DEFAULT_DATASET, neighbours: Sequenc
         near = [] if bridge is None else [
             found[0] for found in (lexicon.phrase(n.key) for n in bridge.neighbours(token, max(neighbours))) if found]
         twin = analyzed(query.term_en or (english.text if english else ""))
-        row = {"qid": query.qid, "half": term_half(query.term),
+        row: dict[str, Any] = {"qid": query.qid, "half": term_half(query.term),
                "en_rr": reciprocal_rank(english.text, english.qid) if english else 0.0}
         for k in (0, *neighbours):
             candidates = [text for text in dict.fromkeys([*composed, *near[:k]]) if text]

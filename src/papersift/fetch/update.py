@@ -24,13 +24,18 @@ while one holds DATA_DIR/update.lock stops at once (UpdateRunning).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 import orjson
-import tomllib
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # the same parser, before it joined the standard library
+    import tomli as tomllib
 
 from papersift import run_locks
 from papersift.fetch import arxiv as arxiv_api
@@ -163,7 +168,7 @@ def run_update(data_dir: Path, jobs: list[FetchJob], *, log: Log = lambda _: Non
     except BlockingIOError:
         raise UpdateRunning(f"another 'papersift update' is running on {data_dir}") from None
     try:
-        return _run_locked(data_dir, jobs, log, today or datetime.now(UTC).date(), retry or RetryPolicy(),
+        return _run_locked(data_dir, jobs, log, today or datetime.now(timezone.utc).date(), retry or RetryPolicy(),
                            embed or embed_new_papers)
     finally:
         run_locks.release(handle, lock)

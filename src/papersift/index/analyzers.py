@@ -130,7 +130,7 @@ def tokens(text: str, analyzer_name: str = ENGLISH) -> list[Token]:
 
 
 def _tokens_word_by_word(analyzer: tantivy.TextAnalyzer, text: str) -> list[Token]:
-    found = []
+    found: list[Token] = []
     for position, word in enumerate(_SIMPLE_TOKEN.finditer(text)):
         found.extend(Token(term, position, word.start(), word.end()) for term in analyzer.analyze(word.group()))
     return found

@@ -40,7 +40,7 @@ def _ris_record(entry: dict, source: str) -> dict:
     container = next((entry[tag] for tag in RIS_VENUE_TAGS if entry.get(tag)), None)
     urls = entry.get("urls") or []
     year = _year(entry.get("year") or entry.get("publication_year") or entry.get("date"))
-    names = next((entry[tag] for tag in RIS_AUTHOR_TAGS if entry.get(tag)), [])
+    names: list[str] = next((entry[tag] for tag in RIS_AUTHOR_TAGS if entry.get(tag)), [])
     return _record(entry.get("accession_number"), title, [_given_first(name) for name in names],
                    entry.get("abstract") or entry.get("notes_abstract"), container, year,
                    entry.get("keywords") or [], urls[0] if urls else None, entry.get("file_attachments1"), source)
@@ -63,7 +63,7 @@ def read_csl_json(path: Path) -> Iterator[SourceRecord]:
 
 
 def _csl_record(item: dict, source: str) -> dict:
-    custom = item.get("custom") if isinstance(item.get("custom"), dict) else {}
+    custom = _mapping(item.get("custom"))
     authors = []
     for name in item.get("author") or []:
         if isinstance(name, dict):
@@ -71,7 +71,7 @@ def _csl_record(item: dict, source: str) -> dict:
                 part for part in (name.get("given"), name.get("non-dropping-particle"), name.get("family")) if part)
             if literal:
                 authors.append(literal)
-    issued = item.get("issued") if isinstance(item.get("issued"), dict) else {}
+    issued = _mapping(item.get("issued"))
     parts = issued.get("date-parts") or [[None]]
     year = _year(parts[0][0] if parts and parts[0] else issued.get("raw"))
     container = item.get("container-title") or item.get("event-title") or item.get("publisher")
@@ -99,6 +99,10 @@ def _record(paper_id: object, title: object, authors: list[str], abstract: objec
         "keywords": keywords, "url": url,
         "pdf": clean_url(pdf if isinstance(pdf, str) else None) or pdf_from_landing(url), "source": source,
     }
+
+
+def _mapping(value: object) -> dict:
+    return value if isinstance(value, dict) else {}
 
 
 def _given_first(name: str) -> str:

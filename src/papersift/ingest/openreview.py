@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 from papersift.ingest.base import SourceError, SourceRecord, load_json_document, records_of
@@ -104,5 +104,5 @@ def _year_from(venue_text: object, note: dict) -> int | None:
             return int(match.group(0))
     stamp = note.get("pdate") or note.get("cdate")
     if isinstance(stamp, (int, float)) and stamp > 0:
-        return datetime.fromtimestamp(stamp / 1000, tz=UTC).year
+        return datetime.fromtimestamp(stamp / 1000, tz=timezone.utc).year
     return None

@@ -20,7 +20,7 @@ The pages link their feed with <link rel="alternate" type="application/atom+xml"
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from typing import Annotated, Literal
 from urllib.parse import quote, urlencode
 
@@ -45,7 +45,7 @@ DEFAULT_FEED_ENTRIES = 30
 MAX_SUMMARY_CHARS = 4000  # an abstract longer than this is cut in the feed (the page has it all)
 ATOM_MEDIA_TYPE = "application/atom+xml; charset=utf-8"
 FEED_PREFIX = "/feeds"
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 # Page parameters that do not change which papers a search feed lists.
 _PAGE_ONLY_PARAMS = ("lang", "page", "size", "facets")
 
@@ -77,7 +77,7 @@ def paper_entry_id(base_url: str, paper_id: str) -> str:
 
 def paper_date(paper: Paper) -> datetime:
     """1 January of the paper's year: papers carry no finer date. No year: the epoch."""
-    return datetime(paper.year, 1, 1, tzinfo=UTC) if paper.year else EPOCH
+    return datetime(paper.year, 1, 1, tzinfo=timezone.utc) if paper.year else EPOCH
 
 
 def _base_url(request: Request) -> str:
@@ -94,7 +94,7 @@ def _canonical_url(request: Request) -> str:
 def _store_updated(request: Request) -> datetime | None:
     """When the store last finished an ingest run (None when it records none)."""
     finished = people_store(request).read("SELECT MAX(finished_at) FROM ingest_runs")[0][0]
-    return datetime.fromtimestamp(finished, tz=UTC) if finished else None
+    return datetime.fromtimestamp(finished, tz=timezone.utc) if finished else None
 
 
 def atom_feed(*, feed_id: str, title: str, subtitle: str, self_url: str, html_url: str, papers: list[Paper],
