@@ -197,11 +197,26 @@ def _ris_record(paper: Paper, key: str) -> dict:
     return record
 
 
-def to_ris(papers: Iterable[Paper]) -> str:
+class _PlainRisWriter(rispy.RisWriter):
+    """RIS without rispy's "1." counter line before each record (other readers do not expect it)."""
+
+    def set_header(self, count: int) -> str:
+        return ""
+
+
+ExtraFields = Callable[[Paper], dict]
+
+
+def to_ris(papers: Iterable[Paper], extra_fields: ExtraFields | None = None) -> str:
     """RIS: CPAPER (conference paper, T2 the venue) or UNPB (arXiv), ID the citation key,
-    AN the papersift id, AU "Family, Given" in the paper's order."""
+    AN the papersift id, AU "Family, Given" in the paper's order. `extra_fields(paper)` adds or
+    replaces rispy fields (the library's tags as keywords, its note; empty values drop one)."""
     papers = list(papers)
-    return rispy.dumps([_ris_record(paper, key) for paper, key in zip(papers, citation_keys(papers))])
+    records = []
+    for paper, key in zip(papers, citation_keys(papers)):
+        record = {**_ris_record(paper, key), **(extra_fields(paper) if extra_fields else {})}
+        records.append({name: value for name, value in record.items() if value not in (None, "", [])})
+    return rispy.dumps(records, implementation=_PlainRisWriter)
 
 
 def csl_item(paper: Paper, key: str) -> dict:
@@ -225,7 +240,14 @@ def csl_item(paper: Paper, key: str) -> dict:
     return item
 
 
-def to_csl_json(papers: Iterable[Paper]) -> str:
+def to_csl_json(papers: Iterable[Paper], extra_fields: ExtraFields | None = None) -> str:
+    """CSL-JSON items; `extra_fields(paper)` adds or replaces fields (`custom` is merged)."""
     papers = list(papers)
-    items = [csl_item(paper, key) for paper, key in zip(papers, citation_keys(papers))]
+    items = []
+    for paper, key in zip(papers, citation_keys(papers)):
+        item = csl_item(paper, key)
+        extra = dict(extra_fields(paper)) if extra_fields else {}
+        item["custom"] = {**item["custom"], **extra.pop("custom", {})}
+        item.update(extra)
+        items.append({name: value for name, value in item.items() if value not in (None, "", [], {})})
     return orjson.dumps(items, option=orjson.OPT_INDENT_2).decode()
