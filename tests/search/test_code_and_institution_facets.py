@@ -6,13 +6,17 @@ some here; code links come from the abstracts (record.code_link), as in the real
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 
+import orjson
 import pytest
 from fastapi.testclient import TestClient
 
 from papersift.index import lexical
 from papersift.record import paper_from_dict
+from papersift.search.backend import TantivyBackend
+from papersift.search.query import parse_query
 from papersift.server import create_app
 from papersift.store import Store
 from served_papers import TEST_HOSTS
@@ -116,3 +120,23 @@ def test_page_links_narrow_to_code_and_institution(facet_client):
     assert 'href="/?mode=keyword&amp;institution=MIT&amp;lang=en"' in html
     narrowed = facet_client.get("/", params={"mode": "keyword", "lang": "en", "has_code": "true"}).text
     assert "Code: ✓" in narrowed and 'aria-current="true"' in narrowed
+
+
+def test_an_update_adds_institutions_without_touching_the_live_generation(sample_records, tmp_path):
+    records = _with_affiliations(sample_records[:60])
+    store = Store(tmp_path)
+    store.upsert([paper_from_dict(record) for record in records])
+    first = lexical.build(tmp_path).folder
+    before = (first / lexical.INSTITUTIONS_FILE).read_bytes()
+    kept = tmp_path / "kept.json"  # another name of the live list: an update writing through links would change it
+    os.link(first / lexical.INSTITUTIONS_FILE, kept)
+    newcomer = {**records[1], "id": "NEW-2024-1", "title": "A paper from a new lab",
+                "affiliations": ["New Lab+MIT"] + [""] * (len(records[1]["authors"]) - 1)}
+    store.upsert([paper_from_dict(newcomer)])
+    store.close()
+    second = lexical.update(tmp_path).folder
+    assert second != first and kept.read_bytes() == before
+    names = orjson.loads((second / lexical.INSTITUTIONS_FILE).read_bytes())
+    assert names[:len(orjson.loads(before))] == orjson.loads(before) and "New Lab" in names  # codes only appended
+    facets = TantivyBackend(tmp_path).search(parse_query('institution:"new lab"'), with_facets=True).facets
+    assert {item.value: item.count for item in facets["institution"]} == {"New Lab": 1, "MIT": 1}

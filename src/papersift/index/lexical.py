@@ -26,7 +26,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -79,9 +79,12 @@ FACET_POSITION = {name: (group, at) for group, fields in enumerate(FACET_GROUPS.
 FACET_SEPARATOR = "\x1f"
 HAS_CODE = "yes"  # the `code` facet's one value: the paper has a code link (record.code_url)
 # A paper has several institutions (one or more per author), so they cannot be one facet key:
-# `institution` (lowercased, for filters) and `institution_name` (as written, a fast field
-# whose terms aggregation counts them) hold each of them once.
-INSTITUTION_FIELDS = ("institution", "institution_name")
+# `institution` (lowercased, for filters) holds each of them once, and `institution_code`
+# (a multi-valued fast field) its code in INSTITUTIONS_FILE, the generation's list of names
+# (as written, append-only like facet keys). A terms aggregation over the codes counts them:
+# 1.3 ms over the full corpus's 44,693 papers, where one over a text fast field of the names
+# took 5.6 ms (16,000 spellings).
+INSTITUTIONS_FILE = "institutions.json"
 
 # tantivy's own lock files: each generation's writer and readers make their own.
 TANTIVY_LOCK_FILES = (".tantivy-writer.lock", ".tantivy-meta.lock")
@@ -114,12 +117,13 @@ def build_schema() -> tantivy.Schema:
         builder.add_unsigned_field(name, fast=True)  # code of the paper's facet key in a group (rows.py)
     builder.add_text_field("code", tokenizer_name=EXACT, index_option="basic")
     builder.add_text_field("institution", tokenizer_name=EXACT, index_option="basic")
-    builder.add_text_field("institution_name", tokenizer_name="raw", index_option="basic", fast=True)
+    builder.add_unsigned_field("institution_code", fast=True)
     builder.add_integer_field("year", indexed=True, fast=True)
     return builder.build()
 
 
-def paper_document(paper: Paper, row: int, facet_codes: tuple[int, ...]) -> tantivy.Document:
+def paper_document(paper: Paper, row: int, facet_codes: tuple[int, ...],
+                   institutions: Sequence[tuple[str, int]] = ()) -> tantivy.Document:
     document = tantivy.Document()
     document.add_text("id", paper.id)
     document.add_unsigned("row", row)
@@ -140,9 +144,9 @@ def paper_document(paper: Paper, row: int, facet_codes: tuple[int, ...]) -> tant
         document.add_unsigned(name, code)
     if paper.code_url:
         document.add_text("code", HAS_CODE)
-    for name in paper_institutions(paper):
-        for field_name in INSTITUTION_FIELDS:
-            document.add_text(field_name, name)
+    for name, code in institutions:  # (name, code): the paper's paper_institutions
+        document.add_text("institution", name)
+        document.add_unsigned("institution_code", code)
     if paper.year is not None:
         document.add_integer("year", paper.year)
     return document
@@ -173,6 +177,40 @@ def paper_institutions(paper: Paper) -> list[str]:
             if name:
                 found.setdefault(name.casefold(), name)
     return list(found.values())
+
+
+class InstitutionCodes:
+    """A generation's institution names by code: read from the folder (an update's staging
+    holds a link to the live generation's list), extended, and saved by a rename, which never
+    writes through that link into the live generation."""
+
+    def __init__(self, folder: Path):
+        self.path = folder / INSTITUTIONS_FILE
+        self.names: list[str] = read_institution_names(folder)
+        self._code = {name: code for code, name in enumerate(self.names)}
+        self._added = False
+
+    def of(self, paper: Paper) -> list[tuple[str, int]]:
+        found = []
+        for name in paper_institutions(paper):
+            code = self._code.get(name)
+            if code is None:
+                code = self._code[name] = len(self.names)
+                self.names.append(name)
+                self._added = True
+            found.append((name, code))
+        return found
+
+    def save(self) -> None:
+        if self._added or not self.path.exists():
+            write_atomically(self.path, orjson.dumps(self.names))
+
+
+def read_institution_names(folder: Path) -> list[str]:
+    try:
+        return orjson.loads((folder / INSTITUTIONS_FILE).read_bytes())
+    except FileNotFoundError:
+        return []
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,8 +263,8 @@ class BuildResult:
     full: bool
 
 
-def _add_papers(writer: tantivy.IndexWriter, rows: RowWriter, papers: Iterable[tuple[int, Paper]],
-                replace: bool, progress: ProgressCallback | None,
+def _add_papers(writer: tantivy.IndexWriter, rows: RowWriter, institutions: InstitutionCodes,
+                papers: Iterable[tuple[int, Paper]], replace: bool, progress: ProgressCallback | None,
                 predicted: dict[str, Topic] | None = None) -> tuple[int, int]:
     """Add papers (deleting their old version first when replacing); (count, last seq).
 
@@ -238,7 +276,7 @@ def _add_papers(writer: tantivy.IndexWriter, rows: RowWriter, papers: Iterable[t
         if replace:
             writer.delete_documents_by_term("id", paper.id)
         searched = with_predicted_topic(paper, predicted.get(paper.id))
-        writer.add_document(paper_document(searched, *rows.add(paper, facet_keys(searched))))
+        writer.add_document(paper_document(searched, *rows.add(paper, facet_keys(searched)), institutions.of(searched)))
         count, last_seq = count + 1, seq
         if count == 1:
             fault_point("lexical:first-added")
@@ -256,8 +294,10 @@ def _write_staged(index: tantivy.Index, staging: Path, papers: Iterable[tuple[in
     register(index)
     writer = index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=WRITER_THREADS)
     rows = RowWriter(staging, len(FACET_GROUPS))
-    counts = _add_papers(writer, rows, papers, replace=replace, progress=progress, predicted=predicted)
+    institutions = InstitutionCodes(staging)
+    counts = _add_papers(writer, rows, institutions, papers, replace=replace, progress=progress, predicted=predicted)
     rows.close()
+    institutions.save()
     writer.commit()
     writer.wait_merging_threads()
     fault_point("lexical:committed")

@@ -28,7 +28,14 @@ from typing import Protocol
 import tantivy
 
 from papersift.index.analyzers import ENGLISH, NAMES, positioned_terms, terms
-from papersift.index.lexical import FACET_CODE_FIELDS, HAS_CODE, index_root, open_index, paper_institutions
+from papersift.index.lexical import (
+    FACET_CODE_FIELDS,
+    HAS_CODE,
+    index_root,
+    open_index,
+    paper_institutions,
+    read_institution_names,
+)
 from papersift.index.publish import current_name
 from papersift.index.rows import RowReader
 from papersift.record import Paper
@@ -55,7 +62,7 @@ FACET_BUCKETS = 65_000  # distinct keys per facet group (~130 and ~85 in the sha
 # facet lists the most frequent ones among the matches.
 INSTITUTION_FACET_SIZE = 50
 FACET_AGGREGATION = {name: {"terms": {"field": name, "size": FACET_BUCKETS}} for name in FACET_CODE_FIELDS}
-FACET_AGGREGATION[INSTITUTION_FACET] = {"terms": {"field": "institution_name", "size": INSTITUTION_FACET_SIZE}}
+FACET_AGGREGATION[INSTITUTION_FACET] = {"terms": {"field": "institution_code", "size": INSTITUTION_FACET_SIZE}}
 REFRESH_EVERY_S = 1.0
 FILTER_FIELD_NAMES = {"venues": "venue", "areas": "area", "subareas": "subarea", "statuses": "status"}
 _EMPTY = tantivy.Query.empty_query()
@@ -119,7 +126,8 @@ class TantivyBackend:
     def _open(self) -> None:
         opened = open_index(self.data_dir)
         self._schema = opened.index.schema
-        self._live = _Live(opened.index, opened.index.searcher(), opened.rows, opened.folder.name, keep=opened)
+        self._live = _Live(opened.index, opened.index.searcher(), opened.rows, opened.folder.name, keep=opened,
+                           institution_names=read_institution_names(opened.folder))
 
     def refresh(self, force: bool = False) -> None:
         """Pick up a swapped-in build or update (checked at most once a second)."""
@@ -358,6 +366,7 @@ class _Live:
     keep: object = None  # what must outlive the searcher (a read-only index's folder of links)
     all_facets: dict[str, list[FacetValue]] | None = None
     facet_table: FacetTable | None = None  # built once per row-store load, not per query
+    institution_names: list[str] = field(default_factory=list)  # by code (index/lexical.py InstitutionCodes)
 
     def facets_for(self, max_codes: Sequence[int] = ()) -> FacetTable:
         """The facet table of the rows' current keys (reloading rows for a code past them;
@@ -386,8 +395,9 @@ def _facets(live: _Live, compiled: tantivy.Query) -> tuple[int, dict[str, list[F
     groups = [bucket_counts(answer[name]["buckets"]) for name in FACET_CODE_FIELDS]
     max_codes = [int(codes.max()) if len(codes) else -1 for codes, _ in groups]
     total, facets = live.facets_for(max_codes).of_code_counts(groups)
+    names = live.institution_names
     facets[INSTITUTION_FACET] = _ordered_institutions(
-        (bucket["key"], int(bucket["doc_count"])) for bucket in answer[INSTITUTION_FACET]["buckets"])
+        (names[int(bucket["key"])], int(bucket["doc_count"])) for bucket in answer[INSTITUTION_FACET]["buckets"])
     return total, facets
 
 
