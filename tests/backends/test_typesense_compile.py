@@ -6,8 +6,11 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from papersift.backends.typesense_backend import TypesenseBackend
 from papersift.search.query import parse_query
+from papersift.search.types import UnsupportedFilterError
 
 
 class GatedBackend(TypesenseBackend):
@@ -28,3 +31,9 @@ def test_concurrent_queries_keep_their_own_author_candidates():
         first, second = pool.map(lambda text: backend.compile(parse_query(text)), ["hinton", "bengio"])
     assert first.author_words == [(("hinton",), "hinton")]
     assert second.author_words == [(("bengio",), "bengio")]
+
+
+@pytest.mark.parametrize("text", ["has:code", 'institution:"Google DeepMind"', "graph -has:code"])
+def test_filters_the_collection_lacks_are_refused_not_ignored(text):
+    with pytest.raises(UnsupportedFilterError, match="Typesense backend cannot filter"):
+        TypesenseBackend._filters(parse_query(text))

@@ -57,3 +57,14 @@ def test_index_on_a_schema_1_store(tmp_path):
     found = CliRunner().invoke(app, ["search", "weakly supervised", "--mode", "keyword", "--json",
                                      "--data-dir", str(tmp_path / "data")])
     assert found.exit_code == 0 and orjson.loads(found.stdout)["total"] == 30
+
+
+def test_index_migrates_an_old_store_before_reading_its_code_links(tmp_path):
+    schema_1_store(tmp_path / "data", 4)
+    conn = sqlite3.connect(tmp_path / "data" / "papers.sqlite3", isolation_level=None)
+    conn.execute("UPDATE papers SET abstract = abstract || ' Code: https://github.com/ann/weak.' WHERE id = 'OLD-2'")
+    conn.close()
+    assert CliRunner().invoke(app, ["index", "--data-dir", str(tmp_path / "data")]).exit_code == 0
+    found = CliRunner().invoke(app, ["search", "has:code", "--mode", "keyword", "--json", "--data-dir", str(tmp_path / "data")])
+    assert found.exit_code == 0, found.output
+    assert [hit["paper"]["id"] for hit in orjson.loads(found.stdout)["hits"]] == ["OLD-2"]

@@ -92,7 +92,7 @@ def test_readers_never_see_a_half_built_index(small_store):
 def test_a_failed_build_leaves_the_live_index_alone(small_store, monkeypatch):
     live = lexical.build(small_store.data_dir).folder
 
-    def broken(paper, row, facet_codes):
+    def broken(paper, row, facet_codes, institutions=()):
         raise RuntimeError("disk full")
 
     monkeypatch.setattr(lexical, "paper_document", broken)

@@ -30,4 +30,4 @@ def test_response_json_shape(service):
     assert data["total"] == response.total and len(data["hits"]) == 3
     assert {"paper", "highlights", "score", "topic_predicted", "authors_line"} <= set(data["hits"][0])
     assert {"id", "title", "authors", "abstract", "topic"} <= set(data["hits"][0]["paper"])
-    assert set(data["facets"]) == {"venue", "year", "area", "subarea", "status"}
+    assert set(data["facets"]) == {"venue", "year", "area", "subarea", "status", "code", "institution"}

@@ -8,7 +8,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from papersift.index.lexical import FACET_GROUPS, facet_keys
+from papersift.index.lexical import FACET_GROUPS, facet_keys, facet_value
 from papersift.search.facets import FacetTable, bucket_counts
 from papersift.search.types import FACET_FIELDS
 from papersift.store import Store
@@ -33,7 +33,7 @@ def reference(papers) -> dict[str, list[tuple[str, int]]]:
     """Counts per value; most papers first, ties by value; years newest first."""
     facets = {}
     for name in FACET_FIELDS:
-        counts = Counter(str(getattr(paper, name)) for paper in papers if getattr(paper, name) is not None)
+        counts = Counter(str(facet_value(paper, name)) for paper in papers if facet_value(paper, name) is not None)
         counts.pop("", None)
         if name == "year":
             facets[name] = sorted(counts.items(), reverse=True)

@@ -8,24 +8,13 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from playwright import sync_api
 
-from served_papers import CHROMIUM, CHROMIUM_ARGS, CSP_WATCH, HOSTILE_ID, MANY_AUTHORS_ID, SCREENSHOTS, XSS_TITLE
+from served_papers import CSP_WATCH, HOSTILE_ID, MANY_AUTHORS_ID, SCREENSHOTS, XSS_TITLE
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="session")
-def browser():
-    assert Path(CHROMIUM).exists(), "install Debian's chromium: apt-get install chromium fonts-wqy-microhei (scripts/setup.sh)"
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture()

@@ -14,7 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from papersift.search.types import QuerySyntaxError
+from papersift.search.types import QuerySyntaxError, UnsupportedFilterError
 from papersift.store import StorageFullError, StoreError
 
 log = logging.getLogger("papersift.api")
@@ -87,6 +87,10 @@ def install_error_handlers(app: FastAPI) -> None:
     async def on_query_syntax(request: Request, exc: QuerySyntaxError) -> Response:
         details = [{"param": "q", "problem": exc.problem, "position": exc.position}]
         return error_response(request, 400, "query_syntax", f"malformed query: {exc}", details)
+
+    @app.exception_handler(UnsupportedFilterError)
+    async def on_unsupported_filter(request: Request, exc: UnsupportedFilterError) -> Response:
+        return error_response(request, 501, "filter_not_supported", str(exc))
 
     @app.exception_handler(ApiError)
     async def on_api_error(request: Request, exc: ApiError) -> Response:

@@ -17,7 +17,7 @@ from papersift.search.types import Filters, SearchRequest, typed_request
 
 MAX_FILTER_VALUES = 50
 MAX_EXPORT_IDS = 1000
-FILTER_PARAMS = ("venue", "area", "subarea", "author", "status")
+FILTER_PARAMS = ("venue", "area", "subarea", "author", "status", "institution")
 
 
 class QueryParams(BaseModel):
@@ -34,6 +34,9 @@ class QueryParams(BaseModel):
     subarea: list[str] = Field([], max_length=MAX_FILTER_VALUES, description="Only these subareas (repeatable).")
     author: list[str] = Field([], max_length=MAX_FILTER_VALUES, description="Only papers by these authors (repeatable).")
     status: list[str] = Field([], max_length=MAX_FILTER_VALUES, description="Only these statuses, e.g. Oral (repeatable).")
+    institution: list[str] = Field([], max_length=MAX_FILTER_VALUES,
+                                   description="Only papers with an author at one of these institutions (repeatable).")
+    has_code: bool = Field(False, description="Only papers with a code link.")
 
     @field_validator("year_from", "year_to", mode="before")
     @classmethod
@@ -61,6 +64,8 @@ class QueryParams(BaseModel):
             subareas=tuple(self.subarea),
             authors=tuple(self.author),
             statuses=tuple(self.status),
+            institutions=tuple(self.institution),
+            has_code=self.has_code,
         )
 
     def to_request(self, **overrides) -> SearchRequest:

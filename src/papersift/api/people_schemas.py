@@ -33,6 +33,12 @@ class CountOut(BaseModel):
     papers: int
 
 
+class CoauthorLinkOut(BaseModel):
+    a: str
+    b: str
+    papers: int = Field(description="Papers of this author that both co-authors are on.")
+
+
 class VenueCountOut(BaseModel):
     venue: str
     papers: int
@@ -53,6 +59,8 @@ class AuthorOut(BaseModel):
     papers_by_year: dict[str, int]
     venues: list[VenueCountOut]
     coauthors: list[CountOut]
+    coauthor_links: list[CoauthorLinkOut] = Field(
+        description="Pairs of the 12 most frequent co-authors who share papers of this author (the page's graph).")
     areas_by_year: dict[str, dict[str, int]] = Field(description="'Area (source)' or 'Area (predicted)' -> papers.")
     first_author_share: float
     last_author_share: float = Field(description="Among papers with two or more authors.")

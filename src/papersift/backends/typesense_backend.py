@@ -41,7 +41,8 @@ from papersift.search.backend import (
 )
 from papersift.search.highlight import Highlighter
 from papersift.search.query import FieldValue, ParsedQuery, Words
-from papersift.search.types import FACET_FIELDS, FacetValue, Sort
+from papersift.search.types import LABEL_FACET_FIELDS as FACET_FIELDS  # no code / institution facets here
+from papersift.search.types import FacetValue, Sort, UnsupportedFilterError
 from papersift.throttle import Throttle
 
 if TYPE_CHECKING:
@@ -93,6 +94,10 @@ def _term_filter(field_name: str, field_terms: Sequence[str], negate: bool = Fal
 def _result(papers: list[Paper], scores: list[float], total: int, facets: dict, with_papers: bool,
             ids: list[str] | None = None, ignored: bool = False) -> BackendResult:
     return BackendResult(papers, scores, total, facets, ignored, None if with_papers else (ids or []))
+
+
+def _excludes_new_fields(query: ParsedQuery) -> bool:
+    return any(getattr(node, "field", None) in ("has", "institutions") for node in query.excluded)
 
 
 def facet_counts(documents: list[dict]) -> dict[str, list[FacetValue]]:
@@ -275,6 +280,11 @@ class TypesenseBackend:
     def _filters(query: ParsedQuery) -> list[str]:
         parts = []
         filters = query.filters
+        unsupported = [name for name, used in (("institution:", filters.institutions), ("has:code", filters.has_code),
+                                               ("-institution:/-has:", _excludes_new_fields(query))) if used]
+        if unsupported:
+            raise UnsupportedFilterError(f"the Typesense backend cannot filter on {', '.join(unsupported)}: "
+                                         "its collection has no institution or code fields")
         for filter_name, field_name in FILTER_FIELD_NAMES.items():
             values = getattr(filters, filter_name)
             if values:

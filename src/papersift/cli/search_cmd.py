@@ -53,6 +53,7 @@ def index(
     require_writable(directory)
     total = store.count() if rebuild or lexical.current_generation(directory) is None else None
     store.close()
+    Store(directory).close()  # an older store is migrated first: the index reads the code links it fills in
     progress = Progress(TextColumn("[bold]index"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=err_console, disable=as_json)
     with progress:

@@ -15,6 +15,7 @@ from papersift.names import full_key
 from papersift.store import Store
 
 COAUTHORS_SHOWN = 25
+GRAPH_COAUTHORS = 12  # the co-author graph's ring: the most frequent co-authors
 CITED_SHOWN = 10
 NAMESAKES_SHOWN = 20
 
@@ -47,6 +48,20 @@ def resolve(store: Store, key: str) -> tuple[str, str, list[dict]]:
     return "author_id", groups[0]["author_id"], namesakes
 
 
+def _coauthor_links(others, ring: set[str]) -> list[dict]:
+    """Pairs of the graph's co-authors who are on the same papers of this author, with how many:
+    read from the author's own papers' author lists (no query past them)."""
+    on_paper: dict[str, set[str]] = defaultdict(set)
+    for row in others:
+        if row["who"] in ring:
+            on_paper[row["paper_id"]].add(row["who"])
+    pairs: Counter[tuple[str, str]] = Counter()
+    for people in on_paper.values():
+        ordered = sorted(people)
+        pairs.update((a, b) for at, a in enumerate(ordered) for b in ordered[at + 1:])
+    return [{"a": a, "b": b, "papers": count} for (a, b), count in sorted(pairs.items(), key=lambda item: (-item[1], item[0]))]
+
+
 def author_profile(store: Store, key: str) -> dict:
     column, value, namesakes = resolve(store, key)
     mine = store.read(f"SELECT paper_id, position, name, name_key, openreview_id, affiliation FROM paper_authors"
@@ -71,6 +86,8 @@ def author_profile(store: Store, key: str) -> dict:
             continue
         coauthors[row["who"]] += 1
         coauthor_name.setdefault(row["who"], row["name"])
+    shown = [who for who, _ in coauthors.most_common(COAUTHORS_SHOWN)]
+    links = _coauthor_links(others, set(shown[:GRAPH_COAUTHORS]))
     by_year: Counter[int] = Counter()
     venues: Counter[str] = Counter()
     areas: dict[int, Counter[str]] = defaultdict(Counter)
@@ -103,8 +120,8 @@ def author_profile(store: Store, key: str) -> dict:
         "paper_count": len(listed),
         "papers_by_year": {str(year): by_year[year] for year in sorted(by_year)},
         "venues": [{"venue": venue, "papers": count} for venue, count in venues.most_common()],
-        "coauthors": [{"id": who, "name": coauthor_name[who], "papers": count}
-                      for who, count in coauthors.most_common(COAUTHORS_SHOWN)],
+        "coauthors": [{"id": who, "name": coauthor_name[who], "papers": coauthors[who]} for who in shown],
+        "coauthor_links": links,
         "areas_by_year": {str(year): dict(areas[year].most_common()) for year in sorted(areas)},
         "first_author_share": round(first / len(listed), 3) if listed else 0.0,
         "last_author_share": round(last / multi, 3) if multi else 0.0,

@@ -19,6 +19,7 @@ Semantics (shared by every backend):
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,14 +28,21 @@ from typing import Protocol, cast
 import tantivy
 
 from papersift.index.analyzers import ENGLISH, NAMES, positioned_terms, terms
-from papersift.index.lexical import FACET_CODE_FIELDS, index_root, open_index
+from papersift.index.lexical import (
+    FACET_CODE_FIELDS,
+    HAS_CODE,
+    index_root,
+    open_index,
+    paper_institutions,
+    read_institution_names,
+)
 from papersift.index.publish import current_name
 from papersift.index.rows import RowReader
 from papersift.record import Paper
 from papersift.search.facets import FacetTable, bucket_counts
 from papersift.search.highlight import Highlighter
 from papersift.search.query import AnyOf, FieldValue, ParsedQuery, Words
-from papersift.search.types import FacetValue, Filters, Sort
+from papersift.search.types import INSTITUTION_FACET, FacetValue, Filters, Sort
 from papersift.throttle import Throttle
 
 # Query-language words are scored by BM25 on `text` (title + abstract + keywords) plus a
@@ -50,7 +58,11 @@ AUTHOR_BOOST = 1.0
 HIGHLIGHT_FIELDS = ("title", "abstract")
 MAX_MARKED_TERMS = 8
 FACET_BUCKETS = 65_000  # distinct keys per facet group (~130 and ~85 in the shared corpus)
+# Institutions are many (~10,000 spellings in the shared corpus) and several per paper: the
+# facet lists the most frequent ones among the matches.
+INSTITUTION_FACET_SIZE = 50
 FACET_AGGREGATION = {name: {"terms": {"field": name, "size": FACET_BUCKETS}} for name in FACET_CODE_FIELDS}
+FACET_AGGREGATION[INSTITUTION_FACET] = {"terms": {"field": "institution_code", "size": INSTITUTION_FACET_SIZE}}
 REFRESH_EVERY_S = 1.0
 FILTER_FIELD_NAMES = {"venues": "venue", "areas": "area", "subareas": "subarea", "statuses": "status"}
 _EMPTY = tantivy.Query.empty_query()
@@ -114,7 +126,8 @@ class TantivyBackend:
     def _open(self) -> None:
         opened = open_index(self.data_dir)
         self._schema = opened.index.schema
-        self._live = _Live(opened.index, opened.index.searcher(), opened.rows, opened.folder.name, keep=opened)
+        self._live = _Live(opened.index, opened.index.searcher(), opened.rows, opened.folder.name, keep=opened,
+                           institution_names=read_institution_names(opened.folder))
 
     def refresh(self, force: bool = False) -> None:
         """Pick up a swapped-in build or update (checked at most once a second)."""
@@ -208,6 +221,10 @@ class TantivyBackend:
         if isinstance(node, FieldValue):
             if node.field == "authors":
                 return self._author(node.value)
+            if node.field == "has":
+                return self._term("code", HAS_CODE)
+            if node.field == "institutions":
+                return self._term("institution", _exact_institution(node.value))
             return self._term(FILTER_FIELD_NAMES[node.field], node.value.lower())
         options = [query for query in (self._node(option) for option in node.options) if query is not None]
         return _should(options) if options else None
@@ -219,6 +236,11 @@ class TantivyBackend:
             if values:
                 lowered = sorted({value.lower() for value in values})
                 clauses.append(tantivy.Query.term_set_query(self._schema, field_name, lowered))
+        if filters.institutions:
+            names = sorted({_exact_institution(name) for name in filters.institutions})
+            clauses.append(tantivy.Query.term_set_query(self._schema, "institution", names))
+        if filters.has_code:
+            clauses.append(self._term("code", HAS_CODE))
         if filters.year_from is not None or filters.year_to is not None:
             clauses.append(tantivy.Query.range_query(
                 self._schema, "year", tantivy.FieldType.Integer, filters.year_from, filters.year_to))
@@ -344,6 +366,7 @@ class _Live:
     keep: object = None  # what must outlive the searcher (a read-only index's folder of links)
     all_facets: dict[str, list[FacetValue]] | None = None
     facet_table: FacetTable | None = None  # built once per row-store load, not per query
+    institution_names: list[str] = field(default_factory=list)  # by code (index/lexical.py InstitutionCodes)
 
     def facets_for(self, max_codes: Sequence[int] = ()) -> FacetTable:
         """The facet table of the rows' current keys (reloading rows for a code past them;
@@ -372,12 +395,32 @@ def _facets(live: _Live, compiled: tantivy.Query) -> tuple[int, dict[str, list[F
     answer = live.searcher.aggregate(compiled, FACET_AGGREGATION)
     groups = [bucket_counts(answer[name]["buckets"]) for name in FACET_CODE_FIELDS]
     max_codes = [int(codes.max()) if len(codes) else -1 for codes, _ in groups]
-    return live.facets_for(max_codes).of_code_counts(groups)
+    total, facets = live.facets_for(max_codes).of_code_counts(groups)
+    names = live.institution_names
+    facets[INSTITUTION_FACET] = _ordered_institutions(
+        (names[int(bucket["key"])], int(bucket["doc_count"])) for bucket in answer[INSTITUTION_FACET]["buckets"])
+    return total, facets
 
 
 def _facets_of_rows(live: _Live, rows: list[int]) -> dict[str, list[FacetValue]]:
     codes = live.rows.facet_codes(rows)  # loads rows that are newer than this reader first
-    return live.facets_for().of_codes(codes)
+    facets = live.facets_for().of_codes(codes)
+    counted = Counter(name for paper in (live.rows.papers(rows) if rows else []) for name in paper_institutions(paper))
+    facets[INSTITUTION_FACET] = _ordered_institutions(counted.items())
+    return facets
+
+
+def _ordered_institutions(counts) -> list[FacetValue]:
+    """The INSTITUTION_FACET_SIZE most frequent, most papers first, ties by name (as the
+    aggregation's own cut is not: counted from rows, the same list as from the aggregation
+    wherever the cut falls between counts)."""
+    ordered = sorted(counts, key=lambda item: (-item[1], item[0]))
+    return [FacetValue(name, count) for name, count in ordered[:INSTITUTION_FACET_SIZE]]
+
+
+def _exact_institution(name: str) -> str:
+    """A typed institution as the `institution` field holds it (index/lexical.py)."""
+    return " ".join(name.split()).lower()
 
 
 def query_terms(query: ParsedQuery) -> frozenset[str]:

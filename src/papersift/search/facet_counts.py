@@ -32,8 +32,10 @@ TOPIC_TREE_MAX_AREAS = 60
 # Facet name -> the Filters fields that filter on it.
 FACET_FILTERS = {
     "venue": ("venues",), "year": ("year_from", "year_to"), "area": ("areas",),
-    "subarea": ("subareas",), "status": ("statuses",),
+    "subarea": ("subareas",), "status": ("statuses",), "code": ("has_code",),
+    "institution": ("institutions",),
 }
+_CLEARED = {"year_from": None, "year_to": None, "has_code": False}  # else an empty tuple
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +47,7 @@ class FacetSummary:
 
 def without(filters: Filters, *names: str) -> Filters:
     """The filters with those facet groups' own filters cleared."""
-    cleared: dict[str, Any] = {field: (None if field.startswith("year") else ())
-                               for name in names for field in FACET_FILTERS[name]}
+    cleared: dict[str, Any] = {field: _CLEARED.get(field, ()) for name in names for field in FACET_FILTERS[name]}
     return replace(filters, **cleared)
 
 

@@ -8,6 +8,8 @@
     author:"Yoshua Bengio"           an author (several author: filters must all match)
     venue:ICML  area:"Deep Learning"  subarea:...  status:oral    exact value, any case
     year:2020  year:2020..2024  year:2020..  year:..2019  year:2020-2024
+    institution:"Google DeepMind"    an author's institution, exact value, any case (also affiliation:)
+    has:code                         only papers with a code link (-has:code: only those without)
 
 Filter fields repeated (or joined by OR) mean any of their values. A word that looks
 like a field but names none (`arXiv:2101`, `10:30`) is an ordinary word. Parentheses
@@ -29,7 +31,9 @@ TEXT_FIELDS = {"title": "title", "keyword": "keywords", "keywords": "keywords"}
 FILTER_FIELDS = {
     "author": "authors", "authors": "authors", "venue": "venues", "area": "areas",
     "subarea": "subareas", "status": "statuses", "year": "year",
+    "institution": "institutions", "affiliation": "institutions", "has": "has",
 }
+HAS_VALUES = ("code",)  # what has: can ask for
 YEAR_VALUE = re.compile(r"^(\d{4})?\s*(\.\.|-)?\s*(\d{4})?$")
 
 
@@ -157,6 +161,8 @@ def merge_filters(first: Filters, second: Filters) -> Filters:
         subareas=unite(first.subareas, second.subareas),
         authors=unite(first.authors, second.authors),
         statuses=unite(first.statuses, second.statuses),
+        institutions=unite(first.institutions, second.institutions),
+        has_code=first.has_code or second.has_code,
     )
 
 
@@ -206,6 +212,10 @@ def _scan(text: str):
                 yield _Item(Words(value, phrase=quoted, field=TEXT_FIELDS[key]), negated, start)
             elif key == "year":
                 yield _Item(("year", _year_range(value, value_start)), negated, start)
+            elif key == "has":
+                if value.strip().lower() not in HAS_VALUES:
+                    raise QuerySyntaxError(f"has: takes {', '.join(HAS_VALUES)}, not '{value}'", value_start)
+                yield _Item(("has", value.strip().lower()), negated, start)
             else:
                 yield _Item((FILTER_FIELDS[key], value.strip()), negated, start)
             position = end
@@ -218,7 +228,8 @@ def _scan(text: str):
 _EXAMPLES = {
     "title": "transformer", "keyword": "robustness", "keywords": "robustness", "author": '"Yoshua Bengio"',
     "authors": '"Yoshua Bengio"', "venue": "ICML", "area": '"Deep Learning"', "subarea": "Algorithms",
-    "status": "oral", "year": "2020..2024",
+    "status": "oral", "year": "2020..2024", "institution": '"Google DeepMind"', "affiliation": "MIT",
+    "has": "code",
 }
 
 
@@ -318,4 +329,5 @@ def _filters_from(filter_values: dict[str, list]) -> Filters:
     return Filters(
         venues=values("venues"), year_from=year_from, year_to=year_to, areas=values("areas"),
         subareas=values("subareas"), authors=values("authors"), statuses=values("statuses"),
+        institutions=values("institutions"), has_code="code" in values("has"),
     )

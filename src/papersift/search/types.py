@@ -30,7 +30,11 @@ def is_sort(value: str) -> TypeGuard[Sort]:
 # browse), or the length of a ranked candidate list (semantic and hybrid modes: every paper
 # has a similarity, so "matching papers" is the keyword count given beside it).
 TotalCounts = Literal["matches", "ranked"]
-FACET_FIELDS = ("venue", "year", "area", "subarea", "status")
+LABEL_FACET_FIELDS = ("venue", "year", "area", "subarea", "status")  # what every backend counts
+# code: one value, "yes" (the paper has a code link). These six come from facet-key codes
+# (search/facets.py); `institution` (several per paper) from a terms aggregation.
+FACET_FIELDS = (*LABEL_FACET_FIELDS, "code")
+INSTITUTION_FACET = "institution"
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +48,8 @@ class Filters:
     subareas: tuple[str, ...] = ()
     authors: tuple[str, ...] = ()
     statuses: tuple[str, ...] = ()
+    institutions: tuple[str, ...] = ()  # any of them (exact value, any case)
+    has_code: bool = False  # only papers with a code link
 
     def is_empty(self) -> bool:
         return self == Filters()
@@ -97,6 +103,10 @@ class SearchResponse:
     keyword_matches: int | None = None  # with a ranked total: papers that have all the query's words
     # A Chinese query's English reading (search/termlexicon.py QueryReading): what was searched
     reading: object | None = None
+
+
+class UnsupportedFilterError(ValueError):
+    """A filter this search backend cannot apply (the Typesense backend: institution, has:code)."""
 
 
 class QuerySyntaxError(ValueError):

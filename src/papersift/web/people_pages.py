@@ -17,6 +17,7 @@ from papersift.api.people_routes import people_store
 from papersift.i18n import Lang
 from papersift.people.profiles import AuthorNotFound, author_profile
 from papersift.people.venues import VenueNotFound, venue_stats
+from papersift.web.coauthor_graph import coauthor_svg
 from papersift.web.urls import SearchState, author_path
 
 router = APIRouter(include_in_schema=False)
@@ -29,7 +30,8 @@ LABELS = {
            "with_code": "with code", "code": "code", "status": "Oral / spotlight / poster",
            "acceptance": "Acceptance", "submitted": "submitted", "accepted": "accepted", "main": "main track",
            "top_authors": "Most frequent authors", "top_institutions": "Most frequent institutions",
-           "all_years": "All years", "search_these": "Search these papers"},
+           "all_years": "All years", "search_these": "Search these papers",
+           "search_with_code": "Papers with code", "graph_title": "Co-author graph"},
     "zh": {"papers": "篇论文", "by_year": "每年论文数", "venues": "会议", "coauthors": "合作者",
            "areas": "各年领域", "first_author": "第一作者", "last_author": "最后作者",
            "affiliations": "单位", "most_cited": "被引最多", "cited": "被引", "as_of": "截至",
@@ -37,7 +39,8 @@ LABELS = {
            "with_code": "有代码", "code": "代码", "status": "口头 / 亮点 / 海报",
            "acceptance": "录用率", "submitted": "投稿", "accepted": "录用", "main": "主会",
            "top_authors": "高产作者", "top_institutions": "高产单位",
-           "all_years": "所有年份", "search_these": "检索这些论文"},
+           "all_years": "所有年份", "search_these": "检索这些论文",
+           "search_with_code": "有代码的论文", "graph_title": "合作者关系图"},
 }
 
 
@@ -60,7 +63,9 @@ def author_page(request: Request, author: str, params: Annotated[PaperParams, Qu
         profile = author_profile(people_store(request), author[:300])
     except AuthorNotFound as exc:
         raise ApiError(404, "author_not_found", str(exc)) from exc
-    return _render(request, "author.html", lang, profile=profile)
+    graph = coauthor_svg(profile, lambda author_id: author_path(author_id, lang), LABELS[lang]["graph_title"],
+                         LABELS[lang]["papers"])
+    return _render(request, "author.html", lang, profile=profile, graph=graph)
 
 
 @router.get("/venue/{venue}", response_class=HTMLResponse)

@@ -8,7 +8,8 @@ from urllib.parse import quote, urlencode
 from papersift.api.params import FILTER_PARAMS, SearchParams
 
 # Values left out of URLs because they are the defaults.
-DEFAULTS = {"mode": "hybrid", "sort": "relevance", "page": 1, "size": 20, "facets": True, "literal": False}
+DEFAULTS = {"mode": "hybrid", "sort": "relevance", "page": 1, "size": 20, "facets": True, "literal": False,
+            "has_code": False}
 
 
 class SearchState:
@@ -65,11 +66,13 @@ class SearchState:
         if self.params.year_from is not None or self.params.year_to is not None:
             years = f"{self.params.year_from or ''}–{self.params.year_to or ''}"
             chips.append(("year", years, self.url(year_from=None, year_to=None)))
+        if self.params.has_code:
+            chips.append(("has_code", "✓", self.url(has_code=False)))
         return chips
 
     def clear_filters_url(self) -> str:
         cleared: dict[str, Any] = {name: [] for name in FILTER_PARAMS}
-        return self.url(**cleared, year_from=None, year_to=None)
+        return self.url(**cleared, year_from=None, year_to=None, has_code=False)
 
     def page_url(self, page: int) -> str:
         return self.url(page=page)

@@ -36,13 +36,5 @@
     if (text && text.scrollHeight <= text.clientHeight + 1) box.classList.add("fits");
   });
 
-  // "/" jumps to the query box, as on most search sites.
-  document.addEventListener("keydown", function (event) {
-    var target = event.target;
-    var typing = target.matches && target.matches("input, textarea, select");
-    if (event.key === "/" && !typing && !event.ctrlKey && !event.metaKey) {
-      var box = document.getElementById("q");
-      if (box) { event.preventDefault(); box.focus(); box.select(); }
-    }
-  });
+  // Keys ("/", j, k, o) are in keys.js.
 })();
