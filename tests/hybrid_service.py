@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 
 from papersift.index import bridge
-from papersift.index.models import DEFAULT_MODEL
 from papersift.index.vectors import write_index
+from papersift.models import DEFAULT_MODEL
 from papersift.search.hybrid import HybridRetriever
 from papersift.search.semantic import DenseRetriever
 from papersift.search.service import SearchService

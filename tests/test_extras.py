@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from papersift import extras
-from papersift.index import models
+from papersift import extras, models
 from papersift.search import semantic
 from papersift.server import create_app
 from served_papers import TEST_HOSTS

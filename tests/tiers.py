@@ -56,7 +56,7 @@ def _missing_modules(modules: tuple[str, ...], install: str) -> str | None:
 
 
 def _models() -> str | None:
-    from papersift.index import models
+    from papersift import models
 
     problem = _missing_modules(("onnxruntime", "tokenizers", "usearch"), "pip install 'papersift[semantic]'")
     if problem:

@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from papersift.cli import app
-from papersift.index.models import DEFAULT_MODEL, build_model
+from papersift.models import DEFAULT_MODEL, build_model
 
 runner = CliRunner()
 

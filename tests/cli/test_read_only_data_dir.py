@@ -21,8 +21,8 @@ from typer.testing import CliRunner
 import papersift
 from papersift.cli import app
 from papersift.index import lexical
-from papersift.index.models import DEFAULT_MODEL, get_spec
 from papersift.index.vectors import write_index
+from papersift.models import DEFAULT_MODEL, get_spec
 from papersift.record import Paper
 from papersift.server import create_app
 from papersift.store import DB_FILE, Store

@@ -109,8 +109,8 @@ def test_quickstart_background_embedding_publishes_vectors_while_serving(corpus_
     """The server runs while a niced `papersift embed` child fills the vector index."""
     import time
 
-    from papersift.index.models import DEFAULT_MODEL
     from papersift.index.vectors import current_generation
+    from papersift.models import DEFAULT_MODEL
 
     data_dir = tmp_path / "data"
     seen = {}

@@ -7,8 +7,8 @@ import pytest
 
 from papersift.index import bridge
 from papersift.index.embeddings import Encoder
-from papersift.index.models import DEFAULT_MODEL, build_model
 from papersift.index.vectors import write_index
+from papersift.models import DEFAULT_MODEL, build_model
 from papersift.record import Paper
 
 # What a corpus's frequent terms look like, and distractors from the same field.

@@ -9,7 +9,7 @@ import pytest
 
 from papersift.index import vectors
 from papersift.index.embeddings import EmbeddingCache, Encoder, embed_store, embed_with_cache, paper_text, tail_text
-from papersift.index.models import DEFAULT_MODEL, build_model
+from papersift.models import DEFAULT_MODEL, build_model
 from papersift.record import Paper, paper_from_dict
 from papersift.store import Store
 

@@ -7,8 +7,8 @@ import pytest
 
 from papersift.index import bridge
 from papersift.index.embeddings import Encoder
-from papersift.index.models import DEFAULT_MODEL, build_model
 from papersift.index.vectors import write_index
+from papersift.models import DEFAULT_MODEL, build_model
 from papersift.search.crosslingual import cjk_segments, english_query
 from papersift.search.hybrid import HybridRetriever
 from papersift.search.query import parse_query

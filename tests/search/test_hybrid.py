@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from papersift.index.models import DEFAULT_MODEL
 from papersift.index.vectors import write_index
+from papersift.models import DEFAULT_MODEL
 from papersift.search.hybrid import ENGLISH_MODEL, HybridRetriever
 from papersift.search.query import parse_query
 from papersift.search.semantic import DenseRetriever

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from papersift.index import lexical
-from papersift.index.models import DEFAULT_MODEL, get_spec
 from papersift.index.vectors import write_index
+from papersift.models import DEFAULT_MODEL, get_spec
 from papersift.record import Paper
 from papersift.search.query import ParsedQuery
 from papersift.search.semantic import DenseRetriever

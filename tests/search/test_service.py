@@ -226,8 +226,8 @@ def test_a_running_service_picks_up_vectors_published_after_it_started(sample_da
     import numpy as np
     from tests.search.conftest import indexed_copy
 
-    from papersift.index.models import DEFAULT_MODEL, get_spec
     from papersift.index.vectors import write_index
+    from papersift.models import DEFAULT_MODEL, get_spec
     from papersift.search import service as service_module
 
     data_dir = indexed_copy(sample_data_dir, tmp_path / "data")

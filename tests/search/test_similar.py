@@ -7,8 +7,8 @@ import pytest
 
 from papersift.index import lexical
 from papersift.index.embeddings import Encoder, embed_store
-from papersift.index.models import DEFAULT_MODEL, build_model
 from papersift.index.vectors import VectorIndex
+from papersift.models import DEFAULT_MODEL, build_model
 from papersift.record import paper_from_dict
 from papersift.search.service import SearchService
 from papersift.search.similar import UnknownPaperError, clip_like_text, rank_candidates, similar_to_paper

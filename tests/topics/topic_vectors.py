@@ -14,8 +14,8 @@ from sklearn.preprocessing import normalize
 
 from papersift.index.embeddings import EmbeddingCache, Encoder, token_key
 from papersift.index.embeddings import paper_text as embedding_text
-from papersift.index.models import DEFAULT_MODEL, build_model
 from papersift.index.vectors import write_index
+from papersift.models import DEFAULT_MODEL, build_model
 from papersift.store import Store
 from papersift.topics.features import EMBEDDING_SOURCES, paper_text
 

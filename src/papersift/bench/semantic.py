@@ -25,7 +25,7 @@ import orjson
 from papersift.config import shared_data_dir
 from papersift.index import vectors as vector_store
 from papersift.index.embeddings import Encoder, cpu_threads, paper_text
-from papersift.index.models import DEFAULT_MODEL
+from papersift.models import DEFAULT_MODEL
 from papersift.search.crosslingual import load_resources
 from papersift.search.semantic import shared_encoder
 from papersift.search.service import SearchService

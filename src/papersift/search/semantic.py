@@ -23,7 +23,7 @@ from papersift.index import vectors as vector_store
 from papersift.index.analyzers import has_cjk
 from papersift.index.bridge import TermBridge, terms_model
 from papersift.index.embeddings import Encoder, paper_text
-from papersift.index.models import DEFAULT_MODEL, ModelError, get_spec, is_built
+from papersift.models import DEFAULT_MODEL, ModelError, get_spec, is_built
 from papersift.search.memo import Memo
 from papersift.search.notices import Notice
 from papersift.search.query import ParsedQuery, query_text

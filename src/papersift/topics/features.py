@@ -21,7 +21,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer
 
-from papersift.index.models import DEFAULT_MODEL
+from papersift.models import DEFAULT_MODEL
 from papersift.record import Paper
 
 
@@ -259,8 +259,8 @@ def paper_embeddings(
     A `variant` other than the model's default (the one its index holds) skips the index.
     """
     from papersift.index.embeddings import EmbeddingCache, Encoder, embed_with_cache
-    from papersift.index.models import ModelError, get_spec
     from papersift.index.vectors import VectorIndex
+    from papersift.models import ModelError, get_spec
 
     model = model or DEFAULT_MODEL
     label = EmbeddingSource("", model, variant).label

@@ -91,7 +91,7 @@ def stored_map_points(data_dir: str | Path, method: str = AUTO, model: str | Non
     """What the server shows: the stored projection, never computed here. `auto`: UMAP when
     stored, else PCA. Raises EmbeddingsUnavailable without vectors, MapNotComputed without a
     stored projection (the message names the command)."""
-    from papersift.index.models import DEFAULT_MODEL
+    from papersift.models import DEFAULT_MODEL
 
     if method not in (*METHODS, AUTO):
         raise ProjectionError(f"unknown projection method '{method}' (known: {', '.join((*METHODS, AUTO))})")
@@ -113,8 +113,8 @@ def map_points(data_dir: str | Path, method: str = AUTO, model: str | None = Non
     """The stored projection of the current vector index, computed and stored when missing
     or stale (commands only: minutes for UMAP). `auto`: UMAP if stored for these vectors, else PCA.
     """
-    from papersift.index.models import DEFAULT_MODEL
     from papersift.index.vectors import VectorIndex
+    from papersift.models import DEFAULT_MODEL
 
     if method not in (*METHODS, AUTO):
         raise ProjectionError(f"unknown projection method '{method}' (known: {', '.join((*METHODS, AUTO))})")

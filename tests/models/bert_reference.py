@@ -44,3 +44,11 @@ def bert_mean_pool(weights: dict, cfg, ids: np.ndarray, mask: np.ndarray) -> np.
     m = mask[..., None].astype(np.float64)
     pooled = (x * m).sum(1) / m.sum(1)
     return pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
+
+
+def run_onnx(path, ids, mask):
+    """The `embedding` output of an ONNX file for (input_ids, attention_mask)."""
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    return session.run(["embedding"], {"input_ids": ids, "attention_mask": mask})[0]
