@@ -274,8 +274,7 @@ def _embed(data_dir: Path, embed: Callable[[Path], dict | str]) -> StepReport:
 def embed_new_papers(data_dir: Path) -> dict | str:
     """Embed the papers the vector cache lacks with the default model; a reason string when the
     semantic extra or the built model is missing (keyword search still sees every new paper)."""
-    from papersift import extras
-    from papersift import models
+    from papersift import extras, models
 
     if not extras.available("semantic"):
         return "semantic extra not installed"

@@ -25,9 +25,9 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from papersift.models import DEFAULT_MODEL
 from papersift.index.publish import POINTER_FILE, fsync_files, new_staging, publish, remove_debris, writer_lock
 from papersift.index.vectors import VectorIndex, current_generation
+from papersift.models import DEFAULT_MODEL
 from papersift.store import Store
 
 FEATURES_DIR = "library-features"
