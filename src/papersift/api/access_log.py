@@ -9,29 +9,23 @@ from __future__ import annotations
 import logging
 import time
 
+from papersift.api.asgi import HttpMiddleware, on_response_start
+
 log = logging.getLogger("papersift.access")
 AUTH_FAILURES = (401, 403)
 
 
-class AccessLog:
-    def __init__(self, app):
-        self.app = app
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+class AccessLog(HttpMiddleware):
+    async def handle(self, scope, receive, send):
         started = time.perf_counter()
         status = 500  # what the client gets if the app fails before answering
 
-        async def send_and_note(message):
+        def note_status(start) -> None:
             nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
+            status = start["status"]
 
         try:
-            await self.app(scope, receive, send_and_note)
+            await self.app(scope, receive, on_response_start(send, note_status))
         finally:
             client = scope.get("client") or ("-", 0)
             elapsed_ms = (time.perf_counter() - started) * 1000

@@ -19,6 +19,7 @@ from starlette.middleware import Middleware
 from papersift import __version__, extras
 from papersift.api import library_routes, people_routes, routes, writes
 from papersift.api.access_log import AccessLog
+from papersift.api.asgi import HttpMiddleware, on_response_start
 from papersift.api.backend import SearchBackend
 from papersift.api.errors import install_error_handlers
 from papersift.api.limits import BODY_TIMEOUT_S, MAX_BODY_BYTES, RequestLimits
@@ -36,38 +37,24 @@ class Settings:
     write_token: str = ""
 
 
-class ServerTiming:
+class ServerTiming(HttpMiddleware):
     """Adds `Server-Timing: app;dur=<ms>` to every response: the server-side time the
     benchmark reports, without the client's overhead."""
 
-    def __init__(self, app):
-        self.app = app
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope, receive, send):
         started = time.perf_counter()
 
-        async def send_with_timing(message):
-            if message["type"] == "http.response.start":
-                elapsed_ms = (time.perf_counter() - started) * 1000
-                headers = list(message.get("headers", []))
-                headers.append((b"server-timing", f"app;dur={elapsed_ms:.2f}".encode()))
-                message = {**message, "headers": headers}
-            await send(message)
+        def add_timing(start) -> None:
+            start["headers"].append((b"server-timing", f"app;dur={(time.perf_counter() - started) * 1000:.2f}".encode()))
 
-        await self.app(scope, receive, send_with_timing)
+        await self.app(scope, receive, on_response_start(send, add_timing))
 
 
-class HeadAsGet:
+class HeadAsGet(HttpMiddleware):
     """HEAD is answered as GET without the body (FastAPI routes list GET only)."""
 
-    def __init__(self, app):
-        self.app = app
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http" or scope["method"] != "HEAD":
+    async def handle(self, scope, receive, send):
+        if scope["method"] != "HEAD":
             await self.app(scope, receive, send)
             return
 

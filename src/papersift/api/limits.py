@@ -14,6 +14,8 @@ import time
 import orjson
 from starlette.exceptions import HTTPException
 
+from papersift.api.asgi import HttpMiddleware
+
 MAX_BODY_BYTES = 16 * 1024 * 1024  # 1,000 records (the write cap) of real papers take ~3 MB
 MAX_QUERY_BYTES = 16 * 1024
 BODY_TIMEOUT_S = 30.0  # the whole body must arrive within this time
@@ -40,12 +42,12 @@ def _json_response(status: int, code: str, message: str) -> tuple[dict, dict]:
     return start, {"type": "http.response.body", "body": body}
 
 
-class RequestLimits:
+class RequestLimits(HttpMiddleware):
     """ASGI middleware: caps the body (declared and actually sent), its read time, the query."""
 
     def __init__(self, app, max_body_bytes: int = MAX_BODY_BYTES, body_timeout_s: float = BODY_TIMEOUT_S,
                  max_query_bytes: int = MAX_QUERY_BYTES):
-        self.app = app
+        super().__init__(app)
         self.max_body_bytes, self.body_timeout_s, self.max_query_bytes = max_body_bytes, body_timeout_s, max_query_bytes
 
     async def _reject(self, send, status: int, code: str, message: str) -> None:
@@ -53,10 +55,7 @@ class RequestLimits:
         await send(start)
         await send(body)
 
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope, receive, send):
         if len(scope.get("query_string", b"")) > self.max_query_bytes:
             await self._reject(send, 414, "uri_too_long", f"query string over the limit of {self.max_query_bytes:,} bytes")
             return

@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from papersift.api.asgi import HttpMiddleware, on_response_start
+
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
 ANY_HOST = "*"
 
@@ -56,27 +58,17 @@ def policy_for(path: str) -> bytes:
     return (DOCS_POLICY if docs else PAGE_POLICY).encode()
 
 
-class SecurityHeaders:
-    """ASGI middleware: adds the headers above to every HTTP response."""
+class SecurityHeaders(HttpMiddleware):
+    """ASGI middleware: adds the headers above to every HTTP response (those the app set win)."""
 
-    def __init__(self, app):
-        self.app = app
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope, receive, send):
         added = [*COMMON_HEADERS, (b"content-security-policy", policy_for(scope["path"]))]
 
-        async def send_with_headers(message):
-            if message["type"] == "http.response.start":
-                present = {name.lower() for name, _ in message.get("headers", [])}
-                headers = list(message.get("headers", []))
-                headers.extend((name, value) for name, value in added if name not in present)
-                message = {**message, "headers": headers}
-            await send(message)
+        def add_headers(start) -> None:
+            present = {name.lower() for name, _ in start["headers"]}
+            start["headers"].extend((name, value) for name, value in added if name not in present)
 
-        await self.app(scope, receive, send_with_headers)
+        await self.app(scope, receive, on_response_start(send, add_headers))
 
 
 def _is_loopback(host: str) -> bool:
