@@ -19,8 +19,8 @@ import papersift
 from papersift.index import lexical
 from papersift.index.publish import writer_lock
 from papersift.record import paper_from_dict
-from papersift.search.backend import TantivyBackend
 from papersift.search.query import parse_query
+from papersift.search.tantivy_backend import TantivyBackend
 from papersift.store import Store
 
 SOURCE_ROOT = str(Path(papersift.__file__).resolve().parents[1])

@@ -10,8 +10,8 @@ import pytest
 from papersift.index import lexical
 from papersift.index.rows import RowReader, decode_paper, encode_paper
 from papersift.record import paper_from_dict
-from papersift.search.backend import TantivyBackend
 from papersift.search.query import parse_query
+from papersift.search.tantivy_backend import TantivyBackend
 from papersift.store import Store
 
 

@@ -26,8 +26,8 @@ import papersift
 from papersift.index import lexical, vectors
 from papersift.index.publish import FAULT_ENV
 from papersift.record import paper_from_dict
-from papersift.search.backend import TantivyBackend
 from papersift.search.query import parse_query
+from papersift.search.tantivy_backend import TantivyBackend
 from papersift.store import Store
 
 SOURCE_ROOT = str(Path(papersift.__file__).resolve().parents[1])

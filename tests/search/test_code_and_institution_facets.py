@@ -15,8 +15,8 @@ from fastapi.testclient import TestClient
 
 from papersift.index import lexical
 from papersift.record import paper_from_dict
-from papersift.search.backend import TantivyBackend
 from papersift.search.query import parse_query
+from papersift.search.tantivy_backend import TantivyBackend
 from papersift.server import create_app
 from papersift.store import Store
 from served_papers import TEST_HOSTS

@@ -72,8 +72,8 @@ def test_a_new_facet_value_counts_after_an_update(tmp_path, sample_records):
 
     from papersift.index import lexical
     from papersift.record import paper_from_dict
-    from papersift.search.backend import TantivyBackend
     from papersift.search.query import parse_query
+    from papersift.search.tantivy_backend import TantivyBackend
 
     store = Store(tmp_path / "data")
     store.upsert(paper_from_dict(record) for record in sample_records[:100])

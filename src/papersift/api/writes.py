@@ -20,7 +20,7 @@ from papersift.api.index_refresh import GroupRefresher
 from papersift.api.schemas import ErrorOut
 from papersift.index import lexical
 from papersift.record import RecordError, paper_from_dict
-from papersift.search.backend import TantivyBackend
+from papersift.search.tantivy_backend import TantivyBackend
 from papersift.store import Store
 
 MAX_WRITE_RECORDS = 1000

@@ -29,9 +29,9 @@ from papersift.config import DEFAULT_PAGE_SIZE, shared_data_dir
 from papersift.index import lexical
 from papersift.ingest.pipeline import ingest_paths
 from papersift.record import Paper
-from papersift.search.backend import FACET_AGGREGATION, TantivyBackend
 from papersift.search.query import parse_query
 from papersift.search.service import RELAXED_DEPTH, SearchService
+from papersift.search.tantivy_backend import FACET_AGGREGATION, TantivyBackend
 from papersift.search.types import SearchRequest
 from papersift.store import Store
 

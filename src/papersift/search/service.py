@@ -29,7 +29,7 @@ from papersift.index.predictions import PredictionStore
 from papersift.record import Paper
 from papersift.search import facet_counts
 from papersift.search.author_ids import AuthorPapers
-from papersift.search.backend import BackendResult, SearchBackend, TantivyBackend
+from papersift.search.backend import BackendResult, SearchBackend
 from papersift.search.cited import CITED_DEPTH, CitationCounts
 from papersift.search.crosslingual import carried_over_query, read_query
 from papersift.search.facet_counts import Counter, FacetSummary
@@ -37,6 +37,7 @@ from papersift.search.notices import Notice
 from papersift.search.phrasebridge import phrase_bridge_for
 from papersift.search.predicted_topics import attach_predicted_topics
 from papersift.search.query import ParsedQuery, natural_text_query, parse_query, query_text
+from papersift.search.tantivy_backend import TantivyBackend
 from papersift.search.termlexicon import QueryReading, lexicon_for
 from papersift.search.types import FacetValue, Filters, Hit, Mode, SearchRequest, SearchResponse, TotalCounts
 from papersift.store import DB_FILE, Store

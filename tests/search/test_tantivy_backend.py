@@ -80,7 +80,7 @@ def test_the_counting_query_matches_what_the_ranking_query_matches(service, text
 
 def test_cheap_term_positions_agree_with_the_analyzer():
     from papersift.index.analyzers import ENGLISH, NAMES, positioned_terms
-    from papersift.search.backend import _positioned_terms
+    from papersift.search.tantivy_backend import _positioned_terms
 
     for text in ["Learning", "the", "Döring", ""]:  # at most one term: the terms are what matters
         for analyzer in (ENGLISH, NAMES):
