@@ -20,7 +20,7 @@ from papersift import __version__, extras
 from papersift.api import library_routes, people_routes, routes, writes
 from papersift.api.access_log import AccessLog
 from papersift.api.asgi import HttpMiddleware, on_response_start
-from papersift.api.backend import SearchBackend
+from papersift.api.backend import ServiceProtocol
 from papersift.api.errors import install_error_handlers
 from papersift.api.limits import BODY_TIMEOUT_S, MAX_BODY_BYTES, RequestLimits
 from papersift.api.security import LOOPBACK_HOSTS, SecurityHeaders, TrustedHost
@@ -68,7 +68,7 @@ class HeadAsGet(HttpMiddleware):
         await self.app({**scope, "method": "GET"}, receive, send_headers_only)
 
 
-def open_service(data_dir: Path) -> SearchBackend:
+def open_service(data_dir: Path) -> ServiceProtocol:
     from papersift.search.service import SearchService
 
     return SearchService(data_dir)
@@ -77,7 +77,7 @@ def open_service(data_dir: Path) -> SearchBackend:
 def create_api_app(
     data_dir: str | Path,
     *,
-    service: SearchBackend | None = None,
+    service: ServiceProtocol | None = None,
     routers: Iterable[APIRouter] = (),
     enable_writes: bool = False,
     write_token: str | None = None,

@@ -18,8 +18,9 @@ from papersift.search.types import Hit, SearchRequest, SearchResponse
 EXPORT_MAX_RESULTS = 5000
 
 
-class SearchBackend(Protocol):
-    """What the app needs from papersift.search.service.SearchService."""
+class ServiceProtocol(Protocol):
+    """What the app needs from papersift.search.service.SearchService (not to be confused with
+    search.backend.SearchBackend, the keyword engine beneath the service)."""
 
     def search(self, request: SearchRequest) -> SearchResponse: ...
 
@@ -38,7 +39,7 @@ class PaperNotFound(LookupError):
         self.paper_id = paper_id
 
 
-def service_of(request: Request) -> SearchBackend:
+def service_of(request: Request) -> ServiceProtocol:
     return request.app.state.service
 
 
@@ -47,7 +48,7 @@ def request_lang(request: Request, explicit: Lang | None) -> Lang:
     return explicit or negotiate_language(request.headers.get("accept-language"))
 
 
-def similar_response(service: SearchBackend, paper_id: str, size: int) -> SearchResponse:
+def similar_response(service: ServiceProtocol, paper_id: str, size: int) -> SearchResponse:
     """Papers like this one: the service's semantic neighbours when its vector index can
     answer, else lexical "more like this" (the paper's title and abstract as the query)."""
     paper = service.get(paper_id)
@@ -73,18 +74,18 @@ def _semantic_answered(response: SearchResponse) -> bool:
     return bool(response.hits) and not unavailable
 
 
-def facets_beside_filters(service: SearchBackend, response: SearchResponse) -> SearchResponse:
+def facets_beside_filters(service: ServiceProtocol, response: SearchResponse) -> SearchResponse:
     """Counts for each filtered facet as if its own filter were off, so the sidebar still
     offers the other venues, years or statuses (search/facet_counts.py: one retrieval)."""
     return service.facets_beside_filters(response)
 
 
-def topic_tree(service: SearchBackend, request: SearchRequest) -> list[dict]:
+def topic_tree(service: ServiceProtocol, request: SearchRequest) -> list[dict]:
     """[{area, count, subareas: [{value, count}]}], by count (search/facet_counts.py)."""
     return service.facet_summary(request).tree
 
 
-def resolve_export_ids(service: SearchBackend, values: list[str]) -> list[str]:
+def resolve_export_ids(service: ServiceProtocol, values: list[str]) -> list[str]:
     """The ids an export names: each `ids=` value is one id when a paper has it (ids may hold
     commas), else a comma-separated list (the older form); duplicates dropped, order kept."""
     from papersift.api.params import MAX_EXPORT_IDS
@@ -100,7 +101,7 @@ def resolve_export_ids(service: SearchBackend, values: list[str]) -> list[str]:
     return list(dict.fromkeys(paper_ids))
 
 
-def lookup_papers(service: SearchBackend, paper_ids: list[str]) -> list[Paper]:
+def lookup_papers(service: ServiceProtocol, paper_ids: list[str]) -> list[Paper]:
     papers = []
     for paper_id in paper_ids:
         paper = service.get(paper_id)
@@ -110,7 +111,7 @@ def lookup_papers(service: SearchBackend, paper_ids: list[str]) -> list[Paper]:
     return papers
 
 
-def collect_result_papers(service: SearchBackend, request: SearchRequest, limit: int = EXPORT_MAX_RESULTS) -> list[Paper]:
+def collect_result_papers(service: ServiceProtocol, request: SearchRequest, limit: int = EXPORT_MAX_RESULTS) -> list[Paper]:
     """Every result of a search, page by page, up to `limit` papers."""
     papers: list[Paper] = []
     page = 1
