@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 from typer.testing import CliRunner
 
-from papersift.cli import app, search_cmd
+from papersift.cli import app, index_cmd
 
 runner = CliRunner()
 
@@ -23,7 +23,7 @@ def test_a_refused_write_is_one_line(sample_data_dir, monkeypatch, error):
     def refused(*args, **kwargs):
         raise error
 
-    monkeypatch.setattr(search_cmd.lexical, "update", refused)
+    monkeypatch.setattr(index_cmd.lexical, "update", refused)
     result = runner.invoke(app, ["index", "--json", "--data-dir", str(sample_data_dir)])
     assert result.exit_code == 1
     assert result.stderr.startswith("error: cannot write") and len(result.stderr.strip().splitlines()) == 1
@@ -34,7 +34,7 @@ def test_a_full_disk_is_its_own_line(sample_data_dir, monkeypatch):
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(search_cmd.lexical, "update", full)
+    monkeypatch.setattr(index_cmd.lexical, "update", full)
     result = runner.invoke(app, ["index", "--json", "--data-dir", str(sample_data_dir)])
     assert result.exit_code == 1 and len(result.stderr.strip().splitlines()) == 1
     assert result.stderr.startswith("error: disk full") and "read-only" not in result.stderr
@@ -44,6 +44,6 @@ def test_other_errors_keep_their_traceback(sample_data_dir, monkeypatch):
     def broken(*args, **kwargs):
         raise OSError(errno.EIO, "Input/output error")  # not a fault the CLI can explain: a bug report needs it
 
-    monkeypatch.setattr(search_cmd.lexical, "update", broken)
+    monkeypatch.setattr(index_cmd.lexical, "update", broken)
     result = runner.invoke(app, ["index", "--json", "--data-dir", str(sample_data_dir)])
     assert isinstance(result.exception, OSError) and result.exception.errno == errno.EIO

@@ -8,6 +8,7 @@ import sys
 from papersift.cli import ingest_cmd  # noqa: F401
 from papersift.cli import fetch_cmd  # noqa: F401
 from papersift.cli import serve_cmd  # noqa: F401
+from papersift.cli import index_cmd  # noqa: F401
 from papersift.cli import search_cmd  # noqa: F401
 from papersift.cli import eval_cmd  # noqa: F401
 from papersift.cli import bench_cmd  # noqa: F401

@@ -1,15 +1,13 @@
-"""papersift cluster run/status/index/serve and bench load: papersift on a Typesense cluster."""
+"""papersift cluster run/status/index/serve: papersift on a Typesense cluster."""
 
 from __future__ import annotations
 
 import itertools
 import signal
 import time
-from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
 
-import orjson
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -19,13 +17,10 @@ from papersift.cli.app import (
     app,
     console,
     data_dir_of,
-    emit_report,
     err_console,
     fail,
     print_json,
 )
-from papersift.cli.bench_cmd import ReportsDirOption, bench_app
-from papersift.config import shared_data_dir
 
 cluster_app = typer.Typer(help="Run papersift on a Typesense cluster (replicated, survives a node's death).",
                           no_args_is_help=True)
@@ -250,46 +245,3 @@ def cluster_serve(
                             allowed_hosts=allowed_hosts_for(host))
     console.print(f"papersift (typesense backend): http://{host}:{port}/", highlight=False)
     uvicorn.run(server_app, host=host, port=port, log_level="warning", access_log=False)
-
-
-@bench_app.command("load")
-def bench_load(
-    url: Annotated[list[str], typer.Option("--url", help="LABEL=URL of a running 'papersift serve' (repeatable).")],
-    clients: Annotated[int, typer.Option("--clients", min=1, max=200, help="Concurrent clients.")] = 50,
-    seconds: Annotated[float, typer.Option("--seconds", min=1, max=600, help="Duration per server.")] = 60,
-    mode: Annotated[str, typer.Option("--mode", help="keyword, semantic or hybrid.")] = "keyword",
-    queries: Annotated[Path | None, typer.Option("--queries", help="JSONL with a 'query' key (default: s2cs).")] = None,
-    reports_dir: ReportsDirOption = Path("reports"),
-    as_json: JsonOption = False,
-) -> None:
-    """N concurrent clients for T seconds against each server (loopback only): errors, QPS, p50/p99."""
-    from papersift.bench.load import markdown_table, run_load
-
-    path = queries or shared_data_dir() / "s2cs_queries" / "s2_query.jsonl"
-    texts = [orjson.loads(line)["query"] for line in path.read_text().splitlines() if line.strip()]
-    results = []
-    for target in url:
-        label, _, address = target.rpartition("=")
-        try:
-            results.append(run_load(address, texts, clients, seconds, mode, label or address))
-        except ValueError as exc:
-            fail(str(exc))
-    emit_report("bench-load", [asdict(result) for result in results], markdown_table(results), reports_dir, as_json)
-
-
-@bench_app.command("typesense")
-def bench_typesense(
-    data_dir: DataDirOption = None,
-    nodes: Annotated[int, typer.Option("--nodes", min=1, max=5, help="Cluster size (on 127.0.0.1).")] = 3,
-    drill: Annotated[bool, typer.Option("--drill/--no-drill", help="Run the failover drill too.")] = True,
-    reports_dir: ReportsDirOption = Path("reports"),
-) -> None:
-    """A scratch loopback cluster: import rate, RAM per paper (text, vectors), parity with the
-    embedded backend over the shared queries, failover drill. Needs the keyword index built."""
-    from papersift.bench.typesense import markdown_report, run_typesense_bench
-
-    directory = data_dir_of(data_dir)
-    path = shared_data_dir() / "s2cs_queries" / "s2_query.jsonl"
-    texts = [orjson.loads(line)["query"] for line in path.read_text().splitlines() if line.strip()]
-    report = run_typesense_bench(directory, texts, nodes, drill=drill)
-    emit_report("bench-typesense", report, markdown_report(report), reports_dir, as_json=False)
