@@ -19,6 +19,10 @@ OPERATIONS = [
     ("GET", "/api/facets"), ("GET", "/api/export"), ("POST", "/api/papers"),
     ("GET", "/api/topics/map"), ("GET", "/api/topics/trends"),
     ("GET", "/api/authors/{author}"), ("GET", "/api/venues/{venue}"), ("GET", "/api/venues/{venue}/{year}"),
+    ("GET", "/api/library"), ("GET", "/api/library/tags"), ("GET", "/api/library/export"),
+    ("GET", "/api/library/recommendations"), ("POST", "/api/library/tag"), ("POST", "/api/library/untag"),
+    ("POST", "/api/library/rating"), ("POST", "/api/library/note"), ("POST", "/api/library/reading"),
+    ("POST", "/api/library/remove"), ("POST", "/api/library/import"),
 ]
 
 

@@ -228,11 +228,13 @@ def recommendations(request: Request,
     """A linear SVM trained on the tag's papers (or every tagged and liked paper) against the
     papers marked not interested and a corpus sample, over the stored vectors and tf-idf
     features; papers in the library are left out. Reads only what `papersift library features`
-    and `papersift embed` wrote: a server never computes them (503 names the command)."""
+    and `papersift embed` wrote: a server never computes them (without them: no hits, and a
+    notice naming the command)."""
     from papersift import extras
 
     if not extras.available("recommend"):
-        raise ApiError(501, "not_installed", "recommendations need papersift[recommend] (scikit-learn) on the server")
+        return {"learned_from": None, "hits": [],
+                "notices": ["recommendations need papersift[recommend] (scikit-learn) on the server"]}
     from papersift.library.features import FeaturesMissing, load_features
     from papersift.library.recommend import NothingToLearn, explanation, recommend
 
@@ -245,7 +247,7 @@ def recommendations(request: Request,
     try:
         hits, learned = recommend(load_features(request.app.state.settings.data_dir), library, tag, k, allowed)
     except FeaturesMissing as problem:
-        raise ApiError(503, "features_missing", str(problem)) from None
+        return {"learned_from": None, "hits": [], "notices": [str(problem)]}
     except NothingToLearn as problem:
         raise ApiError(422, "nothing_to_learn", str(problem)) from None
     except LibraryError as problem:
@@ -257,7 +259,7 @@ def recommendations(request: Request,
         return None if paper is None else {"id": paper.id, "title": paper.title, "venue": paper.venue,
                                            "year": paper.year, "authors": list(paper.authors[:10]), "url": paper.url}
 
-    return {"learned_from": learned, "hits": [{
+    return {"learned_from": learned, "notices": [], "hits": [{
         "paper": summary(hit.paper_id), "score": hit.score,
         "because": [{"paper_id": pid, "title": getattr(papers.get(pid), "title", None), "similarity": similarity}
                     for pid, similarity in hit.because],

@@ -214,7 +214,7 @@ def recommend(
     against the papers you marked not interested; each one explained by its nearest tagged papers."""
     from papersift.extras import require
     from papersift.library.features import FeaturesMissing, load_features
-    from papersift.library.recommend import NothingToLearn
+    from papersift.library.recommend import NothingToLearn, explanation
     from papersift.library.recommend import recommend as recommend_papers
 
     require("recommend", "recommend")
@@ -230,10 +230,9 @@ def recommend(
              "score": round(hit.score, 4), "because": [{"paper_id": pid, "similarity": round(sim, 4)} for pid, sim in hit.because]}
             for hit in hits]})
         return
-    source = f"tag {tag_name!r}" if tag_name else "your library"
     for number, hit in enumerate(hits, 1):
         paper = papers.get(hit.paper_id)
         console.print(f"{number:>3}. {hit.paper_id}  {paper.title if paper else ''}", highlight=False, markup=False)
-        nearest = "; ".join(papers[pid].title[:60] for pid, _ in hit.because if pid in papers)
-        console.print(f"     like {learned['positives']} paper(s) in {source}, nearest: {nearest}",
-                      highlight=False, markup=False)
+        because = explanation([papers[pid].title for pid, _ in hit.because if pid in papers], tag_name)
+        console.print(f"     {because}", highlight=False, markup=False)
+    err_console.print(f"[dim]learned from {learned['positives']} paper(s), {learned['not_interested']} not interested[/]")
