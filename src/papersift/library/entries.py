@@ -223,7 +223,8 @@ class Library:
         """Entries, newest first, optionally only those with a tag / rating / reading state / id."""
         if not self._ready():
             return []
-        where, params = ["p.user_id=?"], [self.user_id]
+        where: list[str] = ["p.user_id=?"]
+        params: list[object] = [self.user_id]
         if tag is not None:
             where.append("EXISTS (SELECT 1 FROM library_tags t WHERE t.user_id=p.user_id AND t.paper_id=p.paper_id"
                          " AND t.tag=?)")

@@ -21,6 +21,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import orjson
@@ -112,7 +113,7 @@ class Features:
 
     paper_ids: list[str]
     row_of: dict[str, int]
-    tfidf: object | None  # scipy CSR [n, vocabulary], l2-normalized rows
+    tfidf: Any  # scipy CSR [n, vocabulary], l2-normalized rows (None when not built)
     vectors: np.ndarray | None  # float32 [n, dim], unit rows or zeros
     has_vector: np.ndarray | None  # bool [n]
     source: str  # which files, for reports

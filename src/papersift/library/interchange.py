@@ -7,12 +7,12 @@ Where each format keeps the library's own data:
 | | tags | note | like / not interested, reading state | papersift id |
 |---|---|---|---|---|
 | BibTeX | `keywords` | `annote` | `papersift_rating`, `papersift_reading` | `papersift_id` |
-| RIS | `KW` | `N1` | `C1`, `C2` | `ID` |
-| CSL-JSON | `categories` | `note` | `custom.papersift_rating`, `custom.papersift_reading` | `id` |
+| RIS | `KW` | `N1` | `C1`, `C2` | `AN` (`ID` is the citation key) |
+| CSL-JSON | `categories` | `note` | `custom.papersift_rating`, `custom.papersift_reading` | `custom.papersift_id` (`id`: the key) |
 | JSON | everything, with the paper's stored record |
 
-The BibTeX writer is the one the page's "copy BibTeX" uses (export.to_bibtex), given the
-library's fields.
+The writers are those of the page's and the API's exports (export.py), given the library's
+fields; an older export with the papersift id in RIS `ID` / CSL `id` still imports.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import orjson
 import rispy
 
+from papersift import export
 from papersift.export import to_bibtex
 from papersift.ingest.bibtex import entry_record, parse_bibtex
 from papersift.library.entries import RATINGS, EntryChange, Library, LibraryEntry
@@ -65,43 +66,33 @@ def to_library_bibtex(pairs: list[tuple[LibraryEntry, Paper]]) -> str:
     return to_bibtex([paper for _, paper in pairs], fields)
 
 
-class _PlainRisWriter(rispy.RisWriter):
-    """RIS without rispy's "1." counter line before each record (other readers do not expect it)."""
-
-    def set_header(self, count: int) -> str:
-        return ""
+def _by_paper(pairs: list[tuple[LibraryEntry, Paper]]) -> dict[str, LibraryEntry]:
+    return {paper.id: entry for entry, paper in pairs}
 
 
 def to_ris(pairs: list[tuple[LibraryEntry, Paper]]) -> str:
-    records = []
-    for entry, paper in pairs:
-        record = {"type_of_reference": "CONF" if paper.venue else "GEN", "id": paper.id, "title": paper.title,
-                  "authors": list(paper.authors), "year": str(paper.year) if paper.year else None,
-                  "secondary_title": paper.venue, "abstract": paper.abstract,
-                  "urls": [url for url in (paper.url, paper.pdf) if url], "keywords": list(entry.tags),
-                  "notes": [entry.note] if entry.note else [], "custom1": _rating_name(entry),
-                  "custom2": entry.reading}
-        records.append({key: value for key, value in record.items() if value not in (None, [], "")})
-    return rispy.dumps(records, implementation=_PlainRisWriter)
+    """export.to_ris (ID the citation key, AN the papersift id) with the library's fields."""
+    by_id = _by_paper(pairs)
 
+    def fields(paper: Paper) -> dict:
+        entry = by_id[paper.id]
+        return {"keywords": list(entry.tags), "notes": [entry.note] if entry.note else [],
+                "custom1": _rating_name(entry), "custom2": entry.reading}
 
-def _csl_name(name: str) -> dict:
-    given, _, family = name.rpartition(" ")
-    return {"family": family, "given": given} if given else {"literal": name}
+    return export.to_ris([paper for _, paper in pairs], fields)
 
 
 def to_csl_json(pairs: list[tuple[LibraryEntry, Paper]]) -> str:
-    items = []
-    for entry, paper in pairs:
-        item = {"id": paper.id, "type": "paper-conference" if paper.venue else "article", "title": paper.title,
-                "author": [_csl_name(name) for name in paper.authors],
-                "issued": {"date-parts": [[paper.year]]} if paper.year else None,
-                "container-title": paper.venue, "URL": paper.url, "abstract": paper.abstract,
-                "categories": list(entry.tags), "note": entry.note,
+    """export.to_csl_json (custom.papersift_id the papersift id) with the library's fields."""
+    by_id = _by_paper(pairs)
+
+    def fields(paper: Paper) -> dict:
+        entry = by_id[paper.id]
+        return {"categories": list(entry.tags), "note": entry.note,
                 "custom": {key: value for key, value in (("papersift_rating", _rating_name(entry)),
                                                          ("papersift_reading", entry.reading)) if value}}
-        items.append({key: value for key, value in item.items() if value not in (None, [], {}, "")})
-    return orjson.dumps(items, option=orjson.OPT_INDENT_2).decode()
+
+    return export.to_csl_json([paper for _, paper in pairs], fields)
 
 
 def to_library_json(pairs: list[tuple[LibraryEntry, Paper]], library: Library) -> str:
@@ -170,14 +161,14 @@ def read_bibtex_entries(text: str) -> list[ImportedEntry]:
     library = parse_bibtex(text)
     if library.failed_blocks and not library.entries:
         block = library.failed_blocks[0]
-        raise LibraryFormatError(f"line {block.start_line + 1}: unparsable BibTeX")
+        raise LibraryFormatError(f"line {(block.start_line or 0) + 1}: unparsable BibTeX")
     entries = []
     for entry in library.entries:
         fields = {key.lower(): field.value for key, field in entry.fields_dict.items()}
         record = entry_record(entry, "import")
         links = [fields.get(name) for name in ("doi", "url", "eprint", "pdf", "arxiv", "openreview")]
         entries.append(ImportedEntry(
-            label=f"entry {entry.key} (line {entry.start_line + 1})", title=_text(record.get("title")),
+            label=f"entry {entry.key} (line {(entry.start_line or 0) + 1})", title=_text(record.get("title")),
             year=parse_year(record.get("year")), venue=record.get("venue"),
             paper_ids=tuple(filter(None, [_text(fields.get("papersift_id"))])),
             links=tuple(str(link) for link in links if link), tags=_split_tags(fields.get("keywords")),
@@ -194,7 +185,7 @@ def read_ris_entries(text: str) -> list[ImportedEntry]:
     entries = []
     for number, record in enumerate(records, 1):
         title = _text(record.get("title") or record.get("primary_title"))
-        paper_id = _text(record.get("id"))
+        paper_id = _text(record.get("accession_number") or record.get("id"))
         links = [*(record.get("urls") or []), record.get("doi")]
         entries.append(ImportedEntry(
             label=f"record {number} ({paper_id or (title or '')[:60]!r})", title=title,
@@ -221,8 +212,8 @@ def read_csl_entries(items: object) -> list[ImportedEntry]:
     for number, item in enumerate(items, 1):
         if not isinstance(item, dict):
             raise LibraryFormatError(f"item {number}: not a JSON object")
-        custom = item.get("custom") if isinstance(item.get("custom"), dict) else {}
-        paper_id = _text(item.get("id"))
+        custom = item["custom"] if isinstance(item.get("custom"), dict) else {}
+        paper_id = _text(custom.get("papersift_id") or item.get("id"))
         title = _text(item.get("title"))
         entries.append(ImportedEntry(
             label=f"item {number} ({paper_id or (title or '')[:60]!r})", title=title, year=_csl_year(item),
@@ -240,7 +231,7 @@ def read_json_entries(data: object) -> list[ImportedEntry]:
     for number, item in enumerate(data.get("entries") or [], 1):
         if not isinstance(item, dict):
             raise LibraryFormatError(f"entry {number}: not a JSON object")
-        paper = item.get("paper") if isinstance(item.get("paper"), dict) else {}
+        paper = item["paper"] if isinstance(item.get("paper"), dict) else {}
         paper_id = _text(item.get("paper_id"))
         rating = item.get("rating")
         entries.append(ImportedEntry(

@@ -112,11 +112,11 @@ class PaperMatcher:
             if others:
                 return None, f"the title matches {', '.join(others[:3])} but not the year {entry.year}"
             return None, f"no stored paper has its identifiers or the title {entry.title[:80]!r} ({entry.year})"
-        candidates = self.by_title.get(title, [])
-        if len(candidates) == 1:
-            return candidates[0], "title"
-        if candidates:
-            return None, f"no year, and {len(candidates)} papers have the title"
+        titled = self.by_title.get(title, [])
+        if len(titled) == 1:
+            return titled[0], "title"
+        if titled:
+            return None, f"no year, and {len(titled)} papers have the title"
         return None, f"no stored paper has its identifiers or the title {entry.title[:80]!r} (no year)"
 
     def match_all(self, entries: Iterable[ImportedEntry]) -> MatchResult:

@@ -100,6 +100,8 @@ def tfidf_svm_rank(features: Features, positive_rows: np.ndarray, negative_rows:
 def knn_rank(features: Features, positive_rows: np.ndarray, negative_rows: np.ndarray,
              candidates: np.ndarray, k: int, seed: int = 0) -> np.ndarray:
     """Nearest neighbours on the embeddings: cosine to the centroid of the positives."""
+    if features.vectors is None:
+        raise ValueError("nearest neighbours need the papers' e5 vectors ('papersift embed')")
     centroid = features.vectors[positive_rows].mean(axis=0)
     return candidates[top_k(features.vectors[candidates] @ centroid, k)]
 

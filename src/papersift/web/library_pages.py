@@ -16,6 +16,7 @@ from papersift import extras
 from papersift.api.backend import request_lang
 from papersift.api.library_routes import library_of
 from papersift.api.params import PaperParams, SearchParams
+from papersift.i18n import Lang
 from papersift.library.entries import MAX_TAG_CHARS, LibraryError
 from papersift.library.recommend import explanation
 from papersift.web.urls import SearchState
@@ -42,7 +43,7 @@ LABELS = {
 }
 
 
-def _render(request: Request, template: str, lang: str, **context) -> HTMLResponse:
+def _render(request: Request, template: str, lang: Lang, **context) -> HTMLResponse:
     from papersift.web.routes import render  # the page machinery (imports this module to mount it)
 
     return render(request, template, lang, state=SearchState(SearchParams(), lang), labels=LABELS[lang], **context)
@@ -64,7 +65,9 @@ def library_page(request: Request, params: Annotated[LibraryPageParams, Query()]
 def recommend_page(request: Request, params: Annotated[LibraryPageParams, Query()]) -> HTMLResponse:
     lang, tag, k = request_lang(request, params.lang), params.tag, params.k
     library = library_of(request)
-    hits, problem, papers = [], None, {}
+    hits: list = []
+    problem: str | None = None
+    papers: dict = {}
     if not extras.available("recommend"):
         problem = "recommendations need papersift[recommend] (scikit-learn) on the server"
     else:
