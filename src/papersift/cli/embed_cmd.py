@@ -46,7 +46,9 @@ def models_list(models_dir: ModelsDirOption = None, as_json: JsonOption = False)
         return
     for row in rows:
         mark = "*" if row["default"] else " "
-        state = f"built ({row['size_mb'].get('int8')} MB int8)" if row["built"] else "not built"
+        sizes = row["size_mb"]
+        size = f"{sizes['int8']} MB int8" if "int8" in sizes else f"{sizes.get('vectors')} MB static rows"
+        state = f"built ({size})" if row["built"] else "not built"
         console.print(f"{mark} {row['name']:<24} {row['dim']}-d  {row['languages']:<20} {state}", highlight=False)
 
 
@@ -73,12 +75,12 @@ def embed(
     dask: Annotated[str | None, typer.Option("--dask", help="Embed on a Dask cluster: its scheduler address, or 'local' (2 workers on 127.0.0.1).")] = None,
 ) -> None:
     """Embed the store's papers for semantic search (cached and resumable: rerun after a kill)."""
-    from papersift.index.embeddings import EmbedProgress, Encoder, embed_papers, embed_store
+    from papersift.index.embeddings import EmbedProgress, embed_papers, embed_store, make_encoder
 
     if corpus is None:
         require_writable(data_dir_of(data_dir))  # before the model loads
     try:
-        encoder = Encoder(model, models_root=models_dir, threads=threads)
+        encoder = make_encoder(model, models_root=models_dir, threads=threads)
     except model_registry.ModelError as exc:
         fail(str(exc))
     if corpus is not None:

