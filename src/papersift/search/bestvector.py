@@ -1,0 +1,90 @@
+"""Search with the best vector each paper has: e5's when it has one, else the static model's.
+
+Right after indexing every paper gets a static vector (index/static.py, seconds); e5 then
+embeds in the background (~30 min for 44K papers on 2 cores). The two models' vectors live in
+different spaces, so a query is compared with each paper in the space of the vector that paper
+has: e5 ranks the papers e5 has embedded, the static model ranks the others (its retriever's
+`outside`), and the two lists are merged by estimated overall rank: the i-th paper of a list
+drawn from n papers stands at about (i + 0.5) / n of the way down the whole ranking. Cosines
+of the two models are not comparable (e5's crowd into a narrow cone), ranks within their
+share of the papers are. Once e5 covers every paper, e5 alone answers; before it has
+published anything, the static model alone does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from papersift.search.query import ParsedQuery
+from papersift.search.semantic import DenseRetriever
+from papersift.search.types import SearchRequest
+
+FULL_COVERAGE = 0.999  # as search/hybrid.py: a whole-corpus index written before the last papers came
+
+
+def merge_by_share(ranked_lists: Sequence[Sequence[tuple[str, float]]], populations: Sequence[int],
+                   k: int) -> list[tuple[str, float]]:
+    """Lists over disjoint sets of papers merged by each paper's estimated overall rank (its
+    position over the size of the population its list ranks); the score is 1 minus that share
+    (best first, ties: earlier list first)."""
+    merged = []
+    for list_order, (ranked, population) in enumerate(zip(ranked_lists, populations)):
+        size = max(population, len(ranked), 1)
+        merged.extend(((position + 0.5) / size, list_order, paper_id)
+                      for position, (paper_id, _) in enumerate(ranked))
+    merged.sort()
+    return [(paper_id, 1.0 - share) for share, _, paper_id in merged[:k]]
+
+
+class BestVectorRetriever:
+    """The semantic retriever (and hybrid's dense side) while a first pass is in place."""
+
+    def __init__(self, full: DenseRetriever | None, first_pass: DenseRetriever):
+        self.full = full  # e5 (None when it is not built)
+        self.first_pass = first_pass
+        first_pass.outside = full
+
+    @property
+    def model(self) -> str:
+        return self.full.model if self.complete() else self.first_pass.model
+
+    def complete(self) -> bool:
+        """Whether e5's index covers every paper (then it alone answers)."""
+        return self.full is not None and self.full.index is not None and self.full.coverage() >= FULL_COVERAGE
+
+    @property
+    def index(self):
+        """e5's index once complete, else the first pass's (hybrid asks whether there is one)."""
+        return self.full.index if self.complete() else self.first_pass.index
+
+    @property
+    def bridge(self):
+        return self.full.bridge if self.full is not None else None
+
+    def coverage(self) -> float:
+        return max(self.first_pass.coverage(), self.full.coverage() if self.full is not None else 0.0)
+
+    def notices(self) -> list[str]:
+        return self.full.notices() if self.complete() else self.first_pass.notices()
+
+    def reading_for(self, text: str):
+        """The query's English reading, through e5's term bridge when there is one."""
+        return (self.full if self.full is not None else self.first_pass).reading_for(text)
+
+    def populations(self) -> tuple[int, int]:
+        """Papers each side ranks: those with an e5 vector, and the others with a static one."""
+        full, first = self.full.index, self.first_pass.index
+        with_full = len(full.row_of) if full is not None else 0
+        only_first = sum(paper_id not in full.row_of for paper_id in first.row_of) if full is not None and first is not None \
+            else (len(first.row_of) if first is not None else 0)
+        return with_full, only_first
+
+    def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
+                 candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
+        if self.complete():
+            return self.full.retrieve(request, query, k, candidate_ids)
+        if self.full is None or self.full.index is None:
+            return self.first_pass.retrieve(request, query, k, candidate_ids)
+        ranked_full = self.full.retrieve(request, query, k, candidate_ids)
+        ranked_first = self.first_pass.retrieve(request, query, k, candidate_ids)  # only papers e5 lacks
+        return merge_by_share([ranked_full, ranked_first], self.populations(), k)

@@ -1,0 +1,135 @@
+"""The best-vector retriever (search/bestvector.py) over a real slice: e5 vectors for some papers,
+static vectors for all. Vectors are pseudo-random unit vectors: what is checked is which space
+ranks which paper and how the two lists merge, not ranking quality (bench embed measures it)."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+
+import numpy as np
+import pytest
+
+from papersift.index import lexical
+from papersift.index.models import DEFAULT_MODEL, STATIC_MODEL
+from papersift.index.vectors import model_root, write_index
+from papersift.search import semantic
+from papersift.search.bestvector import BestVectorRetriever, merge_by_share
+from papersift.search.query import ParsedQuery, parse_query
+from papersift.search.semantic import DenseRetriever
+from papersift.search.service import SearchService
+from papersift.search.types import SearchRequest
+from papersift.store import Store
+
+QUERY = parse_query("graph neural networks")
+
+
+def test_merge_by_share_places_each_paper_at_its_estimated_overall_rank():
+    big = [(f"e5-{i}", 0.9 - i / 100) for i in range(20)]  # the first 20 of 100 papers
+    small = [(f"static-{i}", 0.5 - i / 100) for i in range(4)]  # the first 4 of 10
+    merged = merge_by_share([big, small], [100, 10], k=12)
+    ids = [paper_id for paper_id, _ in merged]
+    # static-0 stands 5% of the way down: after e5-0..e5-4 (0.5%..4.5%), before e5-5 (5.5%)
+    assert ids[:7] == ["e5-0", "e5-1", "e5-2", "e5-3", "e5-4", "static-0", "e5-5"]
+    assert len(ids) == 12 and len(set(ids)) == 12
+    scores = [score for _, score in merged]
+    assert scores == sorted(scores, reverse=True)
+
+
+class FakeEncoder:
+    """Any text -> its own pseudo-random unit vector of the model's width."""
+
+    def __init__(self, name: str, dim: int):
+        self.name, self.dim = name, dim
+
+    def encode_query(self, text: str) -> np.ndarray:
+        seed = int.from_bytes(hashlib.sha256(f"{self.name}:{text}".encode()).digest()[:8], "little")
+        vector = np.random.default_rng(seed).standard_normal(self.dim).astype(np.float32)
+        return vector / np.linalg.norm(vector)
+
+    def encode_passages(self, texts, batch_size: int = 32) -> np.ndarray:
+        return np.stack([self.encode_query(text) for text in texts])
+
+
+def _write(data_dir, model, paper_ids, dim, total, seed):
+    vectors = np.random.default_rng(seed).standard_normal((len(paper_ids), dim)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    write_index(data_dir, model, paper_ids, vectors, papers_total=total, last_seq=total)
+
+
+@pytest.fixture(scope="module")
+def slice_dir(sample_data_dir, tmp_path_factory):
+    """300 papers with abstracts, indexed, with static vectors for all of them."""
+    data_dir = tmp_path_factory.mktemp("bestvector")
+    papers = [paper for _, paper in Store(sample_data_dir, readonly=True).iter_papers() if paper.abstract][:300]
+    store = Store(data_dir)
+    store.upsert(papers)
+    store.close()
+    lexical.build(data_dir)
+    _write(data_dir, STATIC_MODEL, [paper.id for paper in papers], 256, len(papers), seed=2)
+    return data_dir, [paper.id for paper in papers]
+
+
+def _retrievers(data_dir):
+    service = SearchService(data_dir)
+    full = DenseRetriever(data_dir, service, encoder=FakeEncoder(DEFAULT_MODEL, 384))
+    first = DenseRetriever(data_dir, service, model=STATIC_MODEL, encoder=FakeEncoder(STATIC_MODEL, 256))
+    return BestVectorRetriever(full, first), full, first
+
+
+def test_without_e5_vectors_the_static_model_ranks_every_paper(slice_dir):
+    data_dir, paper_ids = slice_dir
+    best, _, first = _retrievers(data_dir)
+    request = SearchRequest(query="graph neural networks", mode="semantic")
+    ranked = best.retrieve(request, QUERY, k=len(paper_ids))
+    assert [paper_id for paper_id, _ in ranked] == [paper_id for paper_id, _ in first.rank_text(
+        "graph neural networks", ParsedQuery(), k=len(paper_ids))]
+    assert {paper_id for paper_id, _ in ranked} == set(paper_ids)
+    assert best.notices() == []  # the static pass covers every paper
+
+
+def test_each_paper_is_ranked_in_the_space_of_its_best_vector(slice_dir, tmp_path):
+    data_dir, paper_ids = slice_dir
+    with_e5 = paper_ids[::3]  # e5 has embedded a third of the papers so far
+    _write(data_dir, DEFAULT_MODEL, with_e5, 384, len(paper_ids), seed=3)
+    try:
+        best, full, first = _retrievers(data_dir)
+        request = SearchRequest(query="graph neural networks", mode="semantic")
+        ranked = [paper_id for paper_id, _ in best.retrieve(request, QUERY, k=len(paper_ids))]
+        assert sorted(ranked) == sorted(paper_ids)  # every paper once
+        e5_order = [paper_id for paper_id, _ in full.rank_text("graph neural networks", ParsedQuery(), k=len(paper_ids))]
+        assert [paper_id for paper_id in ranked if paper_id in set(with_e5)] == e5_order
+        static_order = [paper_id for paper_id, _ in first.rank_text("graph neural networks", ParsedQuery(), k=len(paper_ids))]
+        assert set(static_order) == set(paper_ids) - set(with_e5)  # the static side ranks only the rest
+        assert [paper_id for paper_id in ranked if paper_id not in set(with_e5)] == static_order
+        assert best.populations() == (len(with_e5), len(paper_ids) - len(with_e5))
+        # similar papers: a paper with an e5 vector gets neighbours from both spaces, never itself
+        similar = best.retrieve(SearchRequest(like_id=with_e5[0], mode="semantic"), ParsedQuery(), k=40)
+        similar_ids = {paper_id for paper_id, _ in similar}
+        assert with_e5[0] not in similar_ids and similar_ids & set(with_e5) and similar_ids - set(with_e5)
+    finally:
+        shutil.rmtree(model_root(data_dir, DEFAULT_MODEL))  # leave no e5 vectors for the other tests
+
+
+def test_once_e5_covers_every_paper_it_alone_answers(slice_dir, tmp_path):
+    data_dir, paper_ids = slice_dir
+    _write(data_dir, DEFAULT_MODEL, paper_ids, 384, len(paper_ids), seed=4)
+    try:
+        best, full, _ = _retrievers(data_dir)
+        request = SearchRequest(query="graph neural networks", mode="semantic")
+        assert best.complete() and best.model == DEFAULT_MODEL
+        assert best.retrieve(request, QUERY, k=50) == full.retrieve(request, QUERY, k=50)
+    finally:
+        shutil.rmtree(model_root(data_dir, DEFAULT_MODEL))
+
+
+def test_make_retriever_takes_the_first_pass_only_when_its_vectors_exist(tmp_path, monkeypatch, slice_dir):
+    monkeypatch.setattr(semantic, "_built", lambda model: True)
+    data_dir = tmp_path / "empty"
+    data_dir.mkdir()
+    assert semantic.make_retriever(data_dir, None) is None  # nothing embedded: keyword only
+    _write(data_dir, DEFAULT_MODEL, ["a", "b"], 384, 2, seed=5)
+    assert type(semantic.make_retriever(data_dir, None)) is DenseRetriever  # as before the static model
+    _write(data_dir, STATIC_MODEL, ["a", "b"], 256, 2, seed=6)
+    chosen = semantic.make_retriever(data_dir, None)
+    assert isinstance(chosen, BestVectorRetriever) and chosen.full is not None
