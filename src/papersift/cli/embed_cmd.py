@@ -206,3 +206,27 @@ def bench_semantic(
     except (FileNotFoundError, model_registry.ModelError) as exc:
         fail(str(exc))
     emit_report("bench-semantic", report.to_dict(), report.markdown(), reports_dir, as_json)
+
+
+@bench_app.command("embed")
+def bench_embed(
+    data_dir: DataDirOption = None,
+    threads: Annotated[int, typer.Option("--threads", min=1, help="CPU threads for every model.")] = 1,
+    texts: Annotated[int, typer.Option("--texts", min=8, help="Papers e5 embeds for its throughput figures.")] = 64,
+    quality: Annotated[bool, typer.Option("--quality/--no-quality", help="Also rank the dev benchmarks per stage.")] = True,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="Where eval corpora are kept (as 'papersift eval').")] = None,
+    reports_dir: ReportsDirOption = Path("reports"),
+    as_json: JsonOption = False,
+) -> None:
+    """Static first pass vs e5: passages/s per model and setting, time to cover every paper, quality per stage."""
+    from papersift.bench.embed import markdown, run
+    from papersift.config import shared_data_dir
+
+    directory = data_dir_of(data_dir)
+    require_writable(directory)  # the static vectors are published into it
+    try:
+        report = run(directory, shared_data_dir(), threads, texts, cache_dir, quality,
+                     log=lambda message: err_console.print(f"[dim]{escape(message)}[/]"))
+    except (FileNotFoundError, model_registry.ModelError) as exc:
+        fail(str(exc))
+    emit_report("bench-embed", report, markdown(report), reports_dir, as_json)

@@ -13,7 +13,7 @@ are distilled locally from the ONNX encoder `papersift models build` already mad
 
 A text's vector is the L2-normalised sum of its tokens' rows (the weights are in the rows, so
 the sum is the weighted mean up to scale). Files: `<models dir>/<static model>/vectors.npy`
-(float16 [vocabulary, STATIC_DIM]; a token left out of a restricted build has a zero row),
+(float32 [vocabulary, STATIC_DIM]; a token left out of a restricted build has a zero row),
 `tokenizer.json` and `manifest.json`.
 """
 
@@ -137,7 +137,7 @@ def build_static(spec: ModelSpec, root: str | os.PathLike | None = None, vocabul
     tmp = folder.with_name(folder.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    np.save(tmp / VECTORS_FILE, rows.astype(np.float16))
+    np.save(tmp / VECTORS_FILE, rows)
     shutil.copyfile(source.tokenizer_path, tmp / "tokenizer.json")
     manifest = {**manifest_expected(spec), "spec": asdict(spec), **facts,
                 "source_files": {name: sha256_file(source.folder / name) for name in ("model.fp32.onnx", "tokenizer.json")},
@@ -169,7 +169,8 @@ class StaticEncoder:
         self.tokenizer = Tokenizer.from_file(str(self.built.tokenizer_path))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length=self.max_tokens)
-        # memory-mapped float16 (128 MB for 250K tokens): a server pages in the rows queries use
+        # memory-mapped float32 (256 MB for 250K tokens): a server pages in only the rows queries
+        # use. float16 would halve the file, but converting it for a bulk run took ~4 s per pass
         self.rows = np.load(self.built.folder / VECTORS_FILE, mmap_mode="r")
         manifest = json.loads((self.built.folder / "manifest.json").read_text())
         self._rows_sha = manifest["files"][VECTORS_FILE][:12]
@@ -205,21 +206,23 @@ class StaticEncoder:
 
     def encode_token_ids(self, token_lists: Sequence[Sequence[int]], batch_size: int = 1024,
                          on_batch: Callable[[int], None] | None = None) -> np.ndarray:
-        """The normalised sum of each text's token rows (a text of unknown tokens only: zeros)."""
+        """The normalised sum of each text's token rows (a text of unknown tokens only: zeros).
+
+        Each text's rows are gathered into one reused buffer: measured ~4x faster than gathering
+        a batch's rows into a fresh array, whose page faults dominate."""
         out = np.zeros((len(token_lists), self.dim), dtype=np.float32)
-        for start in range(0, len(token_lists), batch_size):
-            chunk = token_lists[start:start + batch_size]
-            lengths = np.array([len(ids) for ids in chunk])
-            flat = np.fromiter((token for ids in chunk for token in ids), dtype=np.int64, count=int(lengths.sum()))
-            sums = np.zeros((len(chunk), self.dim), dtype=np.float32)
-            nonempty = lengths > 0
-            if nonempty.any():  # texts lie one after the other in `flat`: sum each run of rows
-                starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])[nonempty]
-                sums[nonempty] = np.add.reduceat(self.rows[flat].astype(np.float32), starts, axis=0)
-            norms = np.linalg.norm(sums, axis=1, keepdims=True)
-            out[start:start + len(chunk)] = sums / np.maximum(norms, 1e-12)
-            if on_batch:
-                on_batch(len(chunk))
+        buffer = np.empty((max((len(ids) for ids in token_lists), default=0), self.dim), dtype=np.float32)
+        for position, ids in enumerate(token_lists):
+            if len(ids):
+                taken = buffer[:len(ids)]
+                np.take(self.rows, np.asarray(ids, dtype=np.int64), axis=0, out=taken)
+                total = taken.sum(axis=0)
+                norm = float(np.linalg.norm(total))
+                out[position] = total / norm if norm > 1e-12 else 0.0
+            if on_batch and (position + 1) % batch_size == 0:
+                on_batch(batch_size)
+        if on_batch and len(token_lists) % batch_size:
+            on_batch(len(token_lists) % batch_size)
         return out
 
     def encode_inputs(self, inputs: Sequence[str], batch_size: int = 1024,
