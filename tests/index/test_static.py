@@ -6,13 +6,20 @@ from __future__ import annotations
 import os
 
 import numpy as np
-import onnxruntime as ort
 import pytest
 from sklearn.decomposition import PCA
 
 from papersift.index import models
 from papersift.index.embeddings import embed_papers, make_encoder, paper_text
-from papersift.index.static import StaticEncoder, build_static, pca_project, special_ids, token_outputs, zipf_weights
+from papersift.index.static import (
+    StaticEncoder,
+    build_static,
+    hidden_state_session,
+    pca_project,
+    special_ids,
+    token_outputs,
+    zipf_weights,
+)
 from papersift.index.vectors import VectorIndex
 from papersift.record import paper_from_dict
 
@@ -70,8 +77,13 @@ def test_rows_are_the_weighted_pca_of_each_token_through_e5(tiny_static_root):
     tokenizer = Tokenizer.from_file(str(source.tokenizer_path))
     bos, eos = special_ids(tokenizer)
     tokens = np.array([token for token in vocabulary if token not in (bos, eos)], dtype=np.int64)
-    session = ort.InferenceSession(str(source.onnx_path("fp32")), providers=["CPUExecutionProvider"])
-    outputs = token_outputs(session, tokens, bos, eos, batch_size=64)
+    session, hidden = hidden_state_session(source.onnx_path("fp32"), threads=1)
+    outputs = token_outputs(session, hidden, tokens, bos, eos, batch_size=64)
+    # the hidden state the session exposes is the one the graph pools: mean + L2 norm gives e5's output
+    ids = np.array([[eos, tokens[0], bos]], dtype=np.int64)
+    pooled, state = session.run(["embedding", hidden], {"input_ids": ids, "attention_mask": np.ones_like(ids)})
+    mean = state[0].mean(axis=0)
+    np.testing.assert_allclose(pooled[0], mean / np.linalg.norm(mean), atol=1e-5)
     # fewer tokens than 256 axes: the projection keeps every direction, so unweighted rows have
     # the Gram matrix of the centred outputs
     unweighted = np.asarray(encoder.rows[tokens], dtype=np.float32) / zipf_weights(tokens)[:, None]

@@ -339,6 +339,8 @@ def embed_papers(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: 
             return vector_index.write_index(data_dir, encoder.name, [papers[row_papers[r]].id for r in rows],
                                             vectors[rows], papers_total=len(papers), last_seq=last_seq)
 
+        if encoder.spec.distilled_from:  # a static model embeds every paper in seconds: publish once
+            publish_every = max(publish_every, len(missing))
         current = vector_index.current_generation(data_dir, encoder.name)
         folder = current
         stale = current is None or _meta_differs(current, int(have.sum()), len(papers), last_seq)

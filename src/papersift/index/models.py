@@ -120,6 +120,9 @@ MODELS: dict[str, ModelSpec] = {
             weights_format="static",
             tokenizer=_E5_TOKENIZER,
             dim=256,
+            # e5's query prefix: its two tokens' rows shift every query alike; measured on known-item
+            # (static-only, MRR@10) semantic 0.179 -> 0.193, hybrid 0.539 -> 0.554. Passages: none.
+            query_prefix="query: ",
             max_tokens=512,  # a static model reads a whole abstract at no extra cost
             languages="100+ incl. zh, en",
             default_variant="static",

@@ -4,8 +4,8 @@ A transformer reads a whole passage; a static model only looks up one stored row
 and adds them up, so it embeds the 44,693 papers in seconds instead of ~30 minutes. The rows
 are distilled locally from the ONNX encoder `papersift models build` already made:
 
-1. every vocabulary token passes alone through the encoder as `<s> token </s>` (mean pooled
-   and L2-normalised by the graph, as a passage is);
+1. every vocabulary token passes alone through the encoder as `</s> token <s>` (model2vec's
+   order), and its last hidden state is averaged over those three positions;
 2. the outputs are centred and projected on their first STATIC_DIM principal axes (PCA);
 3. each row is scaled by a SIF weight a / (a + p(token)), p estimated by Zipf's law from the
    token's rank (the sentencepiece vocabulary lists pieces by score, i.e. roughly by
@@ -49,20 +49,41 @@ def special_ids(tokenizer) -> tuple[int, int]:
     return ids[0], ids[-1]
 
 
-def token_outputs(session, token_ids: np.ndarray, bos: int, eos: int, batch_size: int = DISTILL_BATCH,
+def hidden_state_session(onnx_path, threads: int):
+    """An onnxruntime session over the built encoder that also returns its last hidden state
+    (the output of the final LayerNormalization, before pooling): the graph papersift builds
+    returns only the pooled, normalised embedding."""
+    import onnx
+    import onnxruntime as ort
+
+    model = onnx.load(str(onnx_path))
+    hidden = [node for node in model.graph.node if node.op_type == "LayerNormalization"][-1].output[0]
+    model.graph.output.append(onnx.helper.make_tensor_value_info(hidden, onnx.TensorProto.FLOAT, ["batch", "seq", "hidden"]))
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"]), hidden
+
+
+def token_outputs(session, hidden: str, token_ids: np.ndarray, bos: int, eos: int, batch_size: int = DISTILL_BATCH,
                   on_batch: Callable[[int], None] | None = None) -> np.ndarray:
-    """The encoder's pooled output for each token alone: `bos token eos`, one row per token id."""
-    out = np.zeros((len(token_ids), 0), dtype=np.float32)
+    """Each token alone through the encoder as `eos token bos` (model2vec's order), its last
+    hidden state averaged over the three positions, not normalised. Measured against the
+    pooled, normalised output of `bos token eos` (restricted to the 21,773 tokens of the dev
+    data dir and the known-item queries, static-only hybrid, known-item MRR@10): en 0.483 ->
+    0.513, zh 0.613 -> 0.640."""
+    out: np.ndarray | None = None
     for start in range(0, len(token_ids), batch_size):
         chunk = token_ids[start:start + batch_size]
-        ids = np.stack([np.full(len(chunk), bos), chunk, np.full(len(chunk), eos)], axis=1).astype(np.int64)
-        pooled = session.run(["embedding"], {"input_ids": ids, "attention_mask": np.ones_like(ids)})[0]
-        if out.shape[1] == 0:
-            out = np.zeros((len(token_ids), pooled.shape[1]), dtype=np.float32)
-        out[start:start + len(chunk)] = pooled
+        ids = np.stack([np.full(len(chunk), eos), chunk, np.full(len(chunk), bos)], axis=1).astype(np.int64)
+        states = session.run([hidden], {"input_ids": ids, "attention_mask": np.ones_like(ids)})[0]
+        if out is None:
+            out = np.zeros((len(token_ids), states.shape[2]), dtype=np.float32)
+        out[start:start + len(chunk)] = states.mean(axis=1)
         if on_batch:
             on_batch(len(chunk))
-    return out
+    return out if out is not None else np.zeros((0, 0), dtype=np.float32)
 
 
 def pca_project(outputs: np.ndarray, dim: int) -> tuple[np.ndarray, float]:
@@ -90,7 +111,6 @@ def distill_rows(spec: ModelSpec, source: BuiltModel, vocabulary: Sequence[int] 
     """[vocabulary size, spec.dim] rows distilled from `source` (zero rows for special tokens
     and, when `vocabulary` restricts the build, for every token it leaves out), and facts for
     the manifest."""
-    import onnxruntime as ort
     from tokenizers import Tokenizer
 
     from papersift.index.embeddings import cpu_threads
@@ -102,11 +122,7 @@ def distill_rows(spec: ModelSpec, source: BuiltModel, vocabulary: Sequence[int] 
                 tokenizer.token_to_id("[PAD]"), tokenizer.token_to_id("[UNK]")}
     wanted = np.arange(size) if vocabulary is None else np.unique(np.asarray(list(vocabulary), dtype=np.int64))
     wanted = np.array([token for token in wanted if token not in specials and 0 <= token < size], dtype=np.int64)
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads or cpu_threads()
-    options.inter_op_num_threads = 1
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    session = ort.InferenceSession(str(source.onnx_path("fp32")), options, providers=["CPUExecutionProvider"])
+    session, hidden = hidden_state_session(source.onnx_path("fp32"), threads or cpu_threads())
     started = time.perf_counter()
     done = [0]
 
@@ -115,7 +131,7 @@ def distill_rows(spec: ModelSpec, source: BuiltModel, vocabulary: Sequence[int] 
         if done[0] % (DISTILL_BATCH * 100) < count:
             log(f"{spec.name}: {done[0]:,}/{len(wanted):,} tokens through {source.spec.name}")
 
-    outputs = token_outputs(session, wanted, bos, eos, on_batch=progress)
+    outputs = token_outputs(session, hidden, wanted, bos, eos, on_batch=progress)
     seconds = time.perf_counter() - started
     projected, variance_kept = pca_project(outputs, min(spec.dim, outputs.shape[1]))
     rows = np.zeros((size, spec.dim), dtype=np.float32)
