@@ -15,6 +15,7 @@ from papersift.index.models import DEFAULT_MODEL, STATIC_MODEL
 from papersift.index.vectors import model_root, write_index
 from papersift.search import semantic
 from papersift.search.bestvector import BestVectorRetriever, merge_by_share
+from papersift.search.fusion import STATIC_DENSE_TRUST, fuse_hybrid
 from papersift.search.query import ParsedQuery, parse_query
 from papersift.search.semantic import DenseRetriever
 from papersift.search.service import SearchService
@@ -133,3 +134,26 @@ def test_make_retriever_takes_the_first_pass_only_when_its_vectors_exist(tmp_pat
     _write(data_dir, STATIC_MODEL, ["a", "b"], 256, 2, seed=6)
     chosen = semantic.make_retriever(data_dir, None)
     assert isinstance(chosen, BestVectorRetriever) and chosen.full is not None
+
+
+def test_hybrid_trusts_the_dense_side_less_while_static_vectors_rank(slice_dir):
+    data_dir, paper_ids = slice_dir
+    best, full, first = _retrievers(data_dir)
+    assert first.dense_trust == STATIC_DENSE_TRUST < full.dense_trust == 1.0
+    assert best.dense_trust == STATIC_DENSE_TRUST  # no e5 vectors yet
+    with_e5 = paper_ids[::3]
+    _write(data_dir, DEFAULT_MODEL, with_e5, 384, len(paper_ids), seed=7)
+    try:
+        best, _, _ = _retrievers(data_dir)  # a retriever looks for a new index at most once a second
+        share = len(with_e5) / len(paper_ids)
+        assert best.dense_trust == pytest.approx(share + (1 - share) * STATIC_DENSE_TRUST)
+    finally:
+        shutil.rmtree(model_root(data_dir, DEFAULT_MODEL))
+
+
+def test_dense_trust_scales_only_the_dense_sides_weight():
+    lexical = [("a", 9.0), ("b", 5.0), ("c", 1.0)]
+    dense = [("c", 0.9), ("b", 0.5), ("a", 0.1)]
+    assert fuse_hybrid("graph networks", lexical, dense)[0][0] in ("a", "c")  # equal weights: a tie
+    assert fuse_hybrid("graph networks", lexical, dense, dense_trust=0.5)[0][0] == "a"
+    assert fuse_hybrid("graph networks", lexical, dense, dense_trust=2.0)[0][0] == "c"

@@ -71,6 +71,17 @@ class BestVectorRetriever:
         """The query's English reading, through e5's term bridge when there is one."""
         return (self.full if self.full is not None else self.first_pass).reading_for(text)
 
+    @property
+    def dense_trust(self) -> float:
+        """Hybrid fusion's trust in this ranking: e5's full trust once complete, the static
+        model's before e5 publishes, in between by the share of papers each space ranks."""
+        if self.complete():
+            return 1.0
+        with_full, only_first = self.populations()
+        static_trust = self.first_pass.dense_trust
+        total = with_full + only_first
+        return static_trust if not total else (with_full + only_first * static_trust) / total
+
     def populations(self) -> tuple[int, int]:
         """Papers each side ranks: those with an e5 vector, and the others with a static one."""
         full, first = self.full.index, self.first_pass.index

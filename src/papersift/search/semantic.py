@@ -24,6 +24,7 @@ from papersift.index.analyzers import has_cjk
 from papersift.index.bridge import TermBridge, terms_model
 from papersift.index.embeddings import Encoder, make_encoder, paper_text
 from papersift.index.models import DEFAULT_MODEL, STATIC_MODEL, ModelError, get_spec, is_built
+from papersift.search.fusion import STATIC_DENSE_TRUST
 from papersift.search.memo import Memo
 from papersift.search.notices import Notice
 from papersift.search.query import ParsedQuery, query_text
@@ -102,6 +103,11 @@ class DenseRetriever:
         """The live term bridge (index/bridge.py), None until `papersift embed` has built it."""
         self.index  # noqa: B018 - rechecks both generations
         return self._bridge
+
+    @property
+    def dense_trust(self) -> float:
+        """How much hybrid fusion trusts this ranking (search/fusion.py): less for a static model."""
+        return STATIC_DENSE_TRUST if get_spec(self.model).distilled_from else 1.0
 
     def query_vector(self, text: str) -> np.ndarray:
         """The query's embedding, computed once per text while remembered."""
