@@ -19,6 +19,7 @@ the sum is the weighted mean up to scale). Files: `<models dir>/<static model>/v
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
@@ -27,6 +28,7 @@ from dataclasses import asdict
 
 import numpy as np
 
+from papersift import extras
 from papersift.index.models import (
     BuiltModel,
     ModelSpec,
@@ -146,6 +148,7 @@ def build_static(spec: ModelSpec, root: str | os.PathLike | None = None, vocabul
                  threads: int | None = None, log: Callable[[str], None] = print) -> BuiltModel:
     """Distill `spec` from its built source model into models_dir(root)/spec.name, written to a
     temporary folder and renamed into place (a killed build leaves the old model or none)."""
+    extras.require("models", f"distilling {spec.name}")  # onnx, to expose the hidden state
     source = load_built(spec.distilled_from, root)
     folder = models_dir(root) / spec.name
     started = time.perf_counter()
@@ -159,8 +162,6 @@ def build_static(spec: ModelSpec, root: str | os.PathLike | None = None, vocabul
                 "source_files": {name: sha256_file(source.folder / name) for name in ("model.fp32.onnx", "tokenizer.json")},
                 "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "files": {name: sha256_file(tmp / name) for name in (VECTORS_FILE, "tokenizer.json")}}
-    import json
-
     (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2))
     shutil.rmtree(folder, ignore_errors=True)
     tmp.rename(folder)
@@ -174,8 +175,6 @@ class StaticEncoder:
 
     def __init__(self, model: str, variant: str | None = None, models_root: str | os.PathLike | None = None,
                  threads: int | None = None, max_tokens: int | None = None):
-        import json
-
         from tokenizers import Tokenizer
 
         self.built: BuiltModel = load_built(model, models_root)
@@ -188,6 +187,8 @@ class StaticEncoder:
         # memory-mapped float32 (256 MB for 250K tokens): a server pages in only the rows queries
         # use. float16 would halve the file, but converting it for a bulk run took ~4 s per pass
         self.rows = np.load(self.built.folder / VECTORS_FILE, mmap_mode="r")
+        if self.rows.dtype != np.float32:  # a build from before the rows were float32
+            self.rows = np.asarray(self.rows, dtype=np.float32)
         manifest = json.loads((self.built.folder / "manifest.json").read_text())
         self._rows_sha = manifest["files"][VECTORS_FILE][:12]
 
