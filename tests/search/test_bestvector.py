@@ -14,7 +14,7 @@ from papersift.index import lexical
 from papersift.index.models import DEFAULT_MODEL, STATIC_MODEL
 from papersift.index.vectors import model_root, write_index
 from papersift.search import semantic
-from papersift.search.bestvector import BestVectorRetriever, merge_by_share
+from papersift.search.bestvector import BestVectorRetriever, merge_by_zscore
 from papersift.search.fusion import STATIC_DENSE_TRUST, fuse_hybrid
 from papersift.search.query import ParsedQuery, parse_query
 from papersift.search.semantic import DenseRetriever
@@ -25,14 +25,13 @@ from papersift.store import Store
 QUERY = parse_query("graph neural networks")
 
 
-def test_merge_by_share_places_each_paper_at_its_estimated_overall_rank():
-    big = [(f"e5-{i}", 0.9 - i / 100) for i in range(20)]  # the first 20 of 100 papers
-    small = [(f"static-{i}", 0.5 - i / 100) for i in range(4)]  # the first 4 of 10
-    merged = merge_by_share([big, small], [100, 10], k=12)
+def test_merge_by_zscore_ranks_each_paper_by_how_far_it_stands_out_of_its_own_list():
+    e5 = [("e5-a", 0.90), ("e5-b", 0.89), ("e5-c", 0.88), ("e5-d", 0.87)]  # a flat list: nothing stands out
+    static = [("s-a", 0.80), ("s-b", 0.40), ("s-c", 0.39), ("s-d", 0.38)]  # one clear best
+    merged = merge_by_zscore([e5, static], k=6)
     ids = [paper_id for paper_id, _ in merged]
-    # static-0 stands 5% of the way down: after e5-0..e5-4 (0.5%..4.5%), before e5-5 (5.5%)
-    assert ids[:7] == ["e5-0", "e5-1", "e5-2", "e5-3", "e5-4", "static-0", "e5-5"]
-    assert len(ids) == 12 and len(set(ids)) == 12
+    # s-a: a lower cosine than every e5 paper, but the only paper that stands out (z 1.73 vs 1.34)
+    assert ids == ["s-a", "e5-a", "e5-b", "e5-c", "s-b", "s-c"]
     scores = [score for _, score in merged]
     assert scores == sorted(scores, reverse=True)
 
