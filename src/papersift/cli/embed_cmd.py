@@ -113,6 +113,8 @@ def embed(
             fail(f"no papers in {directory}; run 'papersift ingest' first")
         run = lambda report, report_terms: embed_store(  # noqa: E731
             directory, encoder, limit=limit, on_progress=report, on_terms_progress=report_terms)
+        if dask and encoder.spec.distilled_from:
+            fail(f"--dask: {model} is a static model; it embeds every paper in about a minute on one machine")
         if dask:
             from papersift.distributed.dask_embed import embed_store_distributed
 
