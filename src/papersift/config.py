@@ -37,3 +37,10 @@ def shared_data_dir() -> Path:
     if env_dir:
         return Path(env_dir)
     return Path(__file__).resolve().parents[2].parent / "shared" / "data"
+
+def cpu_threads() -> int:
+    """Cores this process may use (respects affinity masks / container limits)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - non-Linux
+        return max(1, os.cpu_count() or 1)

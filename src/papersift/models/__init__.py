@@ -7,11 +7,20 @@ int8 copy by onnxruntime's dynamic quantization. registry.py says which models e
 where built ones live. The names below are the package's API; the modules hold the rest.
 """
 
-from papersift.models.build import BuiltModel, build_model, is_built, list_models, load_built
+from papersift.models.build import (
+    BuiltModel,
+    build_model,
+    built_files,
+    is_built,
+    list_models,
+    load_built,
+    manifest_expected,
+)
 from papersift.models.registry import (
     DEFAULT_MODEL,
     MODELS,
     MODELS_DIR_ENV,
+    STATIC_MODEL,
     ModelError,
     ModelSpec,
     PackagedFile,
@@ -20,6 +29,7 @@ from papersift.models.registry import (
 )
 
 __all__ = [
-    "DEFAULT_MODEL", "MODELS", "MODELS_DIR_ENV", "BuiltModel", "ModelError", "ModelSpec", "PackagedFile",
-    "build_model", "get_spec", "is_built", "list_models", "load_built", "models_dir",
+    "DEFAULT_MODEL", "MODELS", "MODELS_DIR_ENV", "STATIC_MODEL", "BuiltModel", "ModelError", "ModelSpec",
+    "PackagedFile", "build_model", "built_files", "get_spec", "is_built", "list_models", "load_built",
+    "manifest_expected", "models_dir",
 ]

@@ -35,7 +35,8 @@ class BuiltModel:
         return self.folder / "tokenizer.json"
 
 
-def _manifest_expected(spec: ModelSpec) -> dict:
+def manifest_expected(spec: ModelSpec) -> dict:
+    """What a built model's manifest must say for the build to be current."""
     return {"name": spec.name, "build_version": BUILD_VERSION, "weights_sha256": spec.weights.sha256,
             "tokenizer_sha256": spec.tokenizer.sha256, "dim": spec.dim}
 
@@ -50,14 +51,21 @@ def _read_manifest(folder: Path) -> dict | None:
 def is_built(spec: ModelSpec, root: str | os.PathLike | None = None) -> bool:
     folder = models_dir(root) / spec.name
     manifest = _read_manifest(folder)
-    if not manifest or {k: manifest.get(k) for k in _manifest_expected(spec)} != _manifest_expected(spec):
+    if not manifest or {k: manifest.get(k) for k in manifest_expected(spec)} != manifest_expected(spec):
         return False
-    return all((folder / name).is_file() for name in ("model.fp32.onnx", "model.int8.onnx", "tokenizer.json"))
+    return all((folder / name).is_file() for name in built_files(spec))
+
+
+def built_files(spec: ModelSpec) -> tuple[str, ...]:
+    if spec.distilled_from:
+        return ("vectors.npy", "tokenizer.json")
+    return ("model.fp32.onnx", "model.int8.onnx", "tokenizer.json")
 
 
 def build_model(name: str, root: str | os.PathLike | None = None, force: bool = False,
-                log=print) -> BuiltModel:
-    """Build fp32 + int8 ONNX files for `name` under models_dir(root)/name (skipped if up to date).
+                log=print, threads: int | None = None) -> BuiltModel:
+    """Build fp32 + int8 ONNX files for `name` under models_dir(root)/name (skipped if up to date);
+    a static model is distilled from its source model, built first when it is not.
 
     Needs papersift[models] (MissingExtra otherwise) and the model's weight packages (ModelError)."""
     spec = get_spec(name)
@@ -65,6 +73,11 @@ def build_model(name: str, root: str | os.PathLike | None = None, force: bool = 
     if not force and is_built(spec, root):
         log(f"{spec.name}: up to date in {folder}")
         return BuiltModel(spec, folder)
+    if spec.distilled_from:
+        from papersift.models.static import build_static
+
+        build_model(spec.distilled_from, root, log=log)
+        return build_static(spec, root, threads=threads, log=log)
     extras.require("models", f"building {spec.name}")
     check_packages(spec)
     started = time.perf_counter()
@@ -82,7 +95,7 @@ def build_model(name: str, root: str | os.PathLike | None = None, force: bool = 
                      op_types_to_quantize=["MatMul", "Gather"], nodes_to_quantize=weight_node_names(tmp / "model.fp32.onnx"),
                      extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
     shutil.copyfile(tokenizer_src, tmp / "tokenizer.json")
-    manifest = {**_manifest_expected(spec), "spec": asdict(spec), "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    manifest = {**manifest_expected(spec), "spec": asdict(spec), "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "files": {f: sha256_file(tmp / f) for f in ("model.fp32.onnx", "model.int8.onnx", "tokenizer.json")}}
     (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2))
     shutil.rmtree(folder, ignore_errors=True)
@@ -107,6 +120,9 @@ def list_models(root: str | os.PathLike | None = None) -> list[dict]:
             "name": spec.name, "default": spec.name == DEFAULT_MODEL, "dim": spec.dim, "languages": spec.languages,
             "weights_package": spec.weights.package, "tokenizer_package": spec.tokenizer.package,
             "built": built, "folder": str(folder),
-            "size_mb": {v: round((folder / f"model.{v}.onnx").stat().st_size / 1e6, 1) for v in ("fp32", "int8")} if built else {},
+            "distilled_from": spec.distilled_from or None,
+            "size_mb": {name.split(".")[-2] if name.startswith("model.") else name.split(".")[0]:
+                        round((folder / name).stat().st_size / 1e6, 1)
+                        for name in built_files(spec) if name != "tokenizer.json"} if built else {},
         })
     return rows

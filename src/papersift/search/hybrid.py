@@ -103,10 +103,12 @@ class HybridRetriever:
             return self.like_text_ranking(request, query, k, candidate_ids)
         if self.dense.index is None:
             return self.service.rank(query_text(query), k, candidate_ids=candidate_ids)
-        dense = self.dense_for(query_text(query)).retrieve(request, query, DENSE_DEPTH, candidate_ids)
+        dense_side = self.dense_for(query_text(query))
+        dense = dense_side.retrieve(request, query, DENSE_DEPTH, candidate_ids)
         lexical = self.lexical_ranking(query, LEXICAL_DEPTH, candidate_ids)
         translated = None if request.literal else self.translated_ranking(query, LEXICAL_DEPTH, candidate_ids)
-        return fuse_hybrid(query_text(query), lexical, dense, translated)[:k]
+        trust = getattr(dense_side, "dense_trust", 1.0)  # below 1 while static vectors rank (search/bestvector.py)
+        return fuse_hybrid(query_text(query), lexical, dense, translated, trust)[:k]
 
     def like_paper_ranking(self, request: SearchRequest, query: ParsedQuery, k: int,
                            candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:

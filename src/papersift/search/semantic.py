@@ -22,8 +22,9 @@ from papersift import extras
 from papersift.index import vectors as vector_store
 from papersift.index.analyzers import has_cjk
 from papersift.index.bridge import TermBridge, terms_model
-from papersift.index.embeddings import Encoder, paper_text
-from papersift.models import DEFAULT_MODEL, ModelError, get_spec, is_built
+from papersift.index.embeddings import Encoder, make_encoder, paper_text
+from papersift.models import DEFAULT_MODEL, STATIC_MODEL, ModelError, get_spec, is_built
+from papersift.search.fusion import STATIC_DENSE_TRUST
 from papersift.search.memo import Memo
 from papersift.search.notices import Notice
 from papersift.search.query import ParsedQuery, query_text
@@ -41,7 +42,7 @@ QUERY_VECTORS_KEPT = 256  # query texts whose vectors are remembered (384 floats
 @lru_cache(maxsize=4)
 def shared_encoder(model: str) -> Encoder:
     """One query encoder per model per process (loading the ONNX session takes about a second)."""
-    return Encoder(model, variant=get_spec(model).query_variant)
+    return make_encoder(model, variant=get_spec(model).query_variant)
 
 
 class DenseRetriever:
@@ -59,6 +60,10 @@ class DenseRetriever:
         self._bridge_generation: Path | None = None
         self._reopen_due = Throttle(REOPEN_CHECK_S)
         self._lock = threading.Lock()
+        # Set on a first-pass retriever (search/bestvector.py): rank only the papers this other
+        # retriever's index lacks, since a paper is compared in the space of its best vector.
+        self.outside: DenseRetriever | None = None
+        self._outside_mask: tuple[tuple, np.ndarray | None] = ((), None)
         self._looked = False  # whether a first look for the index has finished
         # One model call per query text (search/memo.py): a page's search, its facet counts
         # and the same query sent by several clients at once share it.
@@ -99,6 +104,11 @@ class DenseRetriever:
         self.index  # noqa: B018 - rechecks both generations
         return self._bridge
 
+    @property
+    def dense_trust(self) -> float:
+        """How much hybrid fusion trusts this ranking (search/fusion.py): less for a static model."""
+        return STATIC_DENSE_TRUST if get_spec(self.model).distilled_from else 1.0
+
     def query_vector(self, text: str) -> np.ndarray:
         """The query's embedding, computed once per text while remembered."""
         return self._query_vectors.get(text, lambda: self._embed_query(text))
@@ -132,6 +142,17 @@ class DenseRetriever:
             return None
         return ~index.mask_for_ids(title_only)
 
+    def _outside_rows(self, index: vector_store.VectorIndex) -> np.ndarray | None:
+        """Rows of papers that `outside`'s live index has no vector for (None: no such restriction),
+        worked out once per pair of generations."""
+        other = self.outside.index if self.outside is not None else None
+        if other is None:
+            return None
+        key = (index.folder, other.folder)
+        if self._outside_mask[0] != key:
+            self._outside_mask = (key, ~index.mask_for_ids(other.row_of))
+        return self._outside_mask[1]
+
     # -- filters ---------------------------------------------------------------------
     def _filter_plan(self, index: vector_store.VectorIndex, query: ParsedQuery, k: int) -> tuple[np.ndarray | None, int]:
         """(allowed row mask or None, search depth) so that filtering keeps k results."""
@@ -151,7 +172,9 @@ class DenseRetriever:
     def _plan(self, index: vector_store.VectorIndex, query: ParsedQuery, k: int,
               candidate_ids: Sequence[str] | None) -> tuple[np.ndarray | None, int]:
         allowed, depth = self._filter_plan(index, query, k)
-        masks = [mask for mask in (allowed, self._with_abstract if index is self._index else None) if mask is not None]
+        own = index is self._index
+        masks = [mask for mask in (allowed, self._with_abstract if own else None, self._outside_rows(index) if own else None)
+                 if mask is not None]
         if candidate_ids is not None:  # rank only a pool (evaluation)
             masks.append(index.mask_for_ids(candidate_ids))
         for mask in masks[1:]:
@@ -206,17 +229,27 @@ class DenseRetriever:
         return self.rank_text(query_text(query), query, k, candidate_ids)
 
 
-def make_retriever(data_dir: str | Path, service) -> DenseRetriever | None:
-    """None when the model is not built or nothing was embedded yet (the service then answers
-    by keyword and says so; evaluation refuses instead of measuring another mode), and when
-    papersift[semantic] is not installed."""
+def _built(model: str) -> bool:
+    try:
+        return is_built(get_spec(model))
+    except ModelError:
+        return False
+
+
+def make_retriever(data_dir: str | Path, service):
+    """The dense retriever: e5's when its vectors exist and no first pass does (as before the
+    static model); the best-vector retriever (search/bestvector.py) when the static model's
+    first pass has covered the papers (it switches to e5 for each paper e5 has embedded, and
+    wholly once e5 covers every paper). None when neither model is built or nothing was
+    embedded yet (the service then answers by keyword and says so; evaluation refuses instead
+    of measuring another mode), and when papersift[semantic] is not installed."""
     if not extras.available("semantic"):
         return None
-    try:
-        if not is_built(get_spec(DEFAULT_MODEL)):
-            return None
-    except ModelError:
+    full = DenseRetriever(data_dir, service) if _built(DEFAULT_MODEL) else None
+    if _built(STATIC_MODEL) and vector_store.current_generation(data_dir, STATIC_MODEL) is not None:
+        from papersift.search.bestvector import BestVectorRetriever
+
+        return BestVectorRetriever(full, DenseRetriever(data_dir, service, model=STATIC_MODEL))
+    if full is None or vector_store.current_generation(data_dir, DEFAULT_MODEL) is None:
         return None
-    if vector_store.current_generation(data_dir, DEFAULT_MODEL) is None:
-        return None
-    return DenseRetriever(data_dir, service)
+    return full
