@@ -1,0 +1,44 @@
+"""SIGKILL inside a follow write (the pause point `follow-before-commit`: rows written, COMMIT
+not run): saved searches committed before stay, nothing of the killed write is kept, the file
+is intact, and the same command run again completes."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from papersift.follow.state import Following
+from papersift.store import DB_FILE
+from write_checks import kill_when_paused, write_jsonl
+
+pytestmark = pytest.mark.drill
+
+PAPERSIFT = str(Path(sys.executable).parent / "papersift")
+
+
+def test_a_kill_mid_write_keeps_the_committed_and_drops_the_open_write(tmp_path, sample_records):
+    data_dir = tmp_path / "data"
+    source = write_jsonl(tmp_path / "papers.jsonl", sample_records[:50])
+    subprocess.run([PAPERSIFT, "ingest", str(source), "--data-dir", str(data_dir)], check=True, capture_output=True)
+    subprocess.run([PAPERSIFT, "saved", "add", "kept", "learning", "--data-dir", str(data_dir)], check=True,
+                   capture_output=True)
+
+    kill_when_paused([PAPERSIFT, "saved", "add", "killed", "graphs", "--venue", "ICLR", "--data-dir", str(data_dir)],
+                     "follow-before-commit:1")
+    kill_when_paused([PAPERSIFT, "saved", "rename", "kept", "renamed", "--data-dir", str(data_dir)],
+                     "follow-before-commit:1")
+    with sqlite3.connect(f"file:{data_dir / DB_FILE}?mode=ro", uri=True) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert conn.execute("SELECT COUNT(*) FROM watch_marks").fetchone()[0] == 2  # only 'kept''s page + digest
+    following = Following.open(data_dir)
+    assert [saved.name for saved in following.saved_searches()] == ["kept"]
+
+    subprocess.run([PAPERSIFT, "saved", "add", "killed", "graphs", "--venue", "ICLR", "--data-dir", str(data_dir)],
+                   check=True, capture_output=True)
+    subprocess.run([PAPERSIFT, "saved", "rename", "kept", "renamed", "--data-dir", str(data_dir)], check=True,
+                   capture_output=True)
+    assert [saved.name for saved in following.saved_searches()] == ["killed", "renamed"]
