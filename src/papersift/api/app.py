@@ -17,7 +17,7 @@ from fastapi_offline import FastAPIOffline
 from starlette.middleware import Middleware
 
 from papersift import __version__, extras
-from papersift.api import library_routes, people_routes, routes, writes
+from papersift.api import library_routes, people_routes, routes, saved_routes, writes
 from papersift.api.access_log import AccessLog
 from papersift.api.backend import SearchBackend
 from papersift.api.errors import install_error_handlers
@@ -132,6 +132,7 @@ def create_api_app(
     app.include_router(writes.router)
     app.include_router(people_routes.router)
     app.include_router(library_routes.router)
+    app.include_router(saved_routes.router)
     optional = []
     if extras.available("topics"):  # topic map + trends (papersift.topics): mounted when its extra is installed
         from papersift.api.topics_routes import router as topics_router
