@@ -23,6 +23,8 @@ from papersift.api.backend import SearchBackend
 from papersift.api.errors import install_error_handlers
 from papersift.api.limits import BODY_TIMEOUT_S, MAX_BODY_BYTES, RequestLimits
 from papersift.api.security import LOOPBACK_HOSTS, SecurityHeaders, TrustedHost
+from papersift.follow.state import Following
+from papersift.store import DB_FILE
 
 # Routers that other packages register (e.g. the topic map and trends pages).
 EXTRA_ROUTERS: list[APIRouter] = []
@@ -126,6 +128,10 @@ def create_api_app(
         middleware=middleware,
     )
     app.state.settings = Settings(data_dir=data_dir, enable_writes=enable_writes, write_token=write_token or "")
+    if enable_writes and (data_dir / DB_FILE).exists():
+        # A writable server makes the follow tables and the per-install form key (CSRF) when it
+        # starts, before it answers anything: no request, GET or POST, ever creates them.
+        Following.open(data_dir).store.close()
     app.state.service = service if service is not None else open_service(data_dir)
     install_error_handlers(app)
     app.include_router(routes.router)
