@@ -12,7 +12,7 @@ nothing new, except a tag, whose recommendations are all new until first shown.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from papersift.config import MAX_PAGE_SIZE
@@ -57,8 +57,10 @@ def _seqs(following: Following, papers: list[Paper]) -> dict[str, int]:
     return seqs
 
 
-def list_watch(service, following: Following, watch: str, channel: str = "page", data_dir: str | Path | None = None) -> Listing:
-    """The watch's papers now, with the new ones for this channel. `service` is a SearchService."""
+def list_watch(service, following: Following, watch: str, channel: str = "page", data_dir: str | Path | None = None,
+               feed_sort: str | None = None) -> Listing:
+    """The watch's papers now, with the new ones for this channel. `service` is a SearchService;
+    `feed_sort` lists a saved search in that order instead of its own (feeds: newest first)."""
     kind, _, key = watch.partition(":")
     max_seq = following.store.max_seq()  # before listing: a paper committed meanwhile stays new
     title, problem, because = key, None, {}
@@ -67,7 +69,10 @@ def list_watch(service, following: Following, watch: str, channel: str = "page",
         saved = following.saved_search(int(key))
         title = saved.name
         try:
-            papers = [hit.paper for hit in service.search(saved.query.to_request(WINDOW)).hits]
+            request = saved.query.to_request(WINDOW)
+            if feed_sort:
+                request = replace(request, sort=feed_sort)
+            papers = [hit.paper for hit in service.search(request).hits]
         except QuerySyntaxError as error:
             problem = str(error)
     elif kind in ("venue", "author"):
