@@ -106,3 +106,32 @@ def test_a_read_only_server_shows_no_forms_and_refuses_them(client):
     html = client.get("/", params={"q": "graph", "lang": "en"}).text
     assert "save-search" not in html
     assert _submit(client, "/saved", [("name", "x"), ("csrf", "x")]).status_code == 403
+
+
+def test_a_venue_and_an_author_remember_what_was_seen(served):
+    client, data_dir = served
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    assert client.post("/api/papers", json=synthetic_records("first", 2), headers=auth).status_code == 200
+    venue_html = client.get("/venue/COLM", params={"lang": "en"}).text
+    assert "Not followed yet" in venue_html
+    marks = _marks(data_dir)
+    action, fields = _form(venue_html, "form.seen-form")
+    assert _marks(data_dir) == marks  # the page itself recorded nothing
+    assert action == "/seen" and ("kind", "venue") in fields and ("back", "/venue/COLM?lang=en") in fields
+    assert _submit(client, action, fields).headers["location"] == "/venue/COLM?lang=en"
+    author_html = client.get("/author/Author first", params={"lang": "en"}).text
+    action, fields = _form(author_html, "form.seen-form")
+    assert _submit(client, action, fields).status_code == 303
+
+    later = synthetic_records("first", 4)[2:]  # the same author, two more COLM papers
+    assert client.post("/api/papers", json=later, headers=auth).status_code == 200
+    tree = lxml.html.fromstring(client.get("/venue/COLM", params={"lang": "en"}).text)
+    assert sorted(item.xpath(".//a")[0].text for item in _select(tree, "li.is-new")) == sorted(
+        record["title"] for record in later)
+    only_new = client.get("/venue/COLM", params={"lang": "en", "new": "1"}).text
+    assert "venue-years" not in only_new and only_new.count('class="is-new"') == 2
+    author = lxml.html.fromstring(client.get("/author/Author first", params={"lang": "en", "new": "1"}).text)
+    listed = author.xpath('//ul[@class="paper-list"]/li')
+    assert len(listed) == 2 and all(item.get("class") == "is-new" for item in listed)
+    bad = _submit(client, "/seen", [("csrf", fields[0][1]), ("kind", "venue"), ("key", "COLM"), ("back", "//evil.example")])
+    assert bad.status_code == 303 and bad.headers["location"] == "/"  # never an open redirect

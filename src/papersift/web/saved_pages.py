@@ -28,12 +28,15 @@ LABELS = {
            "new": "new", "only_new": "Only new papers", "all": "All papers", "mark_seen": "Mark all as seen",
            "rename": "Rename", "delete": "Delete", "open_search": "Open as a search", "none": "No saved searches yet.",
            "nothing_new": "Nothing new since you last marked this as seen.", "private_feed": "Private Atom feed",
-           "new_count": "{count} new", "read_only": "Saving needs a server started with --enable-writes."},
+           "new_count": "{count} new", "read_only": "Saving needs a server started with --enable-writes.",
+           "new_since": "New since your last visit",
+           "not_followed": "Not followed yet: 'Mark all as seen' starts remembering what you have seen here."},
     "zh": {"saved": "已保存的检索", "save": "保存此检索", "name": "名称", "token": "写入令牌", "new": "新",
            "only_new": "只看新论文", "all": "全部论文", "mark_seen": "全部标为已看", "rename": "重命名", "delete": "删除",
            "open_search": "作为检索打开", "none": "还没有保存的检索。", "nothing_new": "自上次标为已看以来没有新论文。",
            "private_feed": "私人 Atom 订阅", "new_count": "{count} 篇新论文",
-           "read_only": "保存检索需要以 --enable-writes 启动的服务器。"},
+           "read_only": "保存检索需要以 --enable-writes 启动的服务器。", "new_since": "自上次访问以来的新论文",
+           "not_followed": "尚未关注：点击“全部标为已看”后开始记录你在此看过的论文。"},
 }
 SEARCH_FIELDS = ("q", "mode", "sort", "venue", "area", "subarea", "author", "status", "year_from", "year_to", "literal")
 
