@@ -110,3 +110,18 @@ def test_a_second_run_at_the_same_time_stops_at_once(data_dir):
             run_digest(data_dir, env={})
     finally:
         release(handle, lock)
+
+
+def test_a_tags_recommendations_are_sent_once_each(data_dir, sample_records):
+    from papersift.library.entries import Library
+    from papersift.library.features import build_features
+
+    Library.open(data_dir).tag([record["id"] for record in sample_records[:3]], "<seed> tag")
+    build_features(data_dir)
+    first = run_digest(data_dir, env={})
+    assert first.skipped == {} and first.watches == {"tag:<seed> tag": 20}
+    text = (data_dir / "digests" / f"digest-{first.queued:06d}.txt").read_text(encoding="utf-8")
+    assert "== Recommended for tag: <seed> tag (20 new) ==" in text and text.count("\n- ") == 20
+    html = (data_dir / "digests" / f"digest-{first.queued:06d}.html").read_text(encoding="utf-8")
+    assert "&lt;seed&gt; tag" in html and "<seed>" not in html
+    assert run_digest(data_dir, env={}).queued is None  # the same recommendations: nothing new
