@@ -10,7 +10,7 @@ no GET changes what a user has been shown.
 from __future__ import annotations
 
 import threading
-from typing import Annotated, Literal
+from typing import Annotated, Literal, cast
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
@@ -111,7 +111,7 @@ def list_saved(request: Request) -> dict:
 @router.post("/saved-searches", summary="Save a search with a name", status_code=201,
              dependencies=[Depends(require_write_access)], openapi_extra=_body_doc(SaveBody))
 async def save(request: Request) -> dict:
-    body = await _parse(request, SaveBody)
+    body = cast(SaveBody, await _parse(request, SaveBody))
     return await _write(request, lambda following: following.save_search(
         body.name, saved_query(body.search, body.search.sort, body.search.literal)).to_dict())
 
@@ -131,7 +131,7 @@ def show(request: Request, ref: Annotated[str, Path(max_length=MAX_NAME_CHARS)],
 @router.patch("/saved-searches/{ref}", summary="Rename a saved search", dependencies=[Depends(require_write_access)],
               openapi_extra=_body_doc(RenameBody))
 async def rename(request: Request, ref: str) -> dict:
-    body = await _parse(request, RenameBody)
+    body = cast(RenameBody, await _parse(request, RenameBody))
     return await _write(request, lambda following: following.rename_search(ref, body.name).to_dict())
 
 
@@ -143,7 +143,7 @@ async def delete(request: Request, ref: str) -> dict:
 @router.post("/seen", summary="Mark what a watch lists now as seen (saved:ID, tag:T, venue:V, author:NAME)",
              dependencies=[Depends(require_write_access)], openapi_extra=_body_doc(WatchBody))
 async def seen(request: Request) -> dict:
-    body = await _parse(request, WatchBody)
+    body = cast(WatchBody, await _parse(request, WatchBody))
 
     def mark(following: Following) -> dict:
         listing = list_watch(service_of(request), following, _checked_watch(body.watch))

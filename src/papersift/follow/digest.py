@@ -13,9 +13,10 @@ two at once could compose the same papers twice.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import jinja2
@@ -60,11 +61,11 @@ class DigestReport:
     papers: int = 0
     watches: dict[str, int] = field(default_factory=dict)  # watch -> new papers in this run's digest
     skipped: dict[str, str] = field(default_factory=dict)  # watch -> why it could not be listed
-    delivery: DeliveryReport | None = None
+    delivery: DeliveryReport = field(default_factory=lambda: DeliveryReport("none"))
 
     def to_dict(self) -> dict:
         return {"queued": self.queued, "papers": self.papers, "watches": self.watches, "skipped": self.skipped,
-                "delivery": self.delivery.to_dict() if self.delivery else None}
+                "delivery": self.delivery.to_dict()}
 
 
 def _paper_lines(listing: Listing, base_url: str) -> list[dict]:
@@ -79,7 +80,7 @@ def _paper_lines(listing: Listing, base_url: str) -> list[dict]:
 
 def render_digest(listings: list[Listing], lang: Lang, base_url: str) -> tuple[str, str, str]:
     """(subject, plain text, HTML) of the listings' new papers."""
-    sections = []
+    sections: list[dict[str, Any]] = []
     for listing in listings:
         kind = listing.watch.partition(":")[0]
         title = translate("digest_saved" if kind == "saved" else "digest_tag", lang, name=listing.title)
@@ -121,11 +122,12 @@ def compose(service, following: Following, data_dir: Path, lang: Lang, base_url:
                                             for listing in listings if not listing.problem])
 
 
-def run_digest(data_dir: str | Path, *, service=None, env: dict | None = None,
+def run_digest(data_dir: str | Path, *, service=None, env: Mapping[str, str] | None = None,
                log: Callable[[str], None] = lambda _: None) -> DigestReport:
     """Compose this run's digest, then deliver every digest waiting in the outbox: by SMTP when
     PAPERSIFT_SMTP_HOST is set, else as files under DATA_DIR/digests/."""
-    data_dir, env = Path(data_dir), os.environ if env is None else env
+    data_dir = Path(data_dir)
+    settings_env: Mapping[str, str] = os.environ if env is None else env
     lock = data_dir / LOCK_FILE
     try:
         handle = run_locks.hold(lock)
@@ -140,9 +142,9 @@ def run_digest(data_dir: str | Path, *, service=None, env: dict | None = None,
         settings = following.settings()
         lang: Lang = "zh" if settings.get("lang") == "zh" else "en"
         report = DigestReport()
-        compose(service, following, data_dir, lang, env.get(BASE_URL_ENV, DEFAULT_BASE_URL).rstrip("/"), report)
+        compose(service, following, data_dir, lang, settings_env.get(BASE_URL_ENV, DEFAULT_BASE_URL).rstrip("/"), report)
         log(f"digest: {report.papers} new papers" + (f" in digest {report.queued}" if report.queued else ""))
-        report.delivery = deliver(following, data_dir, smtp_config(env), settings.get("email"))
+        report.delivery = deliver(following, data_dir, smtp_config(settings_env), settings.get("email"))
         log(f"digest delivery: {report.delivery.summary()}")
         return report
     finally:

@@ -116,7 +116,7 @@ def deliver(following: Following, data_dir: Path, config: SmtpConfig | None, ema
         return report
     for position, digest in enumerate(waiting):
         try:
-            if config:
+            if config and recipient:
                 _send(config, message_of(digest, config.sender, recipient))
                 sent_to = recipient
             else:

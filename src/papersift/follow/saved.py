@@ -8,7 +8,7 @@ one builder the API and the page use (search.types.typed_request).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import get_args
+from typing import Any, get_args
 from urllib.parse import urlencode
 
 from papersift.config import MAX_QUERY_CHARS
@@ -73,8 +73,8 @@ class SavedQuery:
         if unknown:
             raise FollowError(f"unknown search parameter(s): {', '.join(sorted(unknown))}")
         try:
-            cleaned = {name: tuple(str(item).strip() for item in value if str(item).strip())
-                       if name in LIST_FIELDS else value for name, value in values.items()}
+            cleaned: dict[str, Any] = {name: tuple(str(item).strip() for item in value if str(item).strip())
+                                       if name in LIST_FIELDS else value for name, value in values.items()}
             return cls(**{**cleaned, "q": str(cleaned.get("q", "")).strip()})
         except TypeError as problem:
             raise FollowError(f"bad search parameters: {problem}") from None

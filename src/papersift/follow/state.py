@@ -122,7 +122,7 @@ class Following:
                                       " VALUES (?,?,?,?,?)", (self.user_id, name, orjson.dumps(query.to_dict()).decode(), now, now))
             except sqlite3.IntegrityError:
                 raise FollowError(f"a saved search is already named {name!r}") from None
-            saved_id = cursor.lastrowid
+            saved_id = int(cursor.lastrowid or 0)
             max_seq = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM papers").fetchone()[0]
             for channel in CHANNELS:
                 self._set_mark(conn, f"saved:{saved_id}", channel, max_seq, (), now)
@@ -248,7 +248,7 @@ class Following:
                                   " VALUES (?,?,?,?,?,?)", (self.user_id, now, subject, text_body, html_body, papers))
             for watch, seen_seq, shown_ids in marks:
                 self._set_mark(conn, watch, "digest", seen_seq, shown_ids, now)
-            return cursor.lastrowid
+            return int(cursor.lastrowid or 0)
 
     def unsent_digests(self) -> list[Digest]:
         return self._digests("AND sent_at IS NULL")

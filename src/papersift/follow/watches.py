@@ -63,7 +63,8 @@ def list_watch(service, following: Following, watch: str, channel: str = "page",
     `feed_sort` lists a saved search in that order instead of its own (feeds: newest first)."""
     kind, _, key = watch.partition(":")
     max_seq = following.store.max_seq()  # before listing: a paper committed meanwhile stays new
-    title, problem, because = key, None, {}
+    title, problem = key, None
+    because: dict[str, list[str]] = {}
     papers: list[Paper] = []
     if kind == "saved":
         saved = following.saved_search(int(key))
@@ -71,7 +72,7 @@ def list_watch(service, following: Following, watch: str, channel: str = "page",
         try:
             request = saved.query.to_request(WINDOW)
             if feed_sort:
-                request = replace(request, sort=feed_sort)
+                request = replace(request, sort=feed_sort)  # type: ignore[arg-type]
             papers = [hit.paper for hit in service.search(request).hits]
         except QuerySyntaxError as error:
             problem = str(error)

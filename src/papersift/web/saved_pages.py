@@ -19,6 +19,7 @@ from papersift.api.params import PaperParams, SearchParams
 from papersift.api.saved_routes import following_of, saved_query
 from papersift.follow.saved import FollowError, watch_key
 from papersift.follow.watches import list_watch, mark_listing_seen
+from papersift.i18n import Lang
 from papersift.web.forms import check_csrf, csrf_token, read_form, require_form_writes
 from papersift.web.urls import SearchState
 
@@ -54,7 +55,7 @@ def form_context(request: Request) -> dict:
     return {"writes": True, "csrf": csrf_token(following.csrf_key(), following.user_id)}
 
 
-def _render(request: Request, template: str, lang: str, **context) -> HTMLResponse:
+def _render(request: Request, template: str, lang: Lang, **context) -> HTMLResponse:
     from papersift.web.routes import render
 
     return render(request, template, lang, state=SearchState(SearchParams(), lang), labels=LABELS[lang],
@@ -73,6 +74,10 @@ async def _checked_form(request: Request) -> dict[str, list[str]]:
     following = following_of(request)
     check_csrf(following.csrf_key(), (values.get("csrf") or [""])[0], following.user_id)
     return values
+
+
+def _first(values: dict[str, list[str]], name: str) -> str | None:
+    return values[name][0] if values.get(name) else None
 
 
 def _refused(problem: FollowError) -> ApiError:
@@ -116,7 +121,7 @@ async def save_from_page(request: Request) -> RedirectResponse:
         except FollowError as problem:
             raise _refused(problem) from None
     saved = await run_in_threadpool(save)
-    return _back(f"/saved/{saved.id}", (values.get("lang") or [None])[0])
+    return _back(f"/saved/{saved.id}", _first(values, "lang"))
 
 
 @router.post("/saved/{saved_id}/{action}", dependencies=[Depends(require_form_writes)])
@@ -124,7 +129,7 @@ async def change_from_page(request: Request, saved_id: int, action: str) -> Redi
     if action not in ("rename", "delete", "seen"):
         raise ApiError(404, "not_found", f"no form action {action!r}")
     values = await _checked_form(request)
-    lang = (values.get("lang") or [None])[0]
+    lang = _first(values, "lang")
 
     def change() -> str:
         following = following_of(request)
