@@ -55,3 +55,19 @@ def test_a_saved_search_feed_lists_the_arrived_papers_until_revoked(served):
     assert client.delete("/api/feed-token", headers=AUTH).json() == {"revoked": True}
     assert client.get(f"/feeds/private/{new_token}/saved/{saved['id']}").status_code == 404
     assert client.get("/feeds/private/guessed-token/saved/1").status_code == 404
+
+
+def test_a_tags_recommendations_feed_is_private_and_linked(served, sample_records, tmp_path):
+    from papersift.library.features import build_features
+
+    client = served
+    ids = [record["id"] for record in sample_records[:3]]
+    assert client.post("/api/library/tag", headers=AUTH, json={"tag": "seed & co", "paper_ids": ids}).status_code == 200
+    build_features(client.app.state.settings.data_dir)
+    feed_token = client.post("/api/feed-token", headers=AUTH).json()["token"]
+    page = lxml.html.fromstring(client.get("/library/recommend", params={"tag": "seed & co", "lang": "en"}).text)
+    links = page.xpath('//head/link[@rel="alternate"][@type="application/atom+xml"]/@href')
+    assert links == [f"/feeds/private/{feed_token}/tag/seed%20%26%20co"]
+    feed = feedparser.parse(client.get(links[0]).content)
+    assert not feed.bozo and len(feed.entries) == 20 and not {entry.id.rsplit("/", 1)[1] for entry in feed.entries} & set(ids)
+    assert client.get(f"/feeds/private/not-{feed_token}/tag/seed%20%26%20co").status_code == 404
