@@ -13,6 +13,7 @@ from papersift.cli.app import DataDirOption, JsonOption, app, console, err_conso
 from papersift.cli.saved_cmd import open_following
 from papersift.follow.digest import DigestRunning, run_digest
 from papersift.follow.saved import FollowError
+from papersift.index.lexical import IndexMissingError
 
 
 @app.command()
@@ -36,7 +37,7 @@ def digest(
         if lang is not None:
             following.set_setting("lang", lang)
         report = run_digest(following.store.data_dir, log=lambda line: err_console.print(escape(line), highlight=False))
-    except (DigestRunning, FollowError) as problem:
+    except (DigestRunning, FollowError, IndexMissingError) as problem:
         fail(escape(str(problem)))
     if as_json:
         print_json(report.to_dict())

@@ -276,13 +276,14 @@ def _send_digests(data_dir: Path, env, log: Log) -> StepReport | None:
     """The digest step when SMTP is configured (None when it is not: update sends no files)."""
     from papersift.follow.digest import DigestRunning, run_digest
     from papersift.follow.mail import smtp_config
+    from papersift.follow.saved import FollowError
 
-    if smtp_config(env) is None:
-        return None
     try:
+        if smtp_config(env) is None:
+            return None
         report = run_digest(data_dir, env=env)
-    except DigestRunning as running:
-        return StepReport("digest", {}, str(running))
+    except (DigestRunning, FollowError) as problem:  # another digest running, a bad SMTP setting
+        return StepReport("digest", {}, str(problem))
     delivery = report.delivery
     counts: dict = {"papers": report.papers, "delivered": len(delivery.delivered), "waiting": len(delivery.waiting)}
     if delivery.error:
