@@ -74,3 +74,23 @@ def test_a_digest_with_the_smtp_server_down_exits_1_and_keeps_it(data_dir, sampl
     report = json.loads(result.stdout)
     assert report["delivery"]["waiting"] == [1] and "Connection" in report["delivery"]["error"]
     assert [digest.sent_at for digest in Following.open(data_dir).digests()] == [None]
+
+
+def test_show_marks_new_papers_and_seen_clears_them(data_dir):
+    from papersift.index import lexical
+    from papersift.record import paper_from_dict
+    from papersift.store import Store
+    from write_checks import synthetic_records
+
+    assert runner.invoke(app, ["index", "--data-dir", str(data_dir)]).exit_code == 0
+    assert runner.invoke(app, ["saved", "add", "colm", "", "--venue", "COLM", "--sort", "newest", "--mode", "keyword",
+                               "--data-dir", str(data_dir)]).exit_code == 0
+    Store(data_dir).upsert([paper_from_dict(record) for record in synthetic_records("cli", 2)])
+    lexical.update(data_dir)
+    shown = json.loads(runner.invoke(app, ["saved", "show", "colm", "--new", "--data-dir", str(data_dir), "--json"]).stdout)
+    assert shown["new"] == 2 and sorted(paper["id"] for paper in shown["papers"]) == ["cli-0", "cli-1"]
+    text = runner.invoke(app, ["saved", "show", "colm", "--data-dir", str(data_dir)]).stdout
+    assert text.count("* cli-") == 2 and text.rstrip().endswith("2 new of " + str(text.count("\n") - 1))
+    marked = json.loads(runner.invoke(app, ["saved", "seen", "colm", "--data-dir", str(data_dir), "--json"]).stdout)
+    assert marked["were_new"] == 2
+    assert json.loads(runner.invoke(app, ["saved", "show", "colm", "--data-dir", str(data_dir), "--json"]).stdout)["new"] == 0

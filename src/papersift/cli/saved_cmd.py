@@ -1,5 +1,5 @@
 """papersift saved ...: save a search with a name, list, rename, delete it, show what is new
-in it and mark it seen; papersift feeds token: the private feed token (thin wrappers over
+in it (show [--new]) and mark it seen (seen); papersift feeds token: the private feed token (thin wrappers over
 papersift.follow)."""
 
 from __future__ import annotations
@@ -92,6 +92,48 @@ def delete(name: NameArgument, data_dir: DataDirOption = None, as_json: JsonOpti
     """Delete a saved search (and what it remembers having shown)."""
     saved = _run(lambda: open_following(data_dir).delete_search(name))
     _say(as_json, f"deleted saved search {saved.id}: {saved.name!r}", {"deleted": saved.to_dict()})
+
+
+@saved_app.command("show")
+def show(name: NameArgument, new: Annotated[bool, typer.Option("--new", help="Only the papers new since 'seen'.")] = False,
+         data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
+    """The saved search's papers (its first 100), the new ones marked with *."""
+    listing = _listing(data_dir, name)
+    papers = listing.new_papers if new else listing.papers
+    if as_json:
+        print_json({"watch": listing.watch, "name": listing.title, "new": len(listing.new_ids), "problem": listing.problem,
+                    "papers": [{"id": paper.id, "title": paper.title, "venue": paper.venue, "year": paper.year,
+                                "new": paper.id in listing.new_ids} for paper in papers]})
+        return
+    for paper in papers:
+        mark = "*" if paper.id in listing.new_ids else " "
+        console.print(f"{mark} {paper.id}  {paper.title} ({paper.venue or ''} {paper.year or ''})".rstrip(),
+                      highlight=False, markup=False)
+    console.print(f"{len(listing.new_ids)} new of {len(listing.papers)}", highlight=False, markup=False)
+
+
+@saved_app.command("seen")
+def seen(name: NameArgument, data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
+    """Mark what the saved search lists now as seen (its papers stop being new)."""
+    from papersift.follow.watches import mark_listing_seen
+
+    listing = _listing(data_dir, name)
+    _run(lambda: mark_listing_seen(open_following(data_dir), listing))
+    _say(as_json, f"marked {len(listing.papers)} papers seen ({len(listing.new_ids)} were new)",
+         {"watch": listing.watch, "marked": len(listing.papers), "were_new": len(listing.new_ids)})
+
+
+def _listing(data_dir: Path | None, name: str):
+    from papersift.follow.watches import list_watch
+    from papersift.index.lexical import IndexMissingError
+    from papersift.search.service import SearchService
+
+    following = open_following(data_dir)
+    saved = _run(lambda: following.saved_search(name))
+    try:
+        return list_watch(SearchService(following.store.data_dir), following, f"saved:{saved.id}")
+    except IndexMissingError as problem:
+        fail(str(problem))
 
 
 @token_app.command("show")
