@@ -81,7 +81,9 @@ def _first(values: dict[str, list[str]], name: str) -> str | None:
 
 
 def _refused(problem: FollowError) -> ApiError:
-    return ApiError(404 if str(problem).startswith("no saved search") else 422, "invalid_change", str(problem))
+    if str(problem).startswith("no saved search"):
+        return ApiError(404, "not_found", str(problem))
+    return ApiError(422, "invalid_change", str(problem))
 
 
 @router.get("/saved", response_class=HTMLResponse)
