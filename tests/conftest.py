@@ -21,6 +21,7 @@ from papersift.ingest.pipeline import ingest_paths
 from papersift.server import create_app
 from papersift.store import Store
 from served_papers import TEST_HOSTS, build_served_data_dir
+from smtp_server import smtp_server  # noqa: F401 - a fixture (digest tests)
 from tiers import CORE, FIXTURE_TIERS, missing, tiers_of
 
 FIXTURE_CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"

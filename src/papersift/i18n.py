@@ -12,6 +12,14 @@ LANGS: tuple[Lang, ...] = ("zh", "en")
 DEFAULT_LANG: Lang = "zh"
 
 MESSAGES: dict[str, dict[Lang, str]] = {
+    # digests (follow/digest.py)
+    "digest_subject": {"zh": "论文检索：{count} 篇新论文（{names}）", "en": "Paper Search: {count} new papers ({names})"},
+    "digest_heading": {"zh": "自上次摘要以来的新论文", "en": "New since your last digest"},
+    "digest_saved": {"zh": "已保存的检索：{name}", "en": "Saved search: {name}"},
+    "digest_tag": {"zh": "标签推荐：{name}", "en": "Recommended for tag: {name}"},
+    "digest_new_count": {"zh": "{count} 篇新论文", "en": "{count} new"},
+    "digest_footer": {"zh": "由 papersift digest 发送。在 {url} 管理已保存的检索。",
+                      "en": "Sent by papersift digest. Manage your saved searches at {url}."},
     "site_title": {"zh": "论文检索", "en": "Paper Search"},
     "search": {"zh": "检索", "en": "Search"},
     "query_placeholder": {"zh": "输入关键词、短语或 author:、venue:、year:2020..2024 …",

@@ -6,6 +6,7 @@ With PAPERSIFT_PAUSE_AT="<point>:<n>" in its environment, the process's n-th pas
 test reads that line and sends SIGKILL. Without the variable a point costs one dictionary
 lookup. Points: "store-before-commit" (a batch written, its COMMIT not yet run) and
 "ingest-batch-committed" (a batch committed), "library-before-commit" (a library change written,
+its COMMIT not yet run), "follow-before-commit" (a saved search, mark, token or digest written,
 its COMMIT not yet run).
 """
 

@@ -211,3 +211,24 @@ def test_an_update_embeds_the_new_papers_for_semantic_search(services, tmp_path)
     service = SearchService(tmp_path / "data")
     response = service.search(SearchRequest(query="learning to learn quickly from few examples", mode="semantic", size=3))
     assert "arXiv-2017-1703.03400" in [hit.paper.id for hit in response.hits]  # MAML, by meaning only
+
+
+def test_an_update_sends_the_digest_of_a_saved_search_as_its_last_step(services, smtp_server, tmp_path):
+    from papersift.follow.saved import SavedQuery
+    from papersift.follow.state import Following
+
+    inbox, port = smtp_server
+    openreview, arxiv = services
+    config = write_config(tmp_path / "update.toml", openreview, arxiv)
+    Following.open(tmp_path / "data").save_search("arXiv", SavedQuery(venue=("arXiv",), sort="newest", mode="keyword"))
+    env = {"PAPERSIFT_SMTP_HOST": "127.0.0.1", "PAPERSIFT_SMTP_PORT": str(port), "PAPERSIFT_SMTP_STARTTLS": "0",
+           "PAPERSIFT_DIGEST_TO": "reader@example.org"}
+    report = update(tmp_path / "data", config, env=env)
+    assert report.to_dict()["steps"][-1] == {"step": "digest", "papers": 5, "delivered": 1, "waiting": 0}
+    assert len(inbox.messages) == 1
+    body = inbox.messages[0][1].get_body(("plain",)).get_content()
+    assert "Attention is All you Need" in body and body.count("\n- ") == 5
+    again = update(tmp_path / "data", config, env=env)
+    assert step(again, "digest") == {"step": "digest", "papers": 0, "delivered": 0, "waiting": 0}
+    assert len(inbox.messages) == 1
+    assert "digest" not in [item["step"] for item in update(tmp_path / "data", config, env={}).to_dict()["steps"]]

@@ -17,13 +17,15 @@ from fastapi_offline import FastAPIOffline
 from starlette.middleware import Middleware
 
 from papersift import __version__, extras
-from papersift.api import library_routes, people_routes, routes, writes
+from papersift.api import library_routes, people_routes, routes, saved_routes, writes
 from papersift.api.access_log import AccessLog
 from papersift.api.asgi import HttpMiddleware, on_response_start
 from papersift.api.backend import ServiceProtocol
 from papersift.api.errors import install_error_handlers
 from papersift.api.limits import BODY_TIMEOUT_S, MAX_BODY_BYTES, RequestLimits
 from papersift.api.security import LOOPBACK_HOSTS, SecurityHeaders, TrustedHost
+from papersift.follow.state import Following
+from papersift.store import DB_FILE
 
 # Routers that other packages register (e.g. the topic map and trends pages).
 EXTRA_ROUTERS: list[APIRouter] = []
@@ -113,12 +115,17 @@ def create_api_app(
         middleware=middleware,
     )
     app.state.settings = Settings(data_dir=data_dir, enable_writes=enable_writes, write_token=write_token or "")
+    if enable_writes and (data_dir / DB_FILE).exists():
+        # A writable server makes the follow tables and the per-install form key (CSRF) when it
+        # starts, before it answers anything: no request, GET or POST, ever creates them.
+        Following.open(data_dir).store.close()
     app.state.service = service if service is not None else open_service(data_dir)
     install_error_handlers(app)
     app.include_router(routes.router)
     app.include_router(writes.router)
     app.include_router(people_routes.router)
     app.include_router(library_routes.router)
+    app.include_router(saved_routes.router)
     optional = []
     if extras.available("topics"):  # topic map + trends (papersift.topics): mounted when its extra is installed
         from papersift.api.topics_routes import router as topics_router

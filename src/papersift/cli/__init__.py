@@ -18,6 +18,8 @@ from papersift.cli import topics_cmd  # noqa: F401
 from papersift.cli import author_cmd  # noqa: F401
 from papersift.cli import update_cmd  # noqa: F401
 from papersift.cli import library_cmd  # noqa: F401
+from papersift.cli import saved_cmd  # noqa: F401
+from papersift.cli import digest_cmd  # noqa: F401
 # isort: on
 from papersift.cli.app import app
 from papersift.extras import MissingExtra, extra_for

@@ -20,10 +20,16 @@ ingest finds them unchanged). A run that dies resumes at its first unfinished st
 its saved cursor (fetch/state.py), an ingest from the pages already saved (ingest skips the
 papers it already has), the index with an incremental update. A second run on the same data dir
 while one holds DATA_DIR/update.lock stops at once (UpdateRunning).
+
+Last, when SMTP is configured (PAPERSIFT_SMTP_HOST, follow/mail.py), the `digest` step sends
+the digests of papers new since the last one (follow/digest.py). It keeps its own outbox, so it
+is not a resumable step: a failed delivery is reported in the step's counts and retried by the
+next `papersift update` or `papersift digest`; it never fails the update.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -157,9 +163,11 @@ class UpdateReport:
 
 
 def run_update(data_dir: Path, jobs: list[FetchJob], *, log: Log = lambda _: None, today: date | None = None,
-               retry: RetryPolicy | None = None, embed: Callable[[Path], dict | str] | None = None) -> UpdateReport:
-    """Fetch, ingest, index and embed; see the module docstring. `embed(data_dir)` returns the
-    embedding counts, or the reason it did nothing (default: embed_new_papers)."""
+               retry: RetryPolicy | None = None, embed: Callable[[Path], dict | str] | None = None,
+               env: dict | None = None) -> UpdateReport:
+    """Fetch, ingest, index, embed and send digests; see the module docstring. `embed(data_dir)`
+    returns the embedding counts, or the reason it did nothing (default: embed_new_papers);
+    `env` holds the SMTP settings (default: the process environment)."""
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     lock = data_dir / LOCK_FILE
@@ -168,8 +176,13 @@ def run_update(data_dir: Path, jobs: list[FetchJob], *, log: Log = lambda _: Non
     except BlockingIOError:
         raise UpdateRunning(f"another 'papersift update' is running on {data_dir}") from None
     try:
-        return _run_locked(data_dir, jobs, log, today or datetime.now(timezone.utc).date(), retry or RetryPolicy(),
-                           embed or embed_new_papers)
+        report = _run_locked(data_dir, jobs, log, today or datetime.now(timezone.utc).date(), retry or RetryPolicy(),
+                             embed or embed_new_papers)
+        digest = _send_digests(data_dir, os.environ if env is None else env, log)
+        if digest is not None:
+            report.steps.append(digest)
+            log(f"digest: {digest.skipped or ', '.join(f'{name} {value}' for name, value in digest.counts.items())}")
+        return report
     finally:
         run_locks.release(handle, lock)
 
@@ -262,6 +275,25 @@ def _index(data_dir: Path) -> StepReport:
         store.close()
     return StepReport("index", {"documents": result.documents, "indexed": result.added, "full_build": result.full,
                                 "term_lexicon_rebuilt": lexicon is not None, "authors_rebuilt": identities is not None})
+
+
+def _send_digests(data_dir: Path, env, log: Log) -> StepReport | None:
+    """The digest step when SMTP is configured (None when it is not: update sends no files)."""
+    from papersift.follow.digest import DigestRunning, run_digest
+    from papersift.follow.mail import smtp_config
+    from papersift.follow.saved import FollowError
+
+    try:
+        if smtp_config(env) is None:
+            return None
+        report = run_digest(data_dir, env=env)
+    except (DigestRunning, FollowError) as problem:  # another digest running, a bad SMTP setting
+        return StepReport("digest", {}, str(problem))
+    delivery = report.delivery
+    counts: dict = {"papers": report.papers, "delivered": len(delivery.delivered), "waiting": len(delivery.waiting)}
+    if delivery.error:
+        counts["error"] = delivery.error
+    return StepReport("digest", counts)
 
 
 def _embed(data_dir: Path, embed: Callable[[Path], dict | str]) -> StepReport:

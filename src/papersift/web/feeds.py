@@ -220,3 +220,46 @@ def page_feeds(request: Request) -> list[FeedLink]:
         if path.startswith(page) and len(path) > len(page):
             return [FeedLink("Atom", FEED_PREFIX + quote(path) + suffix)]
     return []
+
+
+# -- private feeds: a saved search's and a tag's recommendations, behind the user's token ------
+def _private_owner(request: Request, token: str):
+    """The Following of the token's user; 404 for an unknown or revoked token (never saying which)."""
+    from papersift.api.saved_routes import following_of
+    from papersift.follow.state import Following
+
+    following = following_of(request)
+    user_id = following.user_of_token(token[:100])
+    if user_id is None:
+        raise ApiError(404, "not_found", "no such feed")
+    return following if user_id == following.user_id else Following(following.store, user_id)
+
+
+def _private_feed(request: Request, token: str, watch: str, subtitle: str, params: FeedParams) -> Response:
+    from papersift.follow.saved import FollowError
+    from papersift.follow.watches import list_watch
+
+    lang = request_lang(request, params.lang)
+    following = _private_owner(request, token)
+    try:
+        listing = list_watch(service_of(request), following, watch, feed_sort="newest")
+    except FollowError:
+        raise ApiError(404, "not_found", "no such feed") from None
+    base = _base_url(request)
+    kind, _, key = watch.partition(":")
+    html_url = f"{base}/saved/{key}" if kind == "saved" else f"{base}/library/recommend?{urlencode({'tag': key})}"
+    # The feed's id leaves the token out: a new token does not make the same feed a new one.
+    return _atom_response(atom_feed(
+        feed_id=f"{base}{FEED_PREFIX}/private/{following.user_id}/{quote(watch, safe=':')}",
+        title=f"{listing.title} – {translate('site_title', lang)}", subtitle=subtitle, self_url=str(request.url),
+        html_url=html_url, papers=listing.papers[:params.size], base_url=base, updated=_store_updated(request), lang=lang))
+
+
+@router.get("/private/{token}/saved/{saved_id}")
+def saved_search_feed(request: Request, token: str, saved_id: int, params: Annotated[FeedParams, Query()]) -> Response:
+    return _private_feed(request, token, f"saved:{saved_id}", "saved search, newest first", params)
+
+
+@router.get("/private/{token}/tag/{tag}")
+def tag_recommendations_feed(request: Request, token: str, tag: str, params: Annotated[FeedParams, Query()]) -> Response:
+    return _private_feed(request, token, f"tag:{' '.join(tag[:100].split())}", "recommended for this tag", params)

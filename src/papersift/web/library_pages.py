@@ -1,12 +1,14 @@
 """The library page (/library: tags with counts, each paper's mark, reading state and note,
 export links) and a tag's recommendations (/library/recommend?tag=...), read-only and
-server-rendered like the other pages. Changes go through the CLI or the token-gated API for
-now; forms on the page come with accounts and CSRF tokens (issue 17, a later step)."""
+server-rendered like the other pages. Library changes go through the CLI or the token-gated API;
+a tag's recommendations page marks the ones never shown (new=1: only them), has the "mark all
+as seen" form (web/forms.py) and links its private feed when the user has a feed token."""
 
 from __future__ import annotations
 
 import time
 from typing import Annotated
+from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
@@ -27,6 +29,7 @@ router = APIRouter(include_in_schema=False)
 class LibraryPageParams(PaperParams):
     tag: Annotated[str | None, Field(max_length=MAX_TAG_CHARS)] = None
     k: Annotated[int, Field(ge=1, le=100)] = 20
+    new: bool = False  # recommendations: only those never marked seen
 
 LABELS = {
     "en": {"library": "Library", "tags": "Tags", "all": "All papers", "empty": "Your library is empty: tag, like or "
@@ -34,12 +37,14 @@ LABELS = {
            "not_interested": "not interested", "to-read": "to read", "read": "read", "note": "Note", "added": "added",
            "export": "Export", "recommend": "Recommendations", "recommend_for": "Recommended for tag",
            "recommend_all": "Recommended from your library", "unavailable": "Recommendations are not available",
-           "papers": "papers"},
+           "papers": "papers", "token": "Write token", "mark_seen": "Mark all as seen", "new": "new",
+           "private_feed": "Private Atom feed", "only_new": "Only new papers", "all_recs": "All recommendations"},
     "zh": {"library": "文献库", "tags": "标签", "all": "全部论文", "empty": "文献库为空：用 `papersift library ...` 或 "
            "POST /api/library/... 给论文加标签、喜欢或笔记。", "liked": "喜欢", "not_interested": "不感兴趣",
            "to-read": "待读", "read": "已读", "note": "笔记", "added": "加入于", "export": "导出",
            "recommend": "推荐", "recommend_for": "标签推荐", "recommend_all": "根据文献库推荐",
-           "unavailable": "暂无推荐", "papers": "篇论文"},
+           "unavailable": "暂无推荐", "papers": "篇论文", "token": "写入令牌", "mark_seen": "全部标为已看", "new": "新",
+           "private_feed": "私人 Atom 订阅", "only_new": "只看新论文", "all_recs": "全部推荐"},
 }
 
 
@@ -81,4 +86,19 @@ def recommend_page(request: Request, params: Annotated[LibraryPageParams, Query(
         papers = library.store.get_many([hit.paper_id for hit in hits] + [pid for hit in hits for pid, _ in hit.because])
     rows = [(hit, papers.get(hit.paper_id), explanation([papers[pid].title for pid, _ in hit.because if pid in papers], tag))
             for hit in hits]
-    return _render(request, "library_recommend.html", lang, tag=tag, rows=rows, problem=problem)
+    fresh, private_feed, forms = set(), None, {"writes": False, "csrf": None}
+    if tag:  # a tag's recommendations remember what was shown (follow/watches.py): mark the new ones
+        from papersift.api.saved_routes import following_of
+        from papersift.follow.watches import new_ids
+        from papersift.web.saved_pages import form_context
+
+        following = following_of(request)
+        fresh = new_ids("tag", [paper for _, paper, _ in rows if paper is not None], {}, following.mark(f"tag:{tag}"))
+        token = following.feed_token()
+        private_feed = f"/feeds/private/{quote(token, safe='')}/tag/{quote(tag, safe='')}" if token else None
+        forms = form_context(request)
+        if params.new:
+            rows = [row for row in rows if row[0].paper_id in fresh]
+    back = f"/library/recommend?{urlencode({'tag': tag or '', 'lang': lang})}"
+    return _render(request, "library_recommend.html", lang, tag=tag, rows=rows, problem=problem, new_ids=fresh,
+                   private_feed=private_feed, forms=forms, back=back, only_new=params.new)

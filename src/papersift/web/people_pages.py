@@ -49,15 +49,35 @@ def venue_path(venue: str, lang: str, year: int | str | None = None) -> str:
     return f"/venue/{quote(str(venue), safe='')}{tail}?{urlencode({'lang': lang})}"
 
 
+class PeoplePageParams(PaperParams):
+    new: bool = False  # only what is new since the last "mark as seen"
+
+
+def _watching(request: Request, kind: str, key: str, back: str) -> dict:
+    """What the page shows of "new since your last visit" for this venue or author."""
+    from papersift.api.backend import service_of
+    from papersift.api.saved_routes import following_of
+    from papersift.follow.watches import list_watch
+    from papersift.web.saved_pages import form_context
+
+    following = following_of(request)
+    watch = f"{kind}:{key}"
+    return {"listing": list_watch(service_of(request), following, watch), "marked": following.mark(watch) is not None,
+            "kind": kind, "key": key, "back": back, "forms": form_context(request)}
+
+
 def _render(request: Request, template: str, lang: Lang, **context) -> HTMLResponse:
     from papersift.web.routes import render  # the page machinery (imports this module to mount it)
+    from papersift.web.saved_pages import LABELS as SAVED_LABELS
 
+    watching = context.get("watching")
     return render(request, template, lang, state=SearchState(SearchParams(), lang), labels=LABELS[lang],
-                  author_path=author_path, venue_path=venue_path, **context)
+                  author_path=author_path, venue_path=venue_path, saved_labels=SAVED_LABELS[lang],
+                  forms=watching["forms"] if watching else {"writes": False, "csrf": None}, **context)
 
 
 @router.get("/author/{author:path}", response_class=HTMLResponse)
-def author_page(request: Request, author: str, params: Annotated[PaperParams, Query()]) -> HTMLResponse:
+def author_page(request: Request, author: str, params: Annotated[PeoplePageParams, Query()]) -> HTMLResponse:
     lang = request_lang(request, params.lang)
     try:
         profile = author_profile(people_store(request), author[:300])
@@ -65,23 +85,25 @@ def author_page(request: Request, author: str, params: Annotated[PaperParams, Qu
         raise ApiError(404, "author_not_found", str(exc)) from exc
     graph = coauthor_svg(profile, lambda author_id: author_path(author_id, lang), LABELS[lang]["graph_title"],
                          LABELS[lang]["papers"])
-    return _render(request, "author.html", lang, profile=profile, graph=graph)
+    watching = _watching(request, "author", profile["name"], author_path(author[:300], lang))
+    return _render(request, "author.html", lang, profile=profile, graph=graph, watching=watching, only_new=params.new)
 
 
 @router.get("/venue/{venue}", response_class=HTMLResponse)
-def venue_page(request: Request, venue: str, params: Annotated[PaperParams, Query()]) -> HTMLResponse:
+def venue_page(request: Request, venue: str, params: Annotated[PeoplePageParams, Query()]) -> HTMLResponse:
     return _venue(request, venue, None, params)
 
 
 @router.get("/venue/{venue}/{year}", response_class=HTMLResponse)
-def venue_year_page(request: Request, venue: str, year: int, params: Annotated[PaperParams, Query()]) -> HTMLResponse:
+def venue_year_page(request: Request, venue: str, year: int, params: Annotated[PeoplePageParams, Query()]) -> HTMLResponse:
     return _venue(request, venue, year, params)
 
 
-def _venue(request: Request, venue: str, year: int | None, params: PaperParams) -> HTMLResponse:
+def _venue(request: Request, venue: str, year: int | None, params: PeoplePageParams) -> HTMLResponse:
     lang = request_lang(request, params.lang)
     try:
         stats = venue_stats(people_store(request), venue[:100], year)
     except VenueNotFound as exc:
         raise ApiError(404, "venue_not_found", str(exc)) from exc
-    return _render(request, "venue.html", lang, stats=stats)
+    watching = _watching(request, "venue", stats["venue"], venue_path(stats["venue"], lang, year))
+    return _render(request, "venue.html", lang, stats=stats, watching=watching, only_new=params.new)

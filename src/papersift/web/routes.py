@@ -34,6 +34,8 @@ from papersift.i18n import LANGS, Lang, error_title_key, negotiate_language, tra
 from papersift.search.display import page_count
 from papersift.web.citation_meta import citation_meta_tags, coins_kev
 from papersift.web.feeds import page_feeds
+from papersift.web.saved_pages import LABELS as SAVED_LABELS
+from papersift.web.saved_pages import form_context
 from papersift.web.urls import SearchState, author_path, export_path, paper_path
 
 WEB_DIR = Path(__file__).parent
@@ -59,7 +61,8 @@ class NavLink:
 
 # The header's links; other pages (topic map, trends) add theirs with add_page().
 NAV_LINKS: list[NavLink] = [NavLink("/topics", {lang: translate("topics", lang) for lang in LANGS}),
-                            NavLink("/library", {"zh": "文献库", "en": "Library"})]
+                            NavLink("/library", {"zh": "文献库", "en": "Library"}),
+                            NavLink("/saved", {"zh": "已保存的检索", "en": "Saved searches"})]
 
 
 def add_page(path: str, labels: dict[str, str], template_dir: Path | None = None) -> None:
@@ -142,6 +145,7 @@ def search_page(request: Request, params: Annotated[SearchParams, Query()]) -> H
         reading_choices=reading_choices(response.reading, state),
         export_urls={fmt: state.url(path="/api/export", format=fmt, page=None, size=None, facets=None, lang=None)
                      for fmt in ("bibtex", "csv", "json", "ris", "csl-json")},
+        save_form=form_context(request), save_labels=SAVED_LABELS[lang],
     )
 
 
@@ -188,4 +192,7 @@ def install_web(app: FastAPI) -> None:
 
     app.include_router(feeds_router)
     app.include_router(library_router)
+    from papersift.web.saved_pages import router as saved_router
+
+    app.include_router(saved_router)
     app.state.render_html_error = render_error

@@ -1,0 +1,68 @@
+"""The page's forms that change things (save a search, rename, delete, mark as seen): plain
+HTML forms that work without JavaScript, POSTed as application/x-www-form-urlencoded.
+
+Two checks guard each one (docs/feeds.md, "Forms and CSRF"):
+* the write gate of the API, in form shape: the server runs with --enable-writes and the form
+  carries the write token (a password field the browser can remember), compared in constant
+  time; there are no accounts or sessions yet, so the token is what proves the writer;
+* a CSRF token: the form's hidden `csrf` field, signed with itsdangerous by the per-install key
+  (follow.schema: made with the follow tables at the first write, i.e. when a server with
+  writes enabled starts or a CLI command first writes; never while answering a request),
+  checked with a maximum age of CSRF_MAX_AGE_S. Another site cannot read a page of this one,
+  so it cannot forge a form that passes (and CSP form-action 'self' keeps this site's forms here).
+"""
+
+from __future__ import annotations
+
+import hmac
+from urllib.parse import parse_qsl
+
+from fastapi import Request
+from itsdangerous import BadSignature, URLSafeTimedSerializer
+
+from papersift.api.errors import ApiError
+
+CSRF_SALT = "papersift-forms"
+CSRF_MAX_AGE_S = 24 * 3600
+MAX_FORM_FIELDS = 300
+
+
+def _serializer(key: str) -> URLSafeTimedSerializer:
+    return URLSafeTimedSerializer(key, salt=CSRF_SALT)
+
+
+def csrf_token(key: str | None, user_id: str) -> str | None:
+    """The hidden field's value (None when the install has no key yet: the page then shows no form)."""
+    return _serializer(key).dumps(user_id) if key else None
+
+
+def check_csrf(key: str | None, token: str, user_id: str) -> None:
+    if not key:
+        raise ApiError(403, "csrf_failed", "this install has no form key yet: restart the server with --enable-writes")
+    try:
+        signed_for = _serializer(key).loads(token, max_age=CSRF_MAX_AGE_S)
+    except BadSignature:  # SignatureExpired is one: the page is over a day old
+        raise ApiError(403, "csrf_failed", "the form expired or was not made by this server: reload the page and "
+                       "send it again") from None
+    if signed_for != user_id:
+        raise ApiError(403, "csrf_failed", "the form was made for another user")
+
+
+def require_form_writes(request: Request) -> None:
+    """Before the body is read: a read-only server refuses every form."""
+    if not request.app.state.settings.enable_writes:
+        raise ApiError(403, "writes_disabled", "this server is read-only; start it with --enable-writes and a token")
+
+
+async def read_form(request: Request) -> list[tuple[str, str]]:
+    """The url-encoded body (under the app's size and time limits), then the write token checked."""
+    body = (await request.body()).decode("utf-8", errors="replace")
+    try:
+        fields = parse_qsl(body, keep_blank_values=True, max_num_fields=MAX_FORM_FIELDS)
+    except ValueError:
+        raise ApiError(422, "invalid_body", f"a form has at most {MAX_FORM_FIELDS} fields") from None
+    token = next((value for name, value in fields if name == "token"), "")
+    expected = request.app.state.settings.write_token
+    if not hmac.compare_digest(token.encode(), expected.encode()):
+        raise ApiError(401, "unauthorized", "the form needs the server's write token")
+    return fields

@@ -1,0 +1,168 @@
+"""The saved-search pages: /saved (the list), /saved/{id} (its papers, the new ones marked;
+?new=1 shows only them) and the forms that change things (save from the search page, rename,
+delete, mark as seen; web/forms.py says how they are guarded). A GET never records anything:
+"seen" is only ever a POST the user sends (or the digest, for its own channel)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+from urllib.parse import quote
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import HTMLResponse, RedirectResponse
+from pydantic import ValidationError
+
+from papersift.api.backend import request_lang, service_of
+from papersift.api.errors import ApiError
+from papersift.api.params import PaperParams, SearchParams
+from papersift.api.saved_routes import following_of, saved_query
+from papersift.follow.saved import FollowError, watch_key
+from papersift.follow.watches import list_watch, mark_listing_seen
+from papersift.i18n import Lang
+from papersift.web.forms import check_csrf, csrf_token, read_form, require_form_writes
+from papersift.web.urls import SearchState
+
+router = APIRouter(include_in_schema=False)
+LABELS = {
+    "en": {"saved": "Saved searches", "save": "Save this search", "name": "Name", "token": "Write token",
+           "new": "new", "only_new": "Only new papers", "all": "All papers", "mark_seen": "Mark all as seen",
+           "rename": "Rename", "delete": "Delete", "open_search": "Open as a search", "none": "No saved searches yet.",
+           "nothing_new": "Nothing new since you last marked this as seen.", "private_feed": "Private Atom feed",
+           "new_count": "{count} new", "read_only": "Saving needs a server started with --enable-writes.",
+           "new_since": "New since your last visit",
+           "not_followed": "Not followed yet: 'Mark all as seen' starts remembering what you have seen here."},
+    "zh": {"saved": "已保存的检索", "save": "保存此检索", "name": "名称", "token": "写入令牌", "new": "新",
+           "only_new": "只看新论文", "all": "全部论文", "mark_seen": "全部标为已看", "rename": "重命名", "delete": "删除",
+           "open_search": "作为检索打开", "none": "还没有保存的检索。", "nothing_new": "自上次标为已看以来没有新论文。",
+           "private_feed": "私人 Atom 订阅", "new_count": "{count} 篇新论文",
+           "read_only": "保存检索需要以 --enable-writes 启动的服务器。", "new_since": "自上次访问以来的新论文",
+           "not_followed": "尚未关注：点击“全部标为已看”后开始记录你在此看过的论文。"},
+}
+SEARCH_FIELDS = ("q", "mode", "sort", "venue", "area", "subarea", "author", "status", "year_from", "year_to", "literal")
+
+
+class SavedPageParams(PaperParams):
+    new: bool = False
+
+
+def form_context(request: Request) -> dict:
+    """What a page needs to draw the change forms: whether writes are on and the CSRF token."""
+    settings = request.app.state.settings
+    if not settings.enable_writes:
+        return {"writes": False, "csrf": None}
+    following = following_of(request)
+    return {"writes": True, "csrf": csrf_token(following.csrf_key(), following.user_id)}
+
+
+def _render(request: Request, template: str, lang: Lang, **context) -> HTMLResponse:
+    from papersift.web.routes import render
+
+    return render(request, template, lang, state=SearchState(SearchParams(), lang), labels=LABELS[lang],
+                  forms=form_context(request), **context)
+
+
+def _back(path: str, lang: str | None) -> RedirectResponse:
+    return RedirectResponse(f"{path}?lang={lang}" if lang in ("zh", "en") else path, status_code=303)
+
+
+async def _checked_form(request: Request) -> dict[str, list[str]]:
+    fields = await read_form(request)
+    values: dict[str, list[str]] = {}
+    for name, value in fields:
+        values.setdefault(name, []).append(value)
+    following = following_of(request)
+    check_csrf(following.csrf_key(), (values.get("csrf") or [""])[0], following.user_id)
+    return values
+
+
+def _first(values: dict[str, list[str]], name: str) -> str | None:
+    return values[name][0] if values.get(name) else None
+
+
+def _refused(problem: FollowError) -> ApiError:
+    if str(problem).startswith("no saved search"):
+        return ApiError(404, "not_found", str(problem))
+    return ApiError(422, "invalid_change", str(problem))
+
+
+@router.get("/saved", response_class=HTMLResponse)
+def saved_list_page(request: Request, params: Annotated[PaperParams, Query()]) -> HTMLResponse:
+    lang = request_lang(request, params.lang)
+    return _render(request, "saved_list.html", lang, searches=following_of(request).saved_searches())
+
+
+@router.get("/saved/{saved_id}", response_class=HTMLResponse)
+def saved_page(request: Request, saved_id: int, params: Annotated[SavedPageParams, Query()]) -> HTMLResponse:
+    lang = request_lang(request, params.lang)
+    following = following_of(request)
+    try:
+        saved = following.saved_search(saved_id)
+        listing = list_watch(service_of(request), following, f"saved:{saved.id}")
+    except FollowError as problem:
+        raise _refused(problem) from None
+    token = following.feed_token()
+    private_feed = f"/feeds/private/{quote(token, safe='')}/saved/{saved.id}" if token else None
+    return _render(request, "saved.html", lang, saved=saved, listing=listing, only_new=params.new,
+                   papers=listing.new_papers if params.new else listing.papers, private_feed=private_feed)
+
+
+@router.post("/saved", dependencies=[Depends(require_form_writes)])
+async def save_from_page(request: Request) -> RedirectResponse:
+    values = await _checked_form(request)
+    try:
+        search = SearchParams.model_validate({name: value if name in ("venue", "area", "subarea", "author", "status")
+                                              else value[0] for name, value in values.items() if name in SEARCH_FIELDS})
+    except ValidationError as problem:
+        raise ApiError(422, "invalid_body", f"the search cannot be saved: {problem.errors()[0]['msg']}") from None
+    name = (values.get("name") or [""])[0]
+
+    def save():
+        try:
+            return following_of(request).save_search(name, saved_query(search, search.sort, search.literal))
+        except FollowError as problem:
+            raise _refused(problem) from None
+    saved = await run_in_threadpool(save)
+    return _back(f"/saved/{saved.id}", _first(values, "lang"))
+
+
+@router.post("/saved/{saved_id}/{action}", dependencies=[Depends(require_form_writes)])
+async def change_from_page(request: Request, saved_id: int, action: str) -> RedirectResponse:
+    if action not in ("rename", "delete", "seen"):
+        raise ApiError(404, "not_found", f"no form action {action!r}")
+    values = await _checked_form(request)
+    lang = _first(values, "lang")
+
+    def change() -> str:
+        following = following_of(request)
+        try:
+            if action == "rename":
+                following.rename_search(saved_id, (values.get("name") or [""])[0])
+            elif action == "delete":
+                following.delete_search(saved_id)
+                return "/saved"
+            else:
+                mark_listing_seen(following, list_watch(service_of(request), following, f"saved:{saved_id}"))
+        except FollowError as problem:
+            raise _refused(problem) from None
+        return f"/saved/{saved_id}"
+    return _back(await run_in_threadpool(change), lang)
+
+
+@router.post("/seen", dependencies=[Depends(require_form_writes)])
+async def seen_from_page(request: Request) -> RedirectResponse:
+    """"Mark as seen" on a venue, author or tag-recommendations page; back to that page."""
+    values = await _checked_form(request)
+    kind, key = (values.get("kind") or [""])[0], (values.get("key") or [""])[0]
+    back = (values.get("back") or ["/"])[0]
+    if not back.startswith("/") or back.startswith("//"):
+        back = "/"  # only this site's pages: never an open redirect
+
+    def mark() -> None:
+        following = following_of(request)
+        try:
+            mark_listing_seen(following, list_watch(service_of(request), following, watch_key(kind, key)))
+        except FollowError as problem:
+            raise _refused(problem) from None
+    await run_in_threadpool(mark)
+    return RedirectResponse(back, status_code=303)

@@ -1,0 +1,73 @@
+"""Private feeds: a saved search's Atom feed behind the user's feed token parses with
+feedparser, lists the papers that arrived (newest first), keeps its id across a new token, is
+linked from the saved-search page with <link rel="alternate">, and answers 404 once revoked."""
+
+from __future__ import annotations
+
+import feedparser
+import lxml.html
+import pytest
+from fastapi.testclient import TestClient
+
+from papersift.server import create_app
+from served_papers import TEST_HOSTS, build_served_data_dir
+from write_checks import synthetic_records
+
+TOKEN = "private-feeds-token-24-chars"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+@pytest.fixture()
+def served(sample_records, tmp_path):
+    data_dir = build_served_data_dir(tmp_path / "data", sample_records[:60])
+    with TestClient(create_app(data_dir, enable_writes=True, write_token=TOKEN, allowed_hosts=TEST_HOSTS),
+                    raise_server_exceptions=False) as client:
+        yield client
+
+
+def test_a_saved_search_feed_lists_the_arrived_papers_until_revoked(served):
+    client = served
+    saved = client.post("/api/saved-searches", headers=AUTH, json={"name": "zebra", "search": {"q": "zebrafish",
+                                                                                               "mode": "keyword"}}).json()
+    arriving = synthetic_records("zebra", 2)
+    for record in arriving:
+        record["title"] = f"Zebrafish models {record['id']}"
+    assert client.post("/api/papers", headers=AUTH, json=arriving).status_code == 200
+    assert "application/atom+xml" not in client.get(f"/saved/{saved['id']}").text  # no token yet: no private link
+    feed_token = client.post("/api/feed-token", headers=AUTH).json()["token"]
+
+    head = lxml.html.fromstring(client.get(f"/saved/{saved['id']}", params={"lang": "en"}).text)
+    links = head.xpath('//head/link[@rel="alternate"][@type="application/atom+xml"]/@href')
+    assert links == [f"/feeds/private/{feed_token}/saved/{saved['id']}"]
+    response = client.get(links[0])
+    assert response.status_code == 200 and response.headers["content-type"].startswith("application/atom+xml")
+    feed = feedparser.parse(response.content)
+    assert not feed.bozo and feed.feed.title.startswith("zebra")
+    assert {entry.title for entry in feed.entries} == {record["title"] for record in arriving}
+    assert all(entry.id.startswith("http://testserver/paper/") and entry.updated for entry in feed.entries)
+    first_id = feed.feed.id
+    assert feed_token not in first_id
+
+    new_token = client.post("/api/feed-token", headers=AUTH).json()["token"]
+    assert client.get(links[0]).status_code == 404  # the old token is revoked by the new one
+    again = feedparser.parse(client.get(f"/feeds/private/{new_token}/saved/{saved['id']}").content)
+    assert again.feed.id == first_id and len(again.entries) == 2
+    assert client.delete("/api/feed-token", headers=AUTH).json() == {"revoked": True}
+    assert client.get(f"/feeds/private/{new_token}/saved/{saved['id']}").status_code == 404
+    assert client.get("/feeds/private/guessed-token/saved/1").status_code == 404
+
+
+def test_a_tags_recommendations_feed_is_private_and_linked(served, sample_records, tmp_path):
+    from papersift.library.features import build_features
+
+    client = served
+    ids = [record["id"] for record in sample_records[:3]]
+    assert client.post("/api/library/tag", headers=AUTH, json={"tag": "seed & co", "paper_ids": ids}).status_code == 200
+    build_features(client.app.state.settings.data_dir)
+    feed_token = client.post("/api/feed-token", headers=AUTH).json()["token"]
+    page = lxml.html.fromstring(client.get("/library/recommend", params={"tag": "seed & co", "lang": "en"}).text)
+    links = page.xpath('//head/link[@rel="alternate"][@type="application/atom+xml"]/@href')
+    assert links == [f"/feeds/private/{feed_token}/tag/seed%20%26%20co"]
+    feed = feedparser.parse(client.get(links[0]).content)
+    assert not feed.bozo and len(feed.entries) == 20 and not {entry.id.rsplit("/", 1)[1] for entry in feed.entries} & set(ids)
+    assert client.get(f"/feeds/private/not-{feed_token}/tag/seed%20%26%20co").status_code == 404
