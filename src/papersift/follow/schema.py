@@ -12,6 +12,8 @@ import secrets
 import sqlite3
 import time
 
+from papersift.component_schema import ComponentSchema
+
 SCHEMA_KEY = "follow_schema"
 
 # Version 1.
@@ -88,21 +90,5 @@ def _migrate_to_1(conn: sqlite3.Connection) -> None:
 
 
 MIGRATIONS = ((1, _migrate_to_1),)
-FOLLOW_SCHEMA = MIGRATIONS[-1][0]
-
-
-def schema_version(conn: sqlite3.Connection) -> int:
-    try:
-        row = conn.execute("SELECT value FROM meta WHERE key=?", (SCHEMA_KEY,)).fetchone()
-    except sqlite3.OperationalError:
-        return 0
-    return int(row[0]) if row else 0
-
-
-def migrate(conn: sqlite3.Connection) -> None:
-    """Inside a write transaction: run the steps past the stored version, then record it."""
-    version = schema_version(conn)
-    for target, step in MIGRATIONS:
-        if version < target:
-            step(conn)
-    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (SCHEMA_KEY, str(FOLLOW_SCHEMA)))
+SCHEMA = ComponentSchema(SCHEMA_KEY, MIGRATIONS)
+FOLLOW_SCHEMA = SCHEMA.latest

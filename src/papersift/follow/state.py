@@ -26,7 +26,7 @@ from papersift.follow.saved import (
     SavedSearch,
     clean_name,
 )
-from papersift.follow.schema import FOLLOW_SCHEMA, SCHEMA_KEY, migrate
+from papersift.follow.schema import SCHEMA
 from papersift.library.schema import LOCAL_USER
 from papersift.pausepoints import pause_point
 from papersift.store import Store
@@ -62,20 +62,14 @@ class Following:
     def __init__(self, store: Store, user_id: str = LOCAL_USER):
         self.store = store
         self.user_id = user_id
-        if not store.readonly and self._stored_version() < FOLLOW_SCHEMA:
-            with store.transaction("create the follow tables") as conn:
-                migrate(conn)
+        SCHEMA.ensure(store, "create the follow tables")
 
     @classmethod
     def open(cls, data_dir: str | Path, readonly: bool = False, user_id: str = LOCAL_USER) -> Following:
         return cls(Store(data_dir, readonly=readonly), user_id)
 
     def _stored_version(self) -> int:
-        try:
-            rows = self.store.read("SELECT value FROM meta WHERE key=?", (SCHEMA_KEY,))
-        except sqlite3.OperationalError:
-            return 0
-        return int(rows[0][0]) if rows else 0
+        return SCHEMA.stored_version(self.store)
 
     def _ready(self) -> bool:
         return self._stored_version() >= 1

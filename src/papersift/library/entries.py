@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from papersift.library.schema import LIBRARY_SCHEMA, LOCAL_USER, SCHEMA_KEY, migrate
+from papersift.library.schema import LOCAL_USER, SCHEMA
 from papersift.pausepoints import pause_point
 from papersift.store import Store
 
@@ -88,9 +88,7 @@ class Library:
     def __init__(self, store: Store, user_id: str = LOCAL_USER):
         self.store = store
         self.user_id = user_id
-        if not store.readonly and self._stored_version() < LIBRARY_SCHEMA:
-            with store.transaction("create the library tables") as conn:
-                migrate(conn)  # re-reads the version under the lock: another process may have done it
+        SCHEMA.ensure(store, "create the library tables")
 
     @classmethod
     def open(cls, data_dir: str | Path, readonly: bool = False, user_id: str = LOCAL_USER) -> Library:
@@ -212,11 +210,7 @@ class Library:
         return self._stored_version() >= 1
 
     def _stored_version(self) -> int:
-        try:
-            rows = self.store.read("SELECT value FROM meta WHERE key=?", (SCHEMA_KEY,))
-        except sqlite3.OperationalError:  # no meta table: a store never written
-            return 0
-        return int(rows[0][0]) if rows else 0
+        return SCHEMA.stored_version(self.store)
 
     def entries(self, tag: str | None = None, rating: int | None = None, reading: str | None = None,
                 paper_ids: Iterable[str] | None = None) -> list[LibraryEntry]:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from papersift.component_schema import ComponentSchema
+
 LOCAL_USER = "local"
 SCHEMA_KEY = "library_schema"  # meta key holding the library's schema version
 
@@ -50,22 +52,5 @@ def _migrate_to_1(conn: sqlite3.Connection) -> None:
 
 # (version reached, step), in order; each step may run again on tables it already made.
 MIGRATIONS = ((1, _migrate_to_1),)
-LIBRARY_SCHEMA = MIGRATIONS[-1][0]
-
-
-def schema_version(conn: sqlite3.Connection) -> int:
-    """The library schema version of a database (0: no library yet)."""
-    try:
-        row = conn.execute("SELECT value FROM meta WHERE key=?", (SCHEMA_KEY,)).fetchone()
-    except sqlite3.OperationalError:  # no meta table: a store that was never written
-        return 0
-    return int(row[0]) if row else 0
-
-
-def migrate(conn: sqlite3.Connection) -> None:
-    """Inside a write transaction: run the steps past the stored version, then record it."""
-    version = schema_version(conn)
-    for target, step in MIGRATIONS:
-        if version < target:
-            step(conn)
-    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (SCHEMA_KEY, str(LIBRARY_SCHEMA)))
+SCHEMA = ComponentSchema(SCHEMA_KEY, MIGRATIONS)
+LIBRARY_SCHEMA = SCHEMA.latest
