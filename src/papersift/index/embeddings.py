@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from papersift.config import cpu_threads
-from papersift.models import DEFAULT_MODEL, BuiltModel, get_spec, load_built
+from papersift.models import DEFAULT_MODEL, get_spec
+from papersift.models.encoder_base import BuiltModelEncoder
 from papersift.record import Paper, paper_text
 from papersift.store import connect_readonly
 
@@ -56,22 +57,15 @@ def make_encoder(model: str = DEFAULT_MODEL, **options):
     return Encoder(model, **options)
 
 
-class Encoder:
-    """Embeds queries and passages with one built model; safe to share between threads."""
+class Encoder(BuiltModelEncoder):
+    """Embeds queries and passages with one built transformer (ONNX); safe to share between threads."""
 
     def __init__(self, model: str = DEFAULT_MODEL, variant: str | None = None,
                  models_root: str | os.PathLike | None = None, threads: int | None = None,
                  max_tokens: int | None = None):
         import onnxruntime as ort
-        from tokenizers import Tokenizer
 
-        self.built: BuiltModel = load_built(model, models_root)
-        self.spec = self.built.spec
-        self.variant = variant or self.spec.default_variant
-        self.max_tokens = max_tokens or self.spec.max_tokens
-        self.tokenizer = Tokenizer.from_file(str(self.built.tokenizer_path))
-        self.tokenizer.no_padding()
-        self.tokenizer.enable_truncation(max_length=self.max_tokens)
+        super().__init__(model, variant, models_root, max_tokens)
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or cpu_threads()
         options.inter_op_num_threads = 1
@@ -82,35 +76,6 @@ class Encoder:
         self.session = ort.InferenceSession(str(self.built.onnx_path(self.variant)), options,
                                             providers=["CPUExecutionProvider"])
         self._lock = threading.Lock()
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
-
-    @property
-    def dim(self) -> int:
-        return self.spec.dim
-
-    @property
-    def cache_key_prefix(self) -> str:
-        """What a vector depends on besides its token ids (which already carry the truncation)."""
-        return f"{self.spec.name}/{self.variant}"
-
-    def query_input(self, text: str) -> str:
-        return self.spec.query_prefix + text
-
-    def passage_input(self, text: str) -> str:
-        return self.spec.passage_prefix + text
-
-    def encode_queries(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
-        return self.encode_inputs([self.query_input(t) for t in texts], batch_size)
-
-    def encode_passages(self, texts: Sequence[str], batch_size: int = 32,
-                        on_batch: Callable[[int], None] | None = None) -> np.ndarray:
-        return self.encode_inputs([self.passage_input(t) for t in texts], batch_size, on_batch)
-
-    def encode_query(self, text: str) -> np.ndarray:
-        return self.encode_queries([text])[0]
 
     def passage_chunks(self, papers: Sequence[Paper]) -> list[list[list[int]]]:
         """Token ids of each paper's passages: its first max_tokens, and for a paper the model
@@ -131,18 +96,10 @@ class Encoder:
             chunks[position].append(encoding.ids)
         return chunks
 
-    def tokenize(self, inputs: Sequence[str]) -> list[list[int]]:
-        """Token ids of already-prefixed model inputs, truncated to max_tokens."""
-        return [encoding.ids for encoding in self.tokenizer.encode_batch(list(inputs))]
-
-    def encode_inputs(self, inputs: Sequence[str], batch_size: int = 32,
-                      on_batch: Callable[[int], None] | None = None) -> np.ndarray:
-        """Embed already-prefixed model inputs; rows come back in input order."""
-        return self.encode_token_ids(self.tokenize(inputs), batch_size, on_batch)
-
-    def encode_token_ids(self, token_lists: Sequence[Sequence[int]], batch_size: int = 32,
+    def encode_token_ids(self, token_lists: Sequence[Sequence[int]], batch_size: int | None = None,
                          on_batch: Callable[[int], None] | None = None) -> np.ndarray:
         """Embed token id lists in batches of similar length; rows come back in input order."""
+        batch_size = batch_size or self.BATCH
         out = np.zeros((len(token_lists), self.dim), dtype=np.float32)
         order = np.argsort([len(ids) for ids in token_lists], kind="stable")
         for start in range(0, len(order), batch_size):
