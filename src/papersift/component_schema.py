@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import ClassVar
 
-if TYPE_CHECKING:
-    from papersift.store import Store
+from papersift.store import Store
+
+LOCAL_USER = "local"  # the one user of a personal install (accounts add others)
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -57,3 +59,22 @@ class ComponentSchema:
         if not store.readonly and self.stored_version(store) < self.latest:
             with store.transaction(action) as conn:
                 self.migrate(conn)
+
+
+class UserTables:
+    """One user's rows of a component in one data dir's store; a writable store gets the
+    component's tables (or their migrations) on opening."""
+
+    SCHEMA: ClassVar[ComponentSchema]
+
+    def __init__(self, store: Store, user_id: str = LOCAL_USER):
+        self.store = store
+        self.user_id = user_id
+        self.SCHEMA.ensure(store, f"create the tables of {self.SCHEMA.key}")
+
+    @classmethod
+    def open(cls, data_dir: str | Path, readonly: bool = False, user_id: str = LOCAL_USER):
+        return cls(Store(data_dir, readonly=readonly), user_id)
+
+    def _stored_version(self) -> int:
+        return self.SCHEMA.stored_version(self.store)

@@ -9,7 +9,6 @@ are then read under the app's size and time limits.
 
 from __future__ import annotations
 
-import threading
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -19,10 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from papersift.api.errors import ApiError
 from papersift.api.schemas import ErrorOut
-from papersift.api.writes import require_write_access, write_path
+from papersift.api.writes import require_write_access, user_tables_of
 from papersift.library.entries import MAX_NOTE_CHARS, MAX_TAG_CHARS, RATINGS, Library, LibraryError
 from papersift.library.interchange import MEDIA_TYPES, SUFFIXES, LibraryFormatError, export_library, import_library
-from papersift.store import Store
 
 MAX_IDS = 1000
 router = APIRouter(prefix="/api/library", tags=["library"], responses={
@@ -66,21 +64,8 @@ def _body_doc(model: type[BaseModel]) -> dict:
     return {"requestBody": {"required": True, "content": {"application/json": {"schema": model.model_json_schema()}}}}
 
 
-_open_lock = threading.Lock()
-
-
 def library_of(request: Request) -> Library:
-    """The app's library: on the write path's Store when writes are on (created with the first
-    use), else on a read-only Store (a snapshot the server may not write)."""
-    app = request.app
-    with _open_lock:
-        if app.state.settings.enable_writes:
-            if getattr(app.state, "library", None) is None or app.state.library.store.readonly:
-                store, _ = write_path(app)
-                app.state.library = Library(store)
-        elif getattr(app.state, "library", None) is None:
-            app.state.library = Library(Store(app.state.settings.data_dir, readonly=True))
-        return app.state.library
+    return user_tables_of(request, "library", Library)
 
 
 async def _parse(request: Request, model: type[BaseModel]) -> BaseModel:

@@ -9,7 +9,6 @@ no GET changes what a user has been shown.
 
 from __future__ import annotations
 
-import threading
 from typing import Annotated, Literal, cast
 
 from fastapi import APIRouter, Depends, Path, Query, Request
@@ -21,11 +20,10 @@ from papersift.api.errors import ApiError
 from papersift.api.library_routes import _body_doc, _parse
 from papersift.api.params import QueryParams
 from papersift.api.schemas import ErrorOut
-from papersift.api.writes import require_write_access, write_path
+from papersift.api.writes import require_write_access, user_tables_of
 from papersift.follow.saved import MAX_NAME_CHARS, FollowError, SavedQuery
 from papersift.follow.state import Following
 from papersift.follow.watches import Listing, list_watch, mark_listing_seen
-from papersift.store import Store
 
 router = APIRouter(prefix="/api", tags=["saved searches"], responses={
     401: {"model": ErrorOut, "description": "Missing or wrong token (changes, the feed token)"},
@@ -59,20 +57,8 @@ class WatchBody(BaseModel):
     watch: Annotated[str, Field(min_length=3, max_length=310, description="saved:ID, tag:T, venue:V or author:NAME")]
 
 
-_open_lock = threading.Lock()
-
-
 def following_of(request: Request) -> Following:
-    """On the write path's Store when writes are on, else on a read-only Store."""
-    app = request.app
-    with _open_lock:
-        if app.state.settings.enable_writes:
-            if getattr(app.state, "following", None) is None or app.state.following.store.readonly:
-                store, _ = write_path(app)
-                app.state.following = Following(store)
-        elif getattr(app.state, "following", None) is None:
-            app.state.following = Following(Store(app.state.settings.data_dir, readonly=True))
-        return app.state.following
+    return user_tables_of(request, "following", Following)
 
 
 def saved_query(body: QueryParams, sort: str, literal: bool = False) -> SavedQuery:

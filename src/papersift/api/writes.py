@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hmac
 import threading
+from collections.abc import Callable
+from typing import TypeVar
 
 import orjson
 from fastapi import APIRouter, Depends, Request
@@ -116,3 +118,24 @@ def store_records(request: Request, records: list[dict]) -> dict:
     counts = store.upsert(papers)  # one transaction; records with one id: the first wins (fold_same_id)
     refresher.wait_indexed(store.max_seq())  # searchable when this answers; concurrent POSTs share updates
     return {"added": counts.added, "updated": counts.updated, "merged": counts.merged, "unchanged": counts.unchanged}
+
+
+_user_tables_lock = threading.Lock()
+T = TypeVar("T")
+
+
+def user_tables_of(request: Request, name: str, make: Callable[[Store], T]) -> T:
+    """The app's `name` object over the store (the library, saved searches): on the write path's
+    Store when writes are on (made with the first use), else on a read-only Store (a snapshot
+    the server may not write)."""
+    app = request.app
+    with _user_tables_lock:
+        current = getattr(app.state, name, None)
+        if app.state.settings.enable_writes:
+            if current is None or current.store.readonly:
+                store, _ = write_path(app)
+                current = make(store)
+        elif current is None:
+            current = make(Store(app.state.settings.data_dir, readonly=True))
+        setattr(app.state, name, current)
+        return current

@@ -15,10 +15,10 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 
 import orjson
 
+from papersift.component_schema import UserTables
 from papersift.follow.saved import (
     MAX_SAVED_SEARCHES,
     FollowError,
@@ -27,9 +27,7 @@ from papersift.follow.saved import (
     clean_name,
 )
 from papersift.follow.schema import SCHEMA
-from papersift.library.schema import LOCAL_USER
 from papersift.pausepoints import pause_point
-from papersift.store import Store
 
 CHANNELS = ("page", "digest")
 SETTINGS = {"email": 320, "lang": 2}  # user setting -> longest value
@@ -56,20 +54,10 @@ class Digest:
     sent_to: str | None
 
 
-class Following:
+class Following(UserTables):
     """One user's saved searches, marks, feed token and digests in one data dir's store."""
 
-    def __init__(self, store: Store, user_id: str = LOCAL_USER):
-        self.store = store
-        self.user_id = user_id
-        SCHEMA.ensure(store, "create the follow tables")
-
-    @classmethod
-    def open(cls, data_dir: str | Path, readonly: bool = False, user_id: str = LOCAL_USER) -> Following:
-        return cls(Store(data_dir, readonly=readonly), user_id)
-
-    def _stored_version(self) -> int:
-        return SCHEMA.stored_version(self.store)
+    SCHEMA = SCHEMA
 
     def _ready(self) -> bool:
         return self._stored_version() >= 1

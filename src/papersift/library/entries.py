@@ -13,11 +13,10 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
-from papersift.library.schema import LOCAL_USER, SCHEMA
+from papersift.component_schema import UserTables
+from papersift.library.schema import SCHEMA
 from papersift.pausepoints import pause_point
-from papersift.store import Store
 
 RATINGS = {"like": 1, "none": 0, "dislike": -1}  # dislike: "not interested"
 READING_STATES = ("to-read", "read")
@@ -82,17 +81,10 @@ def check_reading(state: str | None) -> str | None:
     return state
 
 
-class Library:
+class Library(UserTables):
     """One user's library in one data dir's store."""
 
-    def __init__(self, store: Store, user_id: str = LOCAL_USER):
-        self.store = store
-        self.user_id = user_id
-        SCHEMA.ensure(store, "create the library tables")
-
-    @classmethod
-    def open(cls, data_dir: str | Path, readonly: bool = False, user_id: str = LOCAL_USER) -> Library:
-        return cls(Store(data_dir, readonly=readonly), user_id)
+    SCHEMA = SCHEMA
 
     # -- writing ---------------------------------------------------------------------
     @contextmanager
@@ -208,9 +200,6 @@ class Library:
     def _ready(self) -> bool:
         """False for a store the library never wrote to (opened read-only): an empty library."""
         return self._stored_version() >= 1
-
-    def _stored_version(self) -> int:
-        return SCHEMA.stored_version(self.store)
 
     def entries(self, tag: str | None = None, rating: int | None = None, reading: str | None = None,
                 paper_ids: Iterable[str] | None = None) -> list[LibraryEntry]:

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from papersift.component_schema import ComponentSchema
+from papersift.component_schema import LOCAL_USER, ComponentSchema  # noqa: F401 - LOCAL_USER: the library's user
 
-LOCAL_USER = "local"
 SCHEMA_KEY = "library_schema"  # meta key holding the library's schema version
 
 # Version 1: one row per paper in a user's library (its like / not-interested mark, note,
