@@ -79,8 +79,9 @@ def test_a_post_that_waited_for_another_still_gets_its_papers_indexed(writable_d
     index refresh skipped them). Within one server, writes queue on the store's lock, so the
     other writer must be another Store, or the hold would only time out."""
     before = {paper.id for _, paper in Store(writable_dir, readonly=True).iter_papers()}
-    held = FirstWriteHeld().install(monkeypatch)
     with TestClient(create_app(writable_dir, enable_writes=True, write_token=TOKEN, allowed_hosts=TEST_HOSTS)) as client:
+        # installed once the server is up: its start-up writes (the per-install form key) are not the POST's
+        held = FirstWriteHeld().install(monkeypatch)
         responses = {}
         first = threading.Thread(target=lambda: responses.setdefault(
             "first", client.post("/api/papers", json=synthetic_records("first", 50), headers=AUTH)))

@@ -7,9 +7,8 @@ from urllib.parse import quote
 
 import feedparser
 import pytest
-from playwright import sync_api
 
-from served_papers import CHROMIUM, CHROMIUM_ARGS, HOSTILE_ID, MANY_AUTHORS_ID, XSS_TITLE
+from served_papers import HOSTILE_ID, MANY_AUTHORS_ID, XSS_TITLE
 
 pytestmark = pytest.mark.browser
 
@@ -25,15 +24,14 @@ COINS = """() => [...document.querySelectorAll('span.Z3988[title]')].map(span =>
 
 
 @pytest.fixture(scope="module")
-def tab(live_server):
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(base_url=live_server, locale="en-US")
-        page = context.new_page()
-        page.dialogs = []
-        page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
-        yield page
-        browser.close()
+def tab(browser, live_server):
+    """A tab of the session's chromium (tests/web/conftest.py): one Playwright per process."""
+    context = browser.new_context(base_url=live_server, locale="en-US")
+    page = context.new_page()
+    page.dialogs = []
+    page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
+    yield page
+    context.close()
 
 
 def linked_feed(tab) -> feedparser.FeedParserDict:

@@ -9,11 +9,10 @@ from __future__ import annotations
 import feedparser
 import httpx
 import pytest
-from playwright import sync_api
 
 from papersift.follow.digest import run_digest
 from papersift.server import create_app
-from served_papers import CHROMIUM, CHROMIUM_ARGS, TEST_HOSTS, build_served_data_dir, serve_in_thread
+from served_papers import TEST_HOSTS, build_served_data_dir, serve_in_thread
 from write_checks import synthetic_records
 
 pytestmark = pytest.mark.browser
@@ -23,12 +22,11 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 FEED_HREF = "() => [...document.querySelectorAll('head link[rel=alternate][type=\"application/atom+xml\"]')].map(l => l.href)"
 
 
-def test_save_see_new_follow_the_feed_and_get_the_digest(sample_records, tmp_path, smtp_server):
+def test_save_see_new_follow_the_feed_and_get_the_digest(browser, sample_records, tmp_path, smtp_server):
     inbox, port = smtp_server
     data_dir = build_served_data_dir(tmp_path / "data", sample_records[:60])
     app = create_app(data_dir, enable_writes=True, write_token=TOKEN, allowed_hosts=TEST_HOSTS)
-    with serve_in_thread(app) as base_url, sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with serve_in_thread(app) as base_url:  # the session's chromium (tests/web/conftest.py): one Playwright per process
         page = browser.new_context(base_url=base_url, locale="en-US").new_page()
         page.goto("/?q=zebrafish&mode=keyword&sort=newest&lang=en")
         page.fill("form.save-search input[name=name]", "Zebrafish")
@@ -51,7 +49,7 @@ def test_save_see_new_follow_the_feed_and_get_the_digest(sample_records, tmp_pat
         response = page.request.get(hrefs[0])
         feed = feedparser.parse(response.body())
         assert response.ok and not feed.bozo and sorted(entry.title for entry in feed.entries) == titles
-        browser.close()
+        page.context.close()
 
     env = {"PAPERSIFT_SMTP_HOST": "127.0.0.1", "PAPERSIFT_SMTP_PORT": str(port), "PAPERSIFT_SMTP_STARTTLS": "0",
            "PAPERSIFT_DIGEST_TO": "reader@example.org"}
