@@ -3,13 +3,18 @@ indexed with the keyword engine's own build function."""
 
 from __future__ import annotations
 
+import atexit
+import hashlib
+import shutil
 import socket
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import orjson
 import uvicorn
 
 from papersift.api.security import LOOPBACK_HOSTS
@@ -46,13 +51,32 @@ def hostile_records() -> list[dict]:
 
 
 def build_served_data_dir(data_dir: Path, sample_records: list[dict]) -> Path:
-    store = Store(data_dir)
-    papers = [paper_from_dict(record) for record in [*sample_records, *hostile_records()]]
-    store.upsert(papers)
-    store.close()
-    lexical.build(data_dir)
-    termlexicon.build_for_store(data_dir)
-    return data_dir
+    """The records plus the hostile ones, stored and indexed as the service builds them. Many
+    tests want the same one: the first build of given records is kept as a template (in a
+    temporary folder) and later ones are copies of it (seconds of store + index build saved
+    per test; the copy is a whole data dir of its own, the test may write to it)."""
+    records = [*sample_records, *hostile_records()]
+    key = hashlib.sha1(orjson.dumps(records, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    template = _TEMPLATES.get(key)
+    if template is None:
+        template = Path(tempfile.mkdtemp(prefix="papersift-served-template-"))
+        atexit.register(shutil.rmtree, template, True)
+        store = Store(template)
+        store.upsert([paper_from_dict(record) for record in records])
+        store.close()
+        lexical.build(template)
+        termlexicon.build_for_store(template)
+        _TEMPLATES[key] = template
+    return copy_data_dir(template, data_dir)
+
+
+_TEMPLATES: dict[str, Path] = {}
+
+
+def copy_data_dir(source: Path, target: Path) -> Path:
+    """A closed data dir copied whole (the store with its WAL, the index generations, the lexicon)."""
+    shutil.copytree(source, target, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".lock", ".complete"))
+    return target
 
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

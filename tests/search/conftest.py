@@ -9,15 +9,25 @@ import pytest
 
 from papersift.index import lexical, termlexicon
 from papersift.store import DB_FILE
+from served_papers import copy_data_dir
 
 
 def indexed_copy(source: Path, target: Path) -> Path:
-    target.mkdir(parents=True, exist_ok=True)
-    for path in source.glob(f"{DB_FILE}*"):
-        shutil.copy2(path, target / path.name)
-    lexical.build(target)
-    termlexicon.build_for_store(target)
-    return target
+    """A writable copy of the data dir `source` (tests must not write to it) with its keyword
+    index and term lexicon built. The first copy of a source is built and kept as a template
+    beside it (named by the store's size and time, marked complete last); later ones copy it
+    (the same files a build would make)."""
+    stat = (source / DB_FILE).stat()
+    template = source.parent / f".{source.name}-indexed-{stat.st_size}-{stat.st_mtime_ns}"
+    if not (template / ".complete").exists():
+        shutil.rmtree(template, ignore_errors=True)
+        template.mkdir()
+        for path in source.glob(f"{DB_FILE}*"):
+            shutil.copy2(path, template / path.name)
+        lexical.build(template)
+        termlexicon.build_for_store(template)
+        (template / ".complete").touch()
+    return copy_data_dir(template, target)
 
 
 @pytest.fixture(scope="session")
