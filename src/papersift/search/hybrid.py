@@ -24,6 +24,7 @@ from papersift.models import ModelError, get_spec, is_built
 from papersift.search.crosslingual import carried_over_query
 from papersift.search.fusion import fuse_hybrid, zscore_sum
 from papersift.search.query import ParsedQuery, query_text
+from papersift.search.retrieval import KeywordSide
 from papersift.search.semantic import DenseRetriever
 from papersift.search.semantic import make_retriever as make_dense_retriever
 from papersift.search.similar import clip_like_text
@@ -52,10 +53,10 @@ class DenseSide(Protocol):
 
 
 class HybridRetriever:
-    def __init__(self, dense: DenseSide, service, english: DenseRetriever | None = None):
+    def __init__(self, dense: DenseSide, keyword: KeywordSide, english: DenseRetriever | None = None):
         self.dense = dense
         self.english = english  # English-only model for English queries, when built and embedded
-        self.service = service
+        self.keyword = keyword
         # The bridge's translation of a query embeds its Chinese segments: once per text (per
         # bridge generation), however many counts and clients ask (search/memo.py).
 
@@ -74,7 +75,7 @@ class HybridRetriever:
 
     def lexical_ranking(self, query: ParsedQuery, k: int,
                         candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
-        result = self.service.backend.search(query.relaxed(), "relevance", 0, k, with_facets=False,
+        result = self.keyword.backend.search(query.relaxed(), "relevance", 0, k, with_facets=False,
                                              candidate_ids=candidate_ids)
         return list(zip(result.paper_ids, result.scores))
 
@@ -93,7 +94,7 @@ class HybridRetriever:
         """The query's English reading, as the dense side reads it (remembered there); a dense
         side without a term bridge (Typesense) leaves it to the lexicon and the dictionary."""
         dense_reading = getattr(self.dense, "reading_for", None)
-        return dense_reading(text) if dense_reading is not None else self.service.reading_of(text, None, None)
+        return dense_reading(text) if dense_reading is not None else self.keyword.reading_of(text, None, None)
 
     def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
                  candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
@@ -102,7 +103,7 @@ class HybridRetriever:
         if request.like_text:
             return self.like_text_ranking(request, query, k, candidate_ids)
         if self.dense.index is None:
-            return self.service.rank(query_text(query), k, candidate_ids=candidate_ids)
+            return self.keyword.rank(query_text(query), k, candidate_ids=candidate_ids)
         dense_side = self.dense_for(query_text(query))
         dense = dense_side.retrieve(request, query, DENSE_DEPTH, candidate_ids)
         lexical = self.lexical_ranking(query, LEXICAL_DEPTH, candidate_ids)
@@ -130,29 +131,29 @@ class HybridRetriever:
         facet sentences NDCG@20 0.537 with RRF of BM25 + e5, 0.578 with these three; SciFact
         nDCG@10 0.695 → 0.737), unlike short queries, where e5 beside MiniLM hurt (README)."""
         text = clip_like_text(request.like_text or "")  # retrieve() calls this for a like_text
-        lists = [self.service.rank(text, LEXICAL_DEPTH, candidate_ids=candidate_ids),
+        lists = [self.keyword.rank(text, LEXICAL_DEPTH, candidate_ids=candidate_ids),
                  self.dense.retrieve(request, query, DENSE_DEPTH, candidate_ids)]
         reading = self.reading_for(text) if has_cjk(text) else None
         if reading is not None and reading.searched:  # pasted Chinese: its English words, ranked
-            lists.append(self.service.rank(reading.searched, LEXICAL_DEPTH, candidate_ids=candidate_ids))
+            lists.append(self.keyword.rank(reading.searched, LEXICAL_DEPTH, candidate_ids=candidate_ids))
         english = self.dense_for(text)
         if english is not self.dense:
             lists.append(english.retrieve(request, query, DENSE_DEPTH, candidate_ids))
         return zscore_sum(lists)[:k]
 
 
-def make_retriever(data_dir: str | Path, service) -> HybridRetriever | None:
-    dense = make_dense_retriever(data_dir, service)
+def make_retriever(data_dir: str | Path, keyword: KeywordSide) -> HybridRetriever | None:
+    dense = make_dense_retriever(data_dir, keyword)
     if dense is None:
         return None
-    return HybridRetriever(dense, service, english=_english_retriever(data_dir, service))
+    return HybridRetriever(dense, keyword, english=_english_retriever(data_dir, keyword))
 
 
-def _english_retriever(data_dir: str | Path, service) -> DenseRetriever | None:
+def _english_retriever(data_dir: str | Path, keyword: KeywordSide) -> DenseRetriever | None:
     """A retriever over the English model's vectors when that model is built (its index may
     appear later: the retriever picks it up, and dense_for waits for full coverage)."""
     try:
         built = is_built(get_spec(ENGLISH_MODEL))
     except ModelError:
         built = False
-    return DenseRetriever(data_dir, service, model=ENGLISH_MODEL) if built else None
+    return DenseRetriever(data_dir, keyword, model=ENGLISH_MODEL) if built else None

@@ -28,6 +28,7 @@ from papersift.search.fusion import STATIC_DENSE_TRUST
 from papersift.search.memo import Memo
 from papersift.search.notices import Notice
 from papersift.search.query import ParsedQuery, query_text
+from papersift.search.retrieval import KeywordSide
 from papersift.search.similar import UnknownPaperError, embed_like_text, similar_to_paper, similar_to_vector
 from papersift.search.types import SearchRequest
 from papersift.store import DB_FILE, Store
@@ -46,9 +47,10 @@ def shared_encoder(model: str) -> Encoder:
 
 
 class DenseRetriever:
-    def __init__(self, data_dir: str | Path, service, model: str = DEFAULT_MODEL, encoder: Encoder | None = None):
+    def __init__(self, data_dir: str | Path, keyword: KeywordSide, model: str = DEFAULT_MODEL,
+                 encoder: Encoder | None = None):
         self.data_dir = Path(data_dir)
-        self.service = service
+        self.keyword = keyword
         self.model = model
         # `papersift embed` builds a term bridge for a multilingual model only: others have none to look for
         self.bridged = get_spec(model).multilingual
@@ -159,13 +161,13 @@ class DenseRetriever:
         if query.filters.is_empty() and not query.excluded:
             return None, k
         probe = ParsedQuery(excluded=query.excluded, filters=query.filters)
-        passing = self.service.backend.search(probe, "relevance", 0, 1, with_facets=False).total
+        passing = self.keyword.backend.search(probe, "relevance", 0, 1, with_facets=False).total
         if passing == 0:
             return np.zeros(len(index), dtype=bool), k
         if passing <= FILTER_EXACT_MAX:
-            ids = self.service.backend.search(probe, "relevance", 0, passing, with_facets=False).paper_ids
+            ids = self.keyword.backend.search(probe, "relevance", 0, passing, with_facets=False).paper_ids
             return index.mask_for_ids(ids), k
-        share = passing / max(self.service.backend.document_count(), 1)
+        share = passing / max(self.keyword.backend.document_count(), 1)
         return None, min(len(index), int(k / share * 1.5) + k)
 
     # -- ranking ---------------------------------------------------------------------
@@ -205,7 +207,7 @@ class DenseRetriever:
         remembered per text and bridge generation: one request reads it once."""
         bridge = self.bridge
         key = (text, str(bridge.folder) if bridge is not None else None)
-        return self._readings.get(key, lambda: self.service.reading_of(
+        return self._readings.get(key, lambda: self.keyword.reading_of(
             text, self.encoder if bridge is not None else None, bridge))
 
     def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
@@ -218,7 +220,7 @@ class DenseRetriever:
             try:
                 return similar_to_paper(index, request.like_id, depth, allowed)
             except UnknownPaperError:
-                paper = self.service.get(request.like_id)
+                paper = self.keyword.get(request.like_id)
                 if paper is None:
                     raise
                 return similar_to_vector(index, embed_like_text(self.encoder, paper_text(paper)), depth, allowed,
@@ -236,7 +238,7 @@ def _built(model: str) -> bool:
         return False
 
 
-def make_retriever(data_dir: str | Path, service):
+def make_retriever(data_dir: str | Path, keyword: KeywordSide):
     """The dense retriever: e5's when its vectors exist and no first pass does (as before the
     static model); the best-vector retriever (search/bestvector.py) when the static model's
     first pass has covered the papers (it switches to e5 for each paper e5 has embedded, and
@@ -245,11 +247,11 @@ def make_retriever(data_dir: str | Path, service):
     of measuring another mode), and when papersift[semantic] is not installed."""
     if not extras.available("semantic"):
         return None
-    full = DenseRetriever(data_dir, service) if _built(DEFAULT_MODEL) else None
+    full = DenseRetriever(data_dir, keyword) if _built(DEFAULT_MODEL) else None
     if _built(STATIC_MODEL) and vector_store.current_generation(data_dir, STATIC_MODEL) is not None:
         from papersift.search.bestvector import BestVectorRetriever
 
-        return BestVectorRetriever(full, DenseRetriever(data_dir, service, model=STATIC_MODEL))
+        return BestVectorRetriever(full, DenseRetriever(data_dir, keyword, model=STATIC_MODEL))
     if full is None or vector_store.current_generation(data_dir, DEFAULT_MODEL) is None:
         return None
     return full

@@ -5,7 +5,8 @@
 
 Modes. "keyword" is the lexical backend. "semantic" and "hybrid" come from retriever
 plug-ins: a module named in RETRIEVER_MODULES that defines
-`make_retriever(data_dir, service) -> Retriever | None` (None: its index is missing).
+`make_retriever(data_dir, keyword) -> Retriever | None` (None: its index is missing), `keyword`
+being this service as search/retrieval.KeywordSide, the calls a retriever may make.
 A retriever only ranks paper ids; this service applies the filters, counts facets,
 pages, loads papers from the store and highlights, so every mode answers alike.
 When no retriever is available for a mode, the service answers in keyword mode and
@@ -21,7 +22,6 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Protocol
 
 from papersift.config import MAX_PAGE, MAX_PAGE_SIZE
 from papersift.index.analyzers import has_cjk
@@ -37,6 +37,7 @@ from papersift.search.notices import Notice
 from papersift.search.phrasebridge import phrase_bridge_for
 from papersift.search.predicted_topics import attach_predicted_topics
 from papersift.search.query import ParsedQuery, natural_text_query, parse_query, query_text
+from papersift.search.retrieval import KeywordSide, Retriever
 from papersift.search.tantivy_backend import TantivyBackend
 from papersift.search.termlexicon import QueryReading, lexicon_for
 from papersift.search.types import FacetValue, Filters, Hit, Mode, SearchRequest, SearchResponse, TotalCounts
@@ -62,15 +63,6 @@ class _Found:
     keyword_matches: int | None = None  # semantic/hybrid: papers with all the query's words
     total_counts: TotalCounts = "matches"
     retriever: object | None = None  # the one that ranked (semantic, hybrid): its reading is shown
-
-
-class Retriever(Protocol):
-    """Ranks papers for a request (semantic, hybrid...); filters are applied afterwards."""
-
-    def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
-                 candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
-        """Up to k (paper id, score) pairs, best first, among `candidate_ids` when given (a pool:
-        evaluation with --pools). The service passes candidate_ids only when it has a pool."""
 
 
 class SearchService:
@@ -395,5 +387,6 @@ class SearchService:
             if error.name != module_name:
                 raise
             return None
-        return module.make_retriever(self.data_dir, self)
+        keyword: KeywordSide = self  # all a retriever may call (mypy checks the service provides it)
+        return module.make_retriever(self.data_dir, keyword)
 
