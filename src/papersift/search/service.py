@@ -93,9 +93,8 @@ class SearchService:
         request = self._within_limits(request, notices)
         offset = (request.page - 1) * request.size
         found = self._find(request, notices, offset, request.size, with_papers=True)
-        if found.papers is None:  # retrieved: the page's records come from the store
-            stored = self.store.get_many(found.ids)
-            page = [(stored[paper_id], score) for paper_id, score in zip(found.ids, found.scores) if paper_id in stored]
+        if found.papers is None:  # retrieved: the page's records from the same row store as keyword hits
+            page = self._page_records(found.ids, found.scores)
         else:
             page = list(zip(found.papers, found.scores))
         took_ms = (time.perf_counter() - started) * 1000
@@ -341,6 +340,17 @@ class SearchService:
         matches = self._keyword_matches(query) if request.with_facets else None
         return _Found(query, page_ids, [scores[paper_id] for paper_id in page_ids], None, len(ordered),
                       passing.facets, matches, "ranked", retriever)
+
+    def _page_records(self, ids: list[str], scores: list[float]) -> list[tuple[Paper, float]]:
+        """A ranked page's records, read where keyword hits' are (the index's row store), so a
+        page shows the same version of a paper whatever the mode. Ranked ids have passed the
+        keyword index's filters (`_passing`), so every one of them is there."""
+        if not ids:
+            return []
+        found = self.backend.search(ParsedQuery(), "relevance", 0, len(ids), with_facets=False, with_papers=True,
+                                    candidate_ids=ids)
+        by_id = {paper.id: paper for paper in found.papers}
+        return [(by_id[paper_id], score) for paper_id, score in zip(ids, scores) if paper_id in by_id]
 
     def _keyword_matches(self, query: ParsedQuery) -> int | None:
         """How many papers have all the query's words under its filters (what keyword mode
