@@ -67,9 +67,9 @@ def test_semantic_search_falls_back_to_keyword_without_the_semantic_extra(monkey
     # a data dir that has a built model and published vectors: only the missing package is in the way
     monkeypatch.setattr(semantic, "is_built", lambda spec: True)
     monkeypatch.setattr(semantic.vector_store, "current_generation", lambda data_dir, model: tmp_path)
-    assert semantic.make_retriever(tmp_path, service=None) is not None
+    assert semantic.make_retriever(tmp_path, keyword=None) is not None
     _without(monkeypatch, "onnxruntime")
-    assert semantic.make_retriever(tmp_path, service=None) is None
+    assert semantic.make_retriever(tmp_path, keyword=None) is None
 
 
 def test_building_a_model_never_installs_packages(monkeypatch, tmp_path):

@@ -12,10 +12,13 @@ from papersift.cli import index_cmd  # noqa: F401
 from papersift.cli import search_cmd  # noqa: F401
 from papersift.cli import eval_cmd  # noqa: F401
 from papersift.cli import bench_cmd  # noqa: F401
+from papersift.cli import models_cmd  # noqa: F401
 from papersift.cli import embed_cmd  # noqa: F401
+from papersift.cli import similar_cmd  # noqa: F401
 from papersift.cli import cluster_cmd  # noqa: F401
 from papersift.cli import topics_cmd  # noqa: F401
 from papersift.cli import author_cmd  # noqa: F401
+from papersift.cli import venue_cmd  # noqa: F401
 from papersift.cli import update_cmd  # noqa: F401
 from papersift.cli import library_cmd  # noqa: F401
 from papersift.cli import saved_cmd  # noqa: F401

@@ -1,5 +1,4 @@
-"""papersift authors build|evaluate, papersift author NAME, papersift venue NAME [YEAR]:
-thin wrappers over papersift.people."""
+"""papersift authors build|evaluate, papersift author NAME: thin wrappers over papersift.people."""
 
 from __future__ import annotations
 
@@ -15,7 +14,7 @@ authors_app = typer.Typer(help="Author identities: who is who across spellings a
 app.add_typer(authors_app, name="authors")
 
 
-def _store(data_dir: Path | None, readonly: bool = True) -> Store:
+def people_store(data_dir: Path | None, readonly: bool = True) -> Store:
     directory = data_dir_of(data_dir)
     try:
         store = Store(directory, readonly=readonly)
@@ -35,7 +34,7 @@ def authors_build(data_dir: DataDirOption = None, as_json: JsonOption = False) -
 
     directory = data_dir_of(data_dir)
     require_writable(directory)
-    summary = build(_store(data_dir, readonly=False))
+    summary = build(people_store(data_dir, readonly=False))
     if as_json:
         print_json(summary)
     else:
@@ -48,7 +47,7 @@ def authors_evaluate(data_dir: DataDirOption = None, as_json: JsonOption = False
     """Pairwise precision / recall / F1 of 'same author' against OpenReview ids: exact names vs the rule."""
     from papersift.people.identity import evaluate, load_mentions
 
-    report = evaluate(load_mentions(_store(data_dir)))
+    report = evaluate(load_mentions(people_store(data_dir)))
     if as_json:
         print_json(report)
         return
@@ -72,7 +71,7 @@ def author(
     from papersift.people.profiles import AuthorNotFound, author_profile
 
     try:
-        profile = author_profile(_store(data_dir), name)
+        profile = author_profile(people_store(data_dir), name)
     except AuthorNotFound as exc:
         fail(str(exc))
     if as_json:
@@ -96,36 +95,3 @@ def author(
     for paper in profile["papers"]:
         cited = f"  cited {paper['citations']:,} (as of {paper['citations_as_of']})" if paper["citations"] is not None else ""
         console.print(f"  {paper['year']} {paper['venue']}  {paper['title']}{cited}", highlight=False, markup=False)
-
-
-@app.command()
-def venue(
-    name: Annotated[str, typer.Argument(help="ICML, NeurIPS, ICLR, ...")],
-    year: Annotated[int | None, typer.Argument(help="One year (default: all).")] = None,
-    data_dir: DataDirOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """A venue's papers per year, oral/spotlight/poster shares, acceptance rates, top authors and institutions."""
-    from papersift.people.venues import VenueNotFound, venue_stats
-
-    try:
-        stats = venue_stats(_store(data_dir), name, year)
-    except VenueNotFound as exc:
-        fail(str(exc))
-    if as_json:
-        print_json(stats)
-        return
-    console.print(f"[bold]{stats['venue']}[/] {stats['year'] or ''}: {stats['papers']:,} papers, "
-                  f"{stats['with_code']:,} with code", highlight=False)
-    for y, count in stats["papers_by_year"].items():
-        shares = ", ".join(f"{status} {item['share']:.0%}" for status, item in stats["status_by_year"][y].items())
-        rate = stats["acceptance"].get(y)
-        accepted = f"  accepted {rate['accepted']}/{rate['submitted']} = {rate['rate']:.1%}" if rate else ""
-        console.print(f"  {y}: {count:,} ({shares}){accepted}", highlight=False)
-    console.print("top authors: " + ", ".join(f"{a['name']} ({a['papers']})" for a in stats["top_authors"][:10]),
-                  highlight=False, markup=False)
-    console.print("top institutions: " + ", ".join(f"{i['institution']} ({i['papers']})"
-                                                   for i in stats["top_institutions"][:10]), highlight=False, markup=False)
-    for paper in stats["most_cited"][:5]:
-        console.print(f"  cited {paper['citations']:,} (as of {paper['citations_as_of']}): {paper['title']}",
-                      highlight=False, markup=False)

@@ -8,8 +8,19 @@ from typing import Annotated
 
 import orjson
 import typer
+from rich.markup import escape
 
-from papersift.cli.app import DataDirOption, JsonOption, app, data_dir_of, emit_report, err_console, fail
+from papersift import models as model_registry
+from papersift.cli.app import (
+    DataDirOption,
+    JsonOption,
+    app,
+    data_dir_of,
+    emit_report,
+    err_console,
+    fail,
+    require_writable,
+)
 from papersift.config import shared_data_dir
 
 bench_app = typer.Typer(help="Benchmarks that write reports (JSON + markdown) to a reports dir.", no_args_is_help=True)
@@ -212,3 +223,45 @@ def bench_typesense(
     texts = [orjson.loads(line)["query"] for line in path.read_text().splitlines() if line.strip()]
     report = run_typesense_bench(directory, texts, nodes, drill=drill)
     emit_report("bench-typesense", report, markdown_report(report), reports_dir, as_json=False)
+
+
+@bench_app.command("semantic")
+def bench_semantic(
+    data_dir: DataDirOption = None,
+    repeats: Annotated[int, typer.Option("--repeats", min=1, help="Timed passes over the queries.")] = 2,
+    texts: Annotated[int, typer.Option("--texts", min=8, help="Abstracts embedded for the throughput figure.")] = 256,
+    reports_dir: ReportsDirOption = Path("reports"),
+    as_json: JsonOption = False,
+) -> None:
+    """Embedding throughput (abstracts/s); dense exact vs HNSW and hybrid latency p50/p95/p99 incl. query embedding."""
+    from papersift.bench.semantic import run
+
+    try:
+        report = run(data_dir_of(data_dir), repeats, texts, log=lambda message: err_console.print(f"[dim]{message}[/]"))
+    except (FileNotFoundError, model_registry.ModelError) as exc:
+        fail(str(exc))
+    emit_report("bench-semantic", report.to_dict(), report.markdown(), reports_dir, as_json)
+
+
+@bench_app.command("embed")
+def bench_embed(
+    data_dir: DataDirOption = None,
+    threads: Annotated[int, typer.Option("--threads", min=1, help="CPU threads for every model.")] = 1,
+    texts: Annotated[int, typer.Option("--texts", min=8, help="Papers e5 embeds for its throughput figures.")] = 64,
+    quality: Annotated[bool, typer.Option("--quality/--no-quality", help="Also rank the dev benchmarks per stage.")] = True,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="Where eval corpora are kept (as 'papersift eval').")] = None,
+    reports_dir: ReportsDirOption = Path("reports"),
+    as_json: JsonOption = False,
+) -> None:
+    """Static first pass vs e5: passages/s per model and setting, time to cover every paper, quality per stage."""
+    from papersift.bench.embed import markdown, run
+    from papersift.config import shared_data_dir
+
+    directory = data_dir_of(data_dir)
+    require_writable(directory)  # the static vectors are published into it
+    try:
+        report = run(directory, shared_data_dir(), threads, texts, cache_dir, quality,
+                     log=lambda message: err_console.print(f"[dim]{escape(message)}[/]"))
+    except (FileNotFoundError, model_registry.ModelError) as exc:
+        fail(str(exc))
+    emit_report("bench-embed", report, markdown(report), reports_dir, as_json)

