@@ -71,3 +71,39 @@ def test_bad_options_and_missing_index(data_dir, tmp_path):
     Store(tmp_path)  # a store without an index
     result = runner.invoke(app, ["search", "x", "--data-dir", str(tmp_path)])
     assert result.exit_code != 0 and "papersift index" in result.stderr
+
+
+@pytest.fixture(scope="module")
+def affiliated_dir(sample_records, tmp_path_factory):
+    """The sample with affiliations on every 7th paper (the fixture's records carry none)."""
+    from tests.search.test_code_and_institution_facets import _with_affiliations
+
+    from papersift.index import lexical
+    from papersift.record import paper_from_dict
+    from papersift.store import Store
+
+    folder = tmp_path_factory.mktemp("affiliated")
+    store = Store(folder)
+    store.upsert([paper_from_dict(record) for record in _with_affiliations(sample_records)])
+    store.close()
+    lexical.build(folder)
+    return folder
+
+
+def _hits(folder, *arguments: str) -> list[dict]:
+    result = runner.invoke(app, ["search", *arguments, "--mode", "keyword", "--size", "100", "--data-dir", str(folder),
+                                 "--json"])
+    assert result.exit_code == 0, result.output
+    return [hit["paper"] for hit in orjson.loads(result.stdout)["hits"]]
+
+
+def _hit_ids(folder, *arguments: str) -> list[str]:
+    return [paper["id"] for paper in _hits(folder, *arguments)]
+
+
+def test_institution_and_has_code_options_filter_as_the_query_language_does(affiliated_dir):
+    by_option = _hit_ids(affiliated_dir, "learning", "--institution", "MIT")
+    assert by_option and by_option == _hit_ids(affiliated_dir, "learning institution:MIT")
+    with_code = _hit_ids(affiliated_dir, "learning", "--has-code")
+    assert with_code and with_code == _hit_ids(affiliated_dir, "learning has:code")
+    assert all(paper["code_url"] for paper in _hits(affiliated_dir, "learning", "--has-code"))

@@ -37,6 +37,9 @@ def search(
     subarea: Annotated[list[str] | None, typer.Option("--subarea", help="Subarea (repeatable).")] = None,
     author: Annotated[list[str] | None, typer.Option("--author", help="Author (repeat: all must match).")] = None,
     status: Annotated[list[str] | None, typer.Option("--status", help="Status such as Oral, Poster (repeatable).")] = None,
+    institution: Annotated[list[str] | None, typer.Option(
+        "--institution", help="An author's institution, as the lists spell it (repeat for any of several).")] = None,
+    has_code: Annotated[bool, typer.Option("--has-code", help="Only papers with a code link.")] = False,
     sort: Annotated[str, typer.Option("--sort", help="relevance, newest, oldest or cited (most cited first).")] = "relevance",
     page: Annotated[int, typer.Option("--page", min=1, help="Result page, from 1.")] = 1,
     size: Annotated[int, typer.Option("--size", min=1, help="Hits per page.")] = DEFAULT_PAGE_SIZE,
@@ -61,7 +64,7 @@ def search(
     filters = Filters(
         venues=tuple(venue or ()), year_from=year_filter.year_from, year_to=year_filter.year_to,
         areas=tuple(area or ()), subareas=tuple(subarea or ()), authors=tuple(author or ()),
-        statuses=tuple(status or ()),
+        statuses=tuple(status or ()), institutions=tuple(institution or ()), has_code=has_code,
     )
     like_text = like.read() if like is not None else None
     if like_text is not None and not like_text.strip():
