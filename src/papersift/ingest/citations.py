@@ -17,7 +17,7 @@ import rispy
 
 from papersift.ingest.base import SourceError, SourceRecord, decode_document, read_bytes
 from papersift.ingest.bibtex import venue_from_container
-from papersift.ingest.fields import KNOWN_VENUES, OPENREVIEW_FORUM, clean_url, pdf_from_landing
+from papersift.ingest.fields import KNOWN_VENUES, OPENREVIEW_FORUM, clean_url, parse_year, pdf_from_landing
 from papersift.record import make_paper_id
 
 RIS_TITLE_TAGS = ("title", "primary_title", "translated_title")
@@ -35,11 +35,27 @@ def read_ris(path: Path) -> Iterator[SourceRecord]:
         yield SourceRecord(str(path), f"record {number}", data=_ris_record(entry, str(path)))
 
 
+def ris_title(entry: dict) -> str | None:
+    return next((entry[tag] for tag in RIS_TITLE_TAGS if entry.get(tag)), None)
+
+
+def ris_year(entry: dict) -> int | None:
+    return parse_year(entry.get("year") or entry.get("publication_year") or entry.get("date"))
+
+
+def csl_year(item: dict) -> int | None:
+    issued = item.get("issued")
+    if not isinstance(issued, dict):
+        return parse_year(issued)
+    parts = issued.get("date-parts")
+    return parse_year(parts[0][0] if parts and parts[0] else issued.get("raw"))
+
+
 def _ris_record(entry: dict, source: str) -> dict:
-    title = next((entry[tag] for tag in RIS_TITLE_TAGS if entry.get(tag)), None)
+    title = ris_title(entry)
     container = next((entry[tag] for tag in RIS_VENUE_TAGS if entry.get(tag)), None)
     urls = entry.get("urls") or []
-    year = _year(entry.get("year") or entry.get("publication_year") or entry.get("date"))
+    year = ris_year(entry)
     names: list[str] = next((entry[tag] for tag in RIS_AUTHOR_TAGS if entry.get(tag)), [])
     return _record(entry.get("accession_number"), title, [_given_first(name) for name in names],
                    entry.get("abstract") or entry.get("notes_abstract"), container, year,
@@ -71,9 +87,7 @@ def _csl_record(item: dict, source: str) -> dict:
                 part for part in (name.get("given"), name.get("non-dropping-particle"), name.get("family")) if part)
             if literal:
                 authors.append(literal)
-    issued = _mapping(item.get("issued"))
-    parts = issued.get("date-parts") or [[None]]
-    year = _year(parts[0][0] if parts and parts[0] else issued.get("raw"))
+    year = csl_year(item)
     container = item.get("container-title") or item.get("event-title") or item.get("publisher")
     keywords = [part.strip() for part in str(item.get("keyword") or "").split(",") if part.strip()]
     url = item.get("URL")
@@ -109,9 +123,3 @@ def _given_first(name: str) -> str:
     """RIS writes "Family, Given"; the corpus writes names as said: "Given Family"."""
     family, comma, given = name.partition(",")
     return f"{given.strip()} {family.strip()}".strip() if comma else name.strip()
-
-
-def _year(value: object) -> int | None:
-    text = str(value or "").strip()[:4]
-    return int(text) if text.isdigit() else None
-

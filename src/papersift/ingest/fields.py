@@ -74,3 +74,10 @@ def text_or_none(value: object) -> object:
     if isinstance(value, str) and not value.strip():
         return None
     return value
+
+
+def parse_year(value: object) -> int | None:
+    """The first plausible year in a date as reference managers write it ("2020", "2020/05/01",
+    "May 2020"), else None."""
+    found = re.search(r"\b(1[89]\d\d|20\d\d|2100)\b", str(value or ""))
+    return int(found.group(1)) if found else None

@@ -27,8 +27,10 @@ import rispy
 from papersift import export
 from papersift.export import to_bibtex
 from papersift.ingest.bibtex import entry_record, parse_bibtex
+from papersift.ingest.citations import csl_year, ris_title, ris_year
+from papersift.ingest.fields import parse_year
 from papersift.library.entries import RATINGS, EntryChange, Library, LibraryEntry
-from papersift.library.matching import ImportedEntry, MatchResult, PaperMatcher, parse_year
+from papersift.library.matching import ImportedEntry, MatchResult, PaperMatcher
 from papersift.record import Paper
 
 FORMATS = ("bibtex", "ris", "csl-json", "json")
@@ -184,25 +186,17 @@ def read_ris_entries(text: str) -> list[ImportedEntry]:
         raise LibraryFormatError(f"unreadable RIS: {problem}") from None
     entries = []
     for number, record in enumerate(records, 1):
-        title = _text(record.get("title") or record.get("primary_title"))
+        title = _text(ris_title(record))
         paper_id = _text(record.get("accession_number") or record.get("id"))
         links = [*(record.get("urls") or []), record.get("doi")]
         entries.append(ImportedEntry(
             label=f"record {number} ({paper_id or (title or '')[:60]!r})", title=title,
-            year=parse_year(record.get("year") or record.get("publication_year") or record.get("date")),
+            year=ris_year(record),
             venue=_text(record.get("secondary_title")), paper_ids=(paper_id,) if paper_id else (),
             links=tuple(str(link) for link in links if link), tags=_split_tags(record.get("keywords")),
             note=_text(record.get("notes")), rating=_rating(record.get("custom1")),
             reading=_text(record.get("custom2"))))
     return entries
-
-
-def _csl_year(item: dict) -> int | None:
-    issued = item.get("issued") or {}
-    parts = issued.get("date-parts") if isinstance(issued, dict) else None
-    if parts and parts[0]:
-        return parse_year(parts[0][0])
-    return parse_year(issued.get("raw") if isinstance(issued, dict) else issued)
 
 
 def read_csl_entries(items: object) -> list[ImportedEntry]:
@@ -216,7 +210,7 @@ def read_csl_entries(items: object) -> list[ImportedEntry]:
         paper_id = _text(custom.get("papersift_id") or item.get("id"))
         title = _text(item.get("title"))
         entries.append(ImportedEntry(
-            label=f"item {number} ({paper_id or (title or '')[:60]!r})", title=title, year=_csl_year(item),
+            label=f"item {number} ({paper_id or (title or '')[:60]!r})", title=title, year=csl_year(item),
             venue=_text(item.get("container-title")), paper_ids=(paper_id,) if paper_id else (),
             links=tuple(str(link) for link in (item.get("DOI"), item.get("URL")) if link),
             tags=_split_tags(item.get("categories") or item.get("keyword")), note=_text(item.get("note")),

@@ -67,11 +67,6 @@ def identifiers(texts: Iterable[str | None]) -> set[str]:
     return keys
 
 
-def parse_year(value: object) -> int | None:
-    found = re.search(r"\b(1[89]\d\d|20\d\d|2100)\b", str(value or ""))
-    return int(found.group(1)) if found else None
-
-
 class PaperMatcher:
     """Look-up maps over every stored paper (one read of id, title, year, venue, URLs)."""
 
