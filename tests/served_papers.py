@@ -4,13 +4,14 @@ indexed with the keyword engine's own build function."""
 from __future__ import annotations
 
 import atexit
+import functools
 import hashlib
 import shutil
 import socket
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -52,25 +53,38 @@ def hostile_records() -> list[dict]:
 
 def build_served_data_dir(data_dir: Path, sample_records: list[dict]) -> Path:
     """The records plus the hostile ones, stored and indexed as the service builds them. Many
-    tests want the same one: the first build of given records is kept as a template (in a
-    temporary folder) and later ones are copies of it (seconds of store + index build saved
-    per test; the copy is a whole data dir of its own, the test may write to it)."""
+    tests want the same one: it is built once per set of records as a template (in a temporary
+    folder) and copied (seconds of store + index build saved per test; the copy is a whole data
+    dir of its own, the test may write to it)."""
     records = [*sample_records, *hostile_records()]
-    key = hashlib.sha1(orjson.dumps(records, option=orjson.OPT_SORT_KEYS)).hexdigest()
-    template = _TEMPLATES.get(key)
-    if template is None:
-        template = Path(tempfile.mkdtemp(prefix="papersift-served-template-"))
-        atexit.register(shutil.rmtree, template, True)
+
+    def build(template: Path) -> None:
         store = Store(template)
         store.upsert([paper_from_dict(record) for record in records])
         store.close()
         lexical.build(template)
         termlexicon.build_for_store(template)
-        _TEMPLATES[key] = template
-    return copy_data_dir(template, data_dir)
+
+    key = hashlib.sha1(orjson.dumps(records, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    return copy_data_dir(built_once(_template_root() / key, build), data_dir)
 
 
-_TEMPLATES: dict[str, Path] = {}
+def built_once(template: Path, build: Callable[[Path], None]) -> Path:
+    """`template`, built by `build` unless an earlier call finished it (marked complete last, so
+    a build cut short is redone)."""
+    if not (template / ".complete").exists():
+        shutil.rmtree(template, ignore_errors=True)
+        template.mkdir(parents=True)
+        build(template)
+        (template / ".complete").touch()
+    return template
+
+
+@functools.cache
+def _template_root() -> Path:
+    root = Path(tempfile.mkdtemp(prefix="papersift-templates-"))
+    atexit.register(shutil.rmtree, root, True)
+    return root
 
 
 def copy_data_dir(source: Path, target: Path) -> Path:
