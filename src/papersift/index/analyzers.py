@@ -114,6 +114,7 @@ class Token:
 # What tantivy's simple tokenizer keeps: runs of alphanumeric characters (Rust's
 # char::is_alphanumeric; Python's [^\W_] differs on Indic vowel signs and enclosed letters, see the tests).
 _SIMPLE_TOKEN = re.compile(r"[^\W_]+")
+HAS_PRE_TOKENIZE = hasattr(tantivy.TextAnalyzer, "pre_tokenize")  # tantivy 0.27+ (decided once, not per query word)
 
 
 def tokens(text: str, analyzer_name: str = ENGLISH) -> list[Token]:
@@ -123,7 +124,7 @@ def tokens(text: str, analyzer_name: str = ENGLISH) -> list[Token]:
     for Python 3.10, and 0.26 lacks `pre_tokenize`: there each word the simple tokenizer would
     cut is analyzed on its own, which yields the same tokens (the filters work word by word)."""
     analyzer = analyzers()[analyzer_name]
-    if hasattr(analyzer, "pre_tokenize"):
+    if HAS_PRE_TOKENIZE:
         return [Token(token.text, token.position, token.char_offset_from, token.char_offset_to)
                 for token in analyzer.pre_tokenize(text).tokens]
     return _tokens_word_by_word(analyzer, text)
