@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import gzip
 import os
+import shutil
+import tempfile
 from pathlib import Path
 from typing import ClassVar
 
@@ -20,7 +22,7 @@ from papersift.config import shared_data_dir
 from papersift.ingest.pipeline import ingest_paths
 from papersift.server import create_app
 from papersift.store import Store
-from served_papers import TEST_HOSTS, build_served_data_dir
+from served_papers import TEMPLATES_ENV, TEST_HOSTS, build_served_data_dir, built_once, template_root
 from smtp_server import smtp_server  # noqa: F401 - a fixture (digest tests)
 from tiers import CORE, FIXTURE_TIERS, missing, tiers_of
 
@@ -53,6 +55,10 @@ class TierRun:
 
 def pytest_configure(config):
     TierRun.tiers, TierRun.skips, TierRun.deselected = set(), [], 0
+    if not hasattr(config, "workerinput") and TEMPLATES_ENV not in os.environ:
+        # made before pytest-xdist starts its workers, which inherit the variable: they share templates
+        os.environ[TEMPLATES_ENV] = tempfile.mkdtemp(prefix="papersift-templates-")
+        config.add_cleanup(lambda: shutil.rmtree(os.environ.pop(TEMPLATES_ENV), ignore_errors=True))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -176,12 +182,14 @@ def store(tmp_path) -> Store:
 
 
 @pytest.fixture(scope="session")
-def sample_data_dir(sample_jsonl, tmp_path_factory) -> Path:
-    """A data dir with the sample ingested; tests must not write to it."""
-    data_dir = tmp_path_factory.mktemp("sample_data")
-    summary = ingest_paths(Store(data_dir), [sample_jsonl])
-    assert summary.rejected == 0
-    return data_dir
+def sample_data_dir(sample_jsonl) -> Path:
+    """A data dir with the sample ingested, shared by every worker of the run: tests must not write to it."""
+
+    def ingest(data_dir: Path) -> None:
+        summary = ingest_paths(Store(data_dir), [sample_jsonl])
+        assert summary.rejected == 0
+
+    return built_once(template_root() / "sample_data", ingest)
 
 
 @pytest.fixture(scope="session")

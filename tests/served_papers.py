@@ -4,8 +4,10 @@ indexed with the keyword engine's own build function."""
 from __future__ import annotations
 
 import atexit
+import fcntl
 import functools
 import hashlib
+import os
 import shutil
 import socket
 import tempfile
@@ -66,22 +68,35 @@ def build_served_data_dir(data_dir: Path, sample_records: list[dict]) -> Path:
         termlexicon.build_for_store(template)
 
     key = hashlib.sha1(orjson.dumps(records, option=orjson.OPT_SORT_KEYS)).hexdigest()
-    return copy_data_dir(built_once(_template_root() / key, build), data_dir)
+    return copy_data_dir(built_once(template_root() / key, build), data_dir)
 
 
 def built_once(template: Path, build: Callable[[Path], None]) -> Path:
     """`template`, built by `build` unless an earlier call finished it (marked complete last, so
-    a build cut short is redone)."""
-    if not (template / ".complete").exists():
-        shutil.rmtree(template, ignore_errors=True)
-        template.mkdir(parents=True)
-        build(template)
-        (template / ".complete").touch()
+    a build cut short is redone). The pytest-xdist workers of one run share templates: a lock
+    beside the template makes the others wait for the one that builds it."""
+    template.parent.mkdir(parents=True, exist_ok=True)
+    with open(template.with_name(template.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (template / ".complete").exists():
+            shutil.rmtree(template, ignore_errors=True)
+            template.mkdir(parents=True)
+            build(template)
+            (template / ".complete").touch()
     return template
 
 
+TEMPLATES_ENV = "PAPERSIFT_TEST_TEMPLATES"
+
+
+def template_root() -> Path:
+    """Where this test run keeps its templates: one folder that tests/conftest.py makes before
+    the pytest-xdist workers start (they inherit its name) and removes when the run ends."""
+    return Path(os.environ.get(TEMPLATES_ENV) or _own_template_root())
+
+
 @functools.cache
-def _template_root() -> Path:
+def _own_template_root() -> Path:
     root = Path(tempfile.mkdtemp(prefix="papersift-templates-"))
     atexit.register(shutil.rmtree, root, True)
     return root

@@ -36,6 +36,7 @@ FIXTURE_TIERS = {
     "shared_data": "shared",
     "tiny_disk": "drill",
     "topics_data_dir": "models",  # MiniLM stand-in vectors go in its cache under its tokenizer's keys
+    "encoder": "models",  # every test module's `encoder` fixture loads a built model
 }
 SHARED_FOLDERS = ("ml_papers", "scifact", "csfcube", "knownitem", "s2cs_queries", "zhterms")
 

@@ -8,6 +8,7 @@ from typer.testing import CliRunner
 
 from papersift.cli import app
 from papersift.cluster.typesense_cluster import TypesenseCluster, loopback_nodes
+from served_papers import copy_data_dir
 
 runner = CliRunner()
 API_KEY = "cli-test-key"
@@ -29,9 +30,9 @@ def test_status_names_the_leader(node_address):
 
 
 @pytest.mark.cluster
-def test_index_backend_typesense_builds_then_updates(node_address, sample_data_dir):
+def test_index_backend_typesense_builds_then_updates(node_address, sample_data_dir, tmp_path):
     arguments = ["index", "--backend", "typesense", "--nodes", node_address, "--api-key", API_KEY,
-                 "--data-dir", str(sample_data_dir), "--json"]
+                 "--data-dir", str(copy_data_dir(sample_data_dir, tmp_path / "data")), "--json"]
     first = runner.invoke(app, arguments)
     assert first.exit_code == 0, first.output
     built = orjson.loads(first.stdout)
