@@ -35,7 +35,7 @@ import sqlite3
 import time
 from array import array
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -111,12 +111,10 @@ class _Corpus:
             self.words.append(word)
         return found
 
-    def grams(self, ids: array, size: int):
-        """(position, gram) of every run of `size` words inside one clause."""
-        for at in range(len(ids) - size + 1):
-            gram = tuple(ids[at:at + size])
-            if -1 not in gram:
-                yield at, gram
+    @staticmethod
+    def runs(ids: array, size: int) -> Iterator[tuple[int, ...]]:
+        """Every run of `size` word ids, in order (those across a clause break hold -1)."""
+        return zip(*(ids[at:] for at in range(size)))
 
 
 def count_phrases(texts: Iterable[str], min_papers: int = MIN_PHRASE_PAPERS,
@@ -130,22 +128,27 @@ def count_phrases(texts: Iterable[str], min_papers: int = MIN_PHRASE_PAPERS,
     for size in range(1, max_words + 1):
         papers: Counter[tuple[int, ...]] = Counter()
         for _, ids, _, _ in corpus.docs:
-            grams = {gram for _, gram in corpus.grams(ids, size)
-                     if previous is None or (gram[:-1] in previous and gram[1:] in previous)}
-            papers.update(grams)
+            if previous is None:
+                papers.update({gram for gram in corpus.runs(ids, size) if -1 not in gram})
+            else:
+                papers.update({gram for gram in corpus.runs(ids, size)
+                               if gram[:-1] in previous and gram[1:] in previous})  # parts hold no -1
         frequent = {gram: count for gram, count in papers.items() if count >= min_papers}
         if not frequent:
             break
         kept.update(frequent)
         previous = set(frequent)
     spellings: dict[tuple[int, ...], Counter[str]] = defaultdict(Counter)
+    unsampled = set(kept)  # kept grams with fewer than MAX_SURFACE_SAMPLES spellings counted
     for text, ids, starts, ends in corpus.docs:
         for size in range(1, max_words + 1):
-            for at, gram in corpus.grams(ids, size):
-                if gram in kept:
-                    seen = spellings[gram]
-                    if sum(seen.values()) < MAX_SURFACE_SAMPLES:
-                        seen[text[starts[at]:ends[at + size - 1]].lower()] += 1
+            for at, gram in [(at, gram) for at, gram in enumerate(corpus.runs(ids, size)) if gram in unsampled]:
+                if gram not in unsampled:  # filled earlier in this same text
+                    continue
+                seen = spellings[gram]
+                seen[text[starts[at]:ends[at + size - 1]].lower()] += 1
+                if seen.total() >= MAX_SURFACE_SAMPLES:
+                    unsampled.discard(gram)
     words = corpus.words
     return {" ".join(words[i] for i in gram): (_spelling(spellings[gram], len(gram)), count)
             for gram, count in kept.items()}
