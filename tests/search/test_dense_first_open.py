@@ -5,13 +5,21 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
 import pytest
 from tests.search.conftest import indexed_copy
 
-from hybrid_service import add_vectors_and_bridge
+from hybrid_service import CountingEncoder, add_vectors_and_bridge, unit_vector
+from papersift.index.vectors import write_index
+from papersift.models import DEFAULT_MODEL
+from papersift.record import paper_from_dict
 from papersift.search import semantic
+from papersift.search.query import parse_query
 from papersift.search.semantic import DenseRetriever
 from papersift.search.service import SearchService
+from papersift.store import Store
+from papersift.throttle import Throttle
+from served_papers import copy_data_dir
 
 
 class SignallingLock:
@@ -65,3 +73,43 @@ def test_a_request_during_the_first_open_waits_for_the_index(vector_dir, monkeyp
     thread.join(30)
     assert first is not None
     assert seen["index"] is first
+
+
+def test_a_search_during_a_generation_swap_pairs_each_index_with_its_own_mask(vector_dir, title_only_records, tmp_path):
+    """The live index and its with-abstract row mask change together: a search that arrives while
+    a new generation is being opened uses the old pair (the new index with the old, longer mask
+    failed with a shape error)."""
+    data_dir = copy_data_dir(vector_dir, tmp_path / "data")
+    store = Store(data_dir)
+    store.upsert([paper_from_dict(record) for record in title_only_records[:5]])  # rows the mask leaves out
+    ids = [paper.id for _, paper in store.iter_papers()]
+    last_seq = store.max_seq()
+    store.close()
+    write_index(data_dir, DEFAULT_MODEL, ids, np.stack([unit_vector("paper " + i) for i in ids]), len(ids), last_seq)
+    retriever = DenseRetriever(data_dir, SearchService(data_dir), encoder=CountingEncoder())
+    old = retriever.index
+    assert old is not None and retriever._live[1] is not None and not retriever._live[1].all()
+    ids = ids[:-50]  # the next generation lacks 50 papers
+    write_index(data_dir, DEFAULT_MODEL, ids, np.stack([unit_vector("paper " + i) for i in ids]), len(ids), last_seq)
+    retriever._reopen_due = Throttle(0)  # look for the new generation at the next access
+    swapping, release = threading.Event(), threading.Event()
+    real_mask = retriever._abstract_mask
+
+    def slow_mask(index):
+        swapping.set()
+        assert release.wait(30)
+        return real_mask(index)
+
+    retriever._abstract_mask = slow_mask
+    opener = threading.Thread(target=lambda: retriever.index)
+    opener.start()
+    assert swapping.wait(30)
+    quiet = Throttle(3600)
+    assert quiet.due()  # its first call: not due again for an hour
+    retriever._reopen_due = quiet  # the search itself does not look for a generation: it must not wait
+    during = retriever.rank_text("paper", parse_query(""), 10)
+    release.set()
+    opener.join(30)
+    assert len(during) == 10
+    assert retriever.index is not old and len(retriever.index) == len(ids)
+    assert len(retriever.rank_text("paper", parse_query(""), 10)) == 10

@@ -55,8 +55,9 @@ class DenseRetriever:
         # `papersift embed` builds a term bridge for a multilingual model only: others have none to look for
         self.bridged = get_spec(model).multilingual
         self._encoder = encoder
-        self._index: vector_store.VectorIndex | None = None
-        self._with_abstract: np.ndarray | None = None  # row mask; None when every row has one
+        # The live index and its with-abstract row mask (None when every row has one), swapped
+        # as one tuple: a reader never pairs a new index with the old one's mask (other lengths).
+        self._live: tuple[vector_store.VectorIndex | None, np.ndarray | None] = (None, None)
         self._generation: Path | None = None
         self._bridge: TermBridge | None = None
         self._bridge_generation: Path | None = None
@@ -87,9 +88,9 @@ class DenseRetriever:
             with self._lock:
                 generation = vector_store.current_generation(self.data_dir, self.model)
                 if generation != self._generation:  # open() retries when a swap removes it meanwhile
-                    self._index = vector_store.VectorIndex.open(self.data_dir, self.model)
-                    self._with_abstract = self._abstract_mask(self._index)
-                    self._generation = self._index.folder if self._index is not None else None
+                    index = vector_store.VectorIndex.open(self.data_dir, self.model)
+                    self._live = (index, self._abstract_mask(index))
+                    self._generation = index.folder if index is not None else None
                 bridge_generation = (vector_store.current_generation(self.data_dir, terms_model(self.model))
                                      if self.bridged else None)
                 if bridge_generation != self._bridge_generation:
@@ -98,7 +99,7 @@ class DenseRetriever:
                     self._bridge = TermBridge(bridge_index) if bridge_index is not None else None
                     self._bridge_generation = bridge_index.folder if bridge_index is not None else None
                 self._looked = True
-        return self._index
+        return self._live[0]
 
     @property
     def bridge(self) -> TermBridge | None:
@@ -174,8 +175,9 @@ class DenseRetriever:
     def _plan(self, index: vector_store.VectorIndex, query: ParsedQuery, k: int,
               candidate_ids: Sequence[str] | None) -> tuple[np.ndarray | None, int]:
         allowed, depth = self._filter_plan(index, query, k)
-        own = index is self._index
-        masks = [mask for mask in (allowed, self._with_abstract if own else None, self._outside_rows(index) if own else None)
+        live, with_abstract = self._live
+        own = index is live
+        masks = [mask for mask in (allowed, with_abstract if own else None, self._outside_rows(index) if own else None)
                  if mask is not None]
         if candidate_ids is not None:  # rank only a pool (evaluation)
             masks.append(index.mask_for_ids(candidate_ids))
