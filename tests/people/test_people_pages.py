@@ -40,3 +40,12 @@ def test_hostile_author_names_are_escaped_on_their_page(client):
     assert "Mallory &lt;b&gt;Evil&lt;/b&gt;" in html and "<b>Evil" not in html
     results = client.get("/?q=author%3AMallory&mode=keyword&lang=en").text
     assert "Mallory%20%3Cb%3EEvil%3C%2Fb%3E" in results and "<b>Evil" not in results
+
+
+def test_an_author_name_with_a_slash_has_its_profile_and_page(client):
+    """A name is a path segment of its own: "</b>" in it (quoted as %2F) must not split the route."""
+    name = quote("Mallory <b>Evil</b>", safe="")
+    profile = client.get(f"/api/authors/{name}")
+    assert profile.status_code == 200, profile.text
+    assert profile.json()["name"] == "Mallory <b>Evil</b>" and profile.json()["paper_count"] >= 1
+    assert client.get(f"/author/{name}?lang=en").status_code == 200

@@ -40,7 +40,7 @@ def people_store(request: Request) -> Store:
     return store
 
 
-@router.get("/authors/{author}", response_model=AuthorOut, summary="An author's profile")
+@router.get("/authors/{author:path}", response_model=AuthorOut, summary="An author's profile")
 def get_author(request: Request, author: str = Path(max_length=300, description="Author id, OpenReview id or name")):
     try:
         return author_profile(people_store(request), author)
