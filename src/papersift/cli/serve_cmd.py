@@ -48,10 +48,12 @@ def _run_server(data_dir: Path, host: str, port: int, enable_writes: bool, write
         fail(f"--write-token must be at least {MIN_TOKEN_CHARS} characters (got {len(write_token)})")
     hosts = allowed_hosts_for(host, allowed_hosts or ())
     if accounts:
+        from rich.markup import escape
+
         from papersift import extras
 
         if not extras.available("accounts"):
-            fail("--accounts needs papersift[accounts] (argon2-cffi): pip install 'papersift[accounts]'")
+            fail(escape("--accounts needs papersift[accounts] (argon2-cffi): pip install 'papersift[accounts]'"))
     if host not in ("127.0.0.1", "localhost", "::1"):
         err_console.print(f"[yellow]warning:[/] serving on {host}: other machines can reach this server")
         if not accounts:

@@ -25,17 +25,22 @@ def open_accounts(data_dir: Path | None):
     directory = data_dir_of(data_dir)
     if not (directory / "papers.sqlite3").exists():
         fail(f"no papersift store in {directory}; run 'papersift ingest' first")
-    extras.require("accounts", "papersift users")
+    if not extras.available("accounts"):
+        from rich.markup import escape
+
+        fail(escape("papersift users needs papersift[accounts] (argon2-cffi): pip install 'papersift[accounts]'"))
     return Accounts.open(directory)
 
 
 def _run(call):
+    from rich.markup import escape
+
     from papersift.accounts.users import AccountError
 
     try:
         return call()
     except AccountError as problem:
-        fail(str(problem))
+        fail(escape(str(problem)))  # names come from the command line: no rich markup in them
 
 
 def _read_password(from_stdin: bool) -> str:
