@@ -1,0 +1,53 @@
+"""Accounts in a real browser (Debian's chromium, Playwright): sign up by invitation, make an
+API token on the account page, tag a paper with it, see it on /library, log out; another user
+logged in does not see it. Forms sent with the keyboard (Enter), no JavaScript needed."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from account_clients import PASSWORDS, Clock, accounts_app
+from served_papers import build_served_data_dir, serve_in_thread
+
+pytestmark = pytest.mark.browser
+TAG = "carols-private-tag"
+
+
+def test_sign_up_tag_log_out_and_another_user_sees_nothing(browser, sample_records, tmp_path):
+    app = accounts_app(build_served_data_dir(tmp_path / "data", sample_records[:60]), Clock(), users=("bob",))
+    invitation, _ = app.state.accounts.invite()
+    paper = sample_records[0]
+    with serve_in_thread(app) as base_url:
+        carol = browser.new_context(base_url=base_url, locale="en-US", java_script_enabled=False).new_page()
+        carol.goto(f"/signup?invite={invitation}&lang=en")
+        carol.fill("input[name=name]", "carol")
+        carol.fill("input[name=password]", "carols-password")
+        carol.fill("input[name=password_again]", "carols-password")
+        carol.press("input[name=password_again]", "Enter")
+        carol.wait_for_url("**/account?lang=en")
+        carol.fill("form.token-form input[name=name]", "script")
+        carol.press("form.token-form input[name=name]", "Enter")
+        token = carol.locator("p.new-token code").inner_text()
+        tagged = httpx.post(f"{base_url}/api/library/tag", json={"tag": TAG, "paper_ids": [paper["id"]]},
+                            headers={"Authorization": f"Bearer {token}"})
+        assert tagged.status_code == 200
+        carol.goto("/library?lang=en")
+        assert TAG in carol.content() and paper["title"][:40] in carol.content()
+        carol.goto("/account?lang=en")
+        carol.click("form.logout-form button")
+        carol.wait_for_url("**/login?lang=en")
+        carol.goto("/library?lang=en")
+        assert "/login" in carol.url and TAG not in carol.content()
+
+        bob = browser.new_context(base_url=base_url, locale="en-US").new_page()
+        bob.goto("/library?lang=en")
+        bob.fill("input[name=name]", "bob")
+        bob.fill("input[name=password]", PASSWORDS["bob"])
+        bob.press("input[name=password]", "Enter")
+        bob.wait_for_url("**/library?lang=en")
+        assert "(bob)" in bob.content() and TAG not in bob.content()
+        bob.goto(f"/library?tag={TAG}&lang=en")
+        assert paper["title"][:40] not in bob.content()
+        carol.context.close()
+        bob.context.close()
