@@ -51,3 +51,32 @@ def test_sign_up_tag_log_out_and_another_user_sees_nothing(browser, sample_recor
         assert paper["title"][:40] not in bob.content()
         carol.context.close()
         bob.context.close()
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_account_pages_have_no_serious_accessibility_violations(browser, sample_records, tmp_path, lang):
+    """axe-core (as tests/web/test_accessibility.py runs it) on the login, sign-up and account pages."""
+    from test_accessibility import AXE, BLOCKING, PINNED
+
+    assert AXE.is_file(), f"axe-core missing at {AXE}: run scripts/setup.sh (npm install axe-core@{PINNED}) or set $PAPERSIFT_AXE"
+    app = accounts_app(build_served_data_dir(tmp_path / "data", sample_records[:20]), Clock(), users=("bob",))
+    invitation, _ = app.state.accounts.invite()
+    with serve_in_thread(app) as base_url:
+        context = browser.new_context(base_url=base_url)
+        context.add_init_script(AXE.read_text())
+        tab = context.new_page()
+        found = {}
+        for name, path in (("login", "/login"), ("signup", f"/signup?invite={invitation}"), ("account", "/account")):
+            if name == "account":
+                tab.goto(f"/login?next=/account&lang={lang}")
+                tab.fill("input[name=name]", "bob")
+                tab.fill("input[name=password]", PASSWORDS["bob"])
+                tab.press("input[name=password]", "Enter")
+                tab.wait_for_url("**/account")
+            response = tab.goto(f"{path}{'&' if '?' in path else '?'}lang={lang}")
+            assert response.status == 200
+            found[name] = [violation for violation in tab.evaluate(
+                "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+                ".map(v => ({id: v.id, impact: v.impact, help: v.help}))") if violation["impact"] in BLOCKING]
+        context.close()
+    assert found == {"login": [], "signup": [], "account": []}
