@@ -39,3 +39,17 @@ def test_a_success_clears_the_accounts_failures():
     limiter.succeeded("alice")
     limiter.failed("alice", "x")
     assert limiter.check("alice", "x") is None
+
+
+def test_an_attempt_counts_before_the_password_is_known_so_parallel_guesses_cannot_all_pass():
+    limiter = LoginLimiter(clock=Clock(), per_account=3, per_address=10)
+    in_flight = [limiter.attempt("alice", "10.0.0.1") for _ in range(5)]  # none has finished verifying
+    assert in_flight[:3] == [None] * 3 and all(refusal is not None for refusal in in_flight[3:])
+
+
+def test_a_right_password_takes_its_attempt_back_from_the_address():
+    limiter = LoginLimiter(clock=Clock(), per_account=5, per_address=2)
+    for name in ("alice", "bob", "carol"):
+        assert limiter.attempt(name, "10.0.0.1") is None
+        limiter.succeeded(name, "10.0.0.1")
+    assert limiter.check("dave", "10.0.0.1") is None

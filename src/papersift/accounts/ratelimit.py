@@ -42,28 +42,47 @@ class LoginLimiter:
             failures.popleft()
         return failures
 
-    def check(self, account: str, address: str) -> Refusal | None:
-        """Before the password is looked at: a Refusal when either key used up its window."""
-        now = self.clock()
+    def attempt(self, account: str, address: str) -> Refusal | None:
+        """Before the password is looked at: a Refusal when either key used up its window, else
+        the attempt is counted as a failure at once (succeeded() takes it back), so parallel
+        requests cannot all pass the check while their passwords are being verified."""
         with self._lock:
-            waits = []
-            for kind, value in (("account", account), ("address", address)):
-                failures = self._recent((kind, value), now)
-                if len(failures) >= self.limits[kind]:
-                    waits.append(failures[-self.limits[kind]] + self.window_s - now)
-            return Refusal(max(1, math.ceil(max(waits)))) if waits else None
+            refusal = self._refusal(account, address, self.clock())
+            if refusal is None:
+                self._record(account, address, self.clock())
+            return refusal
+
+    def check(self, account: str, address: str) -> Refusal | None:
+        """A Refusal when either key used up its window (counts nothing)."""
+        with self._lock:
+            return self._refusal(account, address, self.clock())
+
+    def _refusal(self, account: str, address: str, now: float) -> Refusal | None:
+        waits = []
+        for kind, value in (("account", account), ("address", address)):
+            failures = self._recent((kind, value), now)
+            if len(failures) >= self.limits[kind]:
+                waits.append(failures[-self.limits[kind]] + self.window_s - now)
+        return Refusal(max(1, math.ceil(max(waits)))) if waits else None
 
     def failed(self, account: str, address: str) -> None:
-        now = self.clock()
         with self._lock:
-            for key in (("account", account), ("address", address)):
-                failures = self._recent(key, now)
-                failures.append(now)
-                self._failures[key] = failures
-                self._failures.move_to_end(key)
-            while len(self._failures) > MAX_TRACKED_KEYS:
-                self._failures.popitem(last=False)
+            self._record(account, address, self.clock())
 
-    def succeeded(self, account: str) -> None:
+    def _record(self, account: str, address: str, now: float) -> None:
+        for key in (("account", account), ("address", address)):
+            failures = self._recent(key, now)
+            failures.append(now)
+            self._failures[key] = failures
+            self._failures.move_to_end(key)
+        while len(self._failures) > MAX_TRACKED_KEYS:
+            self._failures.popitem(last=False)
+
+    def succeeded(self, account: str, address: str | None = None) -> None:
+        """The password was right: the account's failures are forgotten, and the address's
+        count loses the attempt() that counted this login in advance."""
         with self._lock:
             self._failures.pop(("account", account), None)
+            failures = self._failures.get(("address", address)) if address is not None else None
+            if failures:
+                failures.pop()

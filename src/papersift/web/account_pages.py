@@ -137,16 +137,15 @@ async def login(request: Request) -> Response:
     lang, name, target = _lang_of(values.get("lang")), values.get("name", "")[:200], values.get("next", "/")
     account, address = name.strip().lower(), request.client.host if request.client else "-"
     limiter = request.app.state.login_limiter
-    refusal = limiter.check(account, address)
+    refusal = limiter.attempt(account, address)  # counted now: parallel guesses cannot all pass
     if refusal is not None:
         raise ApiError(429, "too_many_logins", f"too many wrong passwords: try again in {refusal.retry_after_s} s",
                        headers={"Retry-After": str(refusal.retry_after_s)})
     user_id = await run_in_threadpool(request.app.state.accounts.check_password, name, values.get("password", ""))
     if user_id is None:
-        limiter.failed(account, address)
         return _pre_login_form(request, "login.html", lang, 401, next=_local_path(target),
                                problem=LABELS[lang]["wrong_login"], name=name)
-    limiter.succeeded(account)
+    limiter.succeeded(account, address)
     return await run_in_threadpool(_logged_in, request, user_id, target)
 
 
