@@ -160,3 +160,29 @@ def test_quickstart_chain_starts_with_the_static_first_pass_when_its_model_is_bu
     first_pass, *rest = serve_cmd.background_commands(tmp_path)
     assert first_pass[-5:] == ["embed", "--data-dir", str(tmp_path), "--model", STATIC_MODEL]
     assert rest == without  # then e5, MiniLM and the topics as before
+
+
+def test_serve_with_accounts_makes_the_accounts_tables_at_startup_and_needs_no_write_token(corpus_dir, tmp_path, served,
+                                                                                           monkeypatch):
+    from fastapi.testclient import TestClient
+
+    from papersift import extras
+    from papersift.accounts.schema import SCHEMA
+
+    monkeypatch.delenv("PAPERSIFT_WRITE_TOKEN", raising=False)
+    data_dir = tmp_path / "data"
+    runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--corpus", str(corpus_dir), "--no-serve"])
+    files_before = sorted(path.relative_to(data_dir) for path in data_dir.rglob("*") if "sqlite3" not in path.name)
+    result = runner.invoke(app, ["serve", "--data-dir", str(data_dir), "--accounts"])
+    assert result.exit_code == 0, result.output
+    server_app = served[0]["app"]
+    assert server_app.state.settings.accounts is True and server_app.state.settings.enable_writes is False
+    assert SCHEMA.stored_version(Store(data_dir, readonly=True)) == SCHEMA.latest
+    assert sorted(path.relative_to(data_dir) for path in data_dir.rglob("*") if "sqlite3" not in path.name) == files_before
+    with TestClient(server_app, base_url="http://127.0.0.1:8000") as client:
+        assert client.get("/library", headers={"Accept": "text/html"}, follow_redirects=False).status_code == 303
+        assert client.get("/api/library").status_code == 401
+    available = extras.available
+    monkeypatch.setattr(extras, "available", lambda extra: extra != "accounts" and available(extra))
+    refused = runner.invoke(app, ["serve", "--data-dir", str(data_dir), "--accounts"])
+    assert refused.exit_code == 1 and "papersift[accounts]" in refused.output and len(served) == 1

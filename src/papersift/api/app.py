@@ -37,6 +37,8 @@ class Settings:
     data_dir: Path
     enable_writes: bool = False
     write_token: str = ""
+    accounts: bool = False  # serve --accounts: users log in; each sees and changes only their own tables
+    secure_cookies: bool = False  # mark the session cookie Secure even when the request looks like plain http
 
 
 class ServerTiming(HttpMiddleware):
@@ -86,6 +88,8 @@ def create_api_app(
     allowed_hosts: Iterable[str] = LOOPBACK_HOSTS,
     max_body_bytes: int = MAX_BODY_BYTES,
     body_timeout_s: float = BODY_TIMEOUT_S,
+    accounts: bool = False,
+    secure_cookies: bool = False,
 ) -> FastAPI:
     """The JSON API for one data dir. Writes stay off unless enable_writes and a token.
 
@@ -114,12 +118,21 @@ def create_api_app(
         description="论文检索 / Paper search: keyword, semantic and hybrid search over ML papers.",
         middleware=middleware,
     )
-    app.state.settings = Settings(data_dir=data_dir, enable_writes=enable_writes, write_token=write_token or "")
-    if enable_writes and (data_dir / DB_FILE).exists():
+    app.state.settings = Settings(data_dir=data_dir, enable_writes=enable_writes, write_token=write_token or "",
+                                  accounts=accounts, secure_cookies=secure_cookies)
+    if (enable_writes or accounts) and (data_dir / DB_FILE).exists():
         # A writable server makes the follow tables and the per-install form key (CSRF) when it
         # starts, before it answers anything: no request, GET or POST, ever creates them.
         Following.open(data_dir).store.close()
     app.state.service = service if service is not None else open_service(data_dir)
+    if accounts:
+        # The accounts tables too (a few CREATE TABLEs, no heavy work); argon2 must be installed.
+        from papersift.accounts.ratelimit import LoginLimiter
+        from papersift.accounts.users import Accounts
+
+        extras.require("accounts", "serve --accounts")
+        app.state.accounts = Accounts(writes.write_path(app)[0])
+        app.state.login_limiter = LoginLimiter()
     install_error_handlers(app)
     app.include_router(routes.router)
     app.include_router(writes.router)

@@ -8,10 +8,11 @@ registered one (app.state.render_html_error).
 from __future__ import annotations
 
 import logging
+from urllib.parse import urlencode
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from papersift.search.types import QuerySyntaxError, UnsupportedFilterError
@@ -28,9 +29,11 @@ HTTP_ERROR_CODES = {
 class ApiError(Exception):
     """Raised by routes: becomes a JSON error with this status and code."""
 
-    def __init__(self, status: int, code: str, message: str, details: list[dict] | None = None):
+    def __init__(self, status: int, code: str, message: str, details: list[dict] | None = None,
+                 headers: dict[str, str] | None = None):
         super().__init__(message)
         self.status, self.code, self.message, self.details = status, code, message, details or []
+        self.headers = headers or {}  # e.g. Retry-After of a rate-limited login
 
 
 def wants_json(request: Request) -> bool:
@@ -94,7 +97,14 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(ApiError)
     async def on_api_error(request: Request, exc: ApiError) -> Response:
-        return error_response(request, exc.status, exc.code, exc.message, exc.details)
+        if exc.code == "login_required" and not wants_json(request) and request.method in ("GET", "HEAD"):
+            # A user page asked for anonymously (accounts on): to the login form, then back here.
+            target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+            return RedirectResponse(f"/login?{urlencode({'next': target})}", status_code=303)
+        response = error_response(request, exc.status, exc.code, exc.message, exc.details)
+        for name, value in exc.headers.items():
+            response.headers[name] = value
+        return response
 
     @app.exception_handler(StoreError)
     async def on_store_error(request: Request, exc: StoreError) -> Response:

@@ -17,6 +17,7 @@ import orjson
 from fastapi import APIRouter, Depends, Request
 from fastapi.concurrency import run_in_threadpool
 
+from papersift.api.auth import accounts_on, require_user
 from papersift.api.errors import ApiError
 from papersift.api.index_refresh import GroupRefresher
 from papersift.api.schemas import ErrorOut
@@ -41,7 +42,9 @@ RECORDS_BODY = {"requestBody": {"required": True, "content": {"application/json"
 }}}}}
 
 
-def require_write_access(request: Request) -> None:
+def require_corpus_write_access(request: Request) -> None:
+    """POST /api/papers (the shared corpus): writes enabled and the server's write token, with
+    or without accounts (a user's token changes only that user's tables)."""
     settings = request.app.state.settings
     if not settings.enable_writes:
         raise ApiError(403, "writes_disabled", "this server is read-only; start it with --enable-writes and a token")
@@ -49,6 +52,16 @@ def require_write_access(request: Request) -> None:
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not hmac.compare_digest(token.encode(), settings.write_token.encode()):
         raise ApiError(401, "unauthorized", "writes need 'Authorization: Bearer <token>' with the server's write token")
+
+
+def require_write_access(request: Request) -> None:
+    """The gate of every change to a user's tables (library, saved searches, feed token), run
+    before a byte of the body is read. Without accounts: the server's write token (as for the
+    corpus). With accounts: the request's user (api/auth.py: a user's API token), nothing else."""
+    if accounts_on(request):
+        require_user(request)
+        return
+    require_corpus_write_access(request)
 
 
 _write_path_lock = threading.Lock()
@@ -93,7 +106,7 @@ async def read_json_records(request: Request) -> list[dict]:
 
 
 @router.post("/papers", summary="Add or update papers (disabled unless enabled, token required)",
-             dependencies=[Depends(require_write_access)], openapi_extra=RECORDS_BODY)
+             dependencies=[Depends(require_corpus_write_access)], openapi_extra=RECORDS_BODY)
 async def add_papers(request: Request) -> dict:
     """Records in the shared corpus schema; each is validated, then upserted into the store
     and the search indexes are refreshed."""
@@ -124,10 +137,16 @@ _user_tables_lock = threading.Lock()
 T = TypeVar("T")
 
 
-def user_tables_of(request: Request, name: str, make: Callable[[Store], T]) -> T:
-    """The app's `name` object over the store (the library, saved searches): on the write path's
-    Store when writes are on (made with the first use), else on a read-only Store (a snapshot
-    the server may not write)."""
+def user_tables_of(request: Request, name: str, make: Callable[..., T]) -> T:
+    """The request's user's `name` object over the store (the library, saved searches), the one
+    way routes reach a user's tables. Without accounts: the local user's, kept on the app (on the
+    write path's Store when writes are on, made with the first use; else on a read-only Store).
+    With accounts: made for this request's user (api/auth.py) on the write path's Store, never
+    cached across requests, so no request can get another user's object; anonymous: LoginRequired.
+    `make(store, user_id)` builds it (UserTables subclasses do)."""
+    if accounts_on(request):
+        user = require_user(request)
+        return tables_for(request, make, user.user_id, user.session_hash)
     app = request.app
     with _user_tables_lock:
         current = getattr(app.state, name, None)
@@ -139,3 +158,25 @@ def user_tables_of(request: Request, name: str, make: Callable[[Store], T]) -> T
             current = make(Store(app.state.settings.data_dir, readonly=True))
         setattr(app.state, name, current)
         return current
+
+
+def tables_for(request: Request, make: Callable[..., T], user_id: str, session_hash: str | None = None) -> T:
+    """`make`'s object for a user the caller has established (the request's user, or a private
+    feed's token owner) on the server's user store; `session_hash` binds its form tokens (CSRF)
+    to that login session."""
+    tables = make(user_store(request.app), user_id)
+    if session_hash is not None:
+        setattr(tables, "session_hash", session_hash)  # noqa: B010 - T is any UserTables
+    return tables
+
+
+def user_store(app) -> Store:
+    """The Store user tables live on: the write path's when writes or accounts are on (a server
+    with accounts writes sessions), else one read-only Store kept on the app."""
+    settings = app.state.settings
+    if settings.enable_writes or getattr(settings, "accounts", False):
+        return write_path(app)[0]
+    with _user_tables_lock:
+        if getattr(app.state, "readonly_user_store", None) is None:
+            app.state.readonly_user_store = Store(settings.data_dir, readonly=True)
+        return app.state.readonly_user_store

@@ -26,11 +26,16 @@ TokenOption = Annotated[str | None, typer.Option(
 AllowedHostOption = Annotated[list[str] | None, typer.Option(
     "--allowed-host", help="Host header value to answer besides the bind address's (repeatable; '*' any), "
                            "e.g. the name of a reverse proxy in front of this server.")]
+AccountsOption = Annotated[bool, typer.Option(
+    "--accounts", help="Users log in (papersift users ...); each sees and changes only their own library.")]
+SecureCookiesOption = Annotated[bool, typer.Option(
+    "--secure-cookies", help="Mark the session cookie Secure (behind an https proxy that forwards plain http).")]
 CORPUS_FILES = ("papers.jsonl.gz", "papers_title_only.jsonl.gz")
 
 
 def _run_server(data_dir: Path, host: str, port: int, enable_writes: bool, write_token: str | None,
-                service=None, allowed_hosts: list[str] | None = None) -> None:
+                service=None, allowed_hosts: list[str] | None = None, accounts: bool = False,
+                secure_cookies: bool = False) -> None:
     import uvicorn
 
     from papersift.api.app import MIN_TOKEN_CHARS
@@ -42,14 +47,23 @@ def _run_server(data_dir: Path, host: str, port: int, enable_writes: bool, write
     if enable_writes and write_token is not None and len(write_token) < MIN_TOKEN_CHARS:
         fail(f"--write-token must be at least {MIN_TOKEN_CHARS} characters (got {len(write_token)})")
     hosts = allowed_hosts_for(host, allowed_hosts or ())
+    if accounts:
+        from rich.markup import escape
+
+        from papersift import extras
+
+        if not extras.available("accounts"):
+            fail(escape("--accounts needs papersift[accounts] (argon2-cffi): pip install 'papersift[accounts]'"))
     if host not in ("127.0.0.1", "localhost", "::1"):
         err_console.print(f"[yellow]warning:[/] serving on {host}: other machines can reach this server")
+        if not accounts:
+            err_console.print("[yellow]warning:[/] without --accounts whoever reaches it reads the library and saved searches")
         if hosts == [ANY_HOST]:
             err_console.print("[yellow]warning:[/] any Host header is answered; name this server's public "
                               "name with --allowed-host to refuse the rest (DNS rebinding)")
     try:
         server_app = create_app(data_dir, service=service, enable_writes=enable_writes, write_token=write_token,
-                                allowed_hosts=hosts)
+                                allowed_hosts=hosts, accounts=accounts, secure_cookies=secure_cookies)
     except FileNotFoundError as missing:
         fail(f"{missing}\n(run 'papersift quickstart --data-dir {data_dir}' to ingest and index a corpus)")
     console.print(f"papersift: http://{host}:{port}/  (API docs at /docs; Ctrl-C stops)", highlight=False)
@@ -87,6 +101,8 @@ def serve(
     enable_writes: WritesOption = False,
     write_token: TokenOption = None,
     allowed_host: AllowedHostOption = None,
+    accounts: AccountsOption = False,
+    secure_cookies: SecureCookiesOption = False,
     backend: Annotated[str, typer.Option("--backend", help="embedded (in the data dir) or typesense (a cluster).")] = "embedded",
     nodes: Annotated[str | None, typer.Option("--nodes", envvar="PAPERSIFT_TYPESENSE_NODES", help="typesense: host:port,...")] = None,
     api_key: Annotated[str | None, typer.Option("--api-key", envvar="PAPERSIFT_TYPESENSE_API_KEY", help="typesense: API key.")] = None,
@@ -101,7 +117,7 @@ def serve(
     from papersift.cli.cluster_cmd import service_for_backend
 
     service = service_for_backend(backend, resolved, nodes, api_key)
-    _run_server(resolved, host, port, enable_writes, write_token, service, allowed_host)
+    _run_server(resolved, host, port, enable_writes, write_token, service, allowed_host, accounts, secure_cookies)
 
 
 def build_indexes(data_dir: Path) -> None:

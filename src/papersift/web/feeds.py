@@ -225,14 +225,15 @@ def page_feeds(request: Request) -> list[FeedLink]:
 # -- private feeds: a saved search's and a tag's recommendations, behind the user's token ------
 def _private_owner(request: Request, token: str):
     """The Following of the token's user; 404 for an unknown or revoked token (never saying which)."""
-    from papersift.api.saved_routes import following_of
+    from papersift.api.auth import ANONYMOUS
+    from papersift.api.writes import tables_for
     from papersift.follow.state import Following
 
-    following = following_of(request)
-    user_id = following.user_of_token(token[:100])
+    # The token is the reader's proof (a feed reader has no session): its owner's tables, whoever asks.
+    user_id = tables_for(request, Following, ANONYMOUS).user_of_token(token[:100])
     if user_id is None:
         raise ApiError(404, "not_found", "no such feed")
-    return following if user_id == following.user_id else Following(following.store, user_id)
+    return tables_for(request, Following, user_id)
 
 
 def _private_feed(request: Request, token: str, watch: str, subtitle: str, params: FeedParams) -> Response:

@@ -1,14 +1,17 @@
 """The page's forms that change things (save a search, rename, delete, mark as seen): plain
 HTML forms that work without JavaScript, POSTed as application/x-www-form-urlencoded.
 
-Two checks guard each one (docs/feeds.md, "Forms and CSRF"):
-* the write gate of the API, in form shape: the server runs with --enable-writes and the form
-  carries the write token (a password field the browser can remember), compared in constant
-  time; there are no accounts or sessions yet, so the token is what proves the writer;
+Two checks guard each one (docs/feeds.md, "Forms and CSRF"; docs/accounts.md):
+* who writes: without accounts, the write gate of the API in form shape (the server runs with
+  --enable-writes and the form carries the write token, a password field the browser can
+  remember, compared in constant time); with `serve --accounts`, the login session (api/auth.py)
+  and no token field;
 * a CSRF token: the form's hidden `csrf` field, signed with itsdangerous by the per-install key
   (follow.schema: made with the follow tables at the first write, i.e. when a server with
   writes enabled starts or a CLI command first writes; never while answering a request),
-  checked with a maximum age of CSRF_MAX_AGE_S. Another site cannot read a page of this one,
+  checked with a maximum age of CSRF_MAX_AGE_S. With accounts the key is derived from the
+  install key and the login session (Following.csrf_key), so a token is dead in any other
+  session and after logout. Another site cannot read a page of this one,
   so it cannot forge a form that passes (and CSP form-action 'self' keeps this site's forms here).
 """
 
@@ -20,6 +23,7 @@ from urllib.parse import parse_qsl
 from fastapi import Request
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
+from papersift.api.auth import accounts_on, require_user
 from papersift.api.errors import ApiError
 
 CSRF_SALT = "papersift-forms"
@@ -49,18 +53,30 @@ def check_csrf(key: str | None, token: str, user_id: str) -> None:
 
 
 def require_form_writes(request: Request) -> None:
-    """Before the body is read: a read-only server refuses every form."""
+    """Before the body is read: a read-only server refuses every form; with accounts, an
+    anonymous one (401: log in first)."""
+    if accounts_on(request):
+        require_user(request)
+        return
     if not request.app.state.settings.enable_writes:
         raise ApiError(403, "writes_disabled", "this server is read-only; start it with --enable-writes and a token")
 
 
-async def read_form(request: Request) -> list[tuple[str, str]]:
-    """The url-encoded body (under the app's size and time limits), then the write token checked."""
+async def read_fields(request: Request) -> list[tuple[str, str]]:
+    """The url-encoded body, under the app's size and time limits, as (name, value) pairs."""
     body = (await request.body()).decode("utf-8", errors="replace")
     try:
-        fields = parse_qsl(body, keep_blank_values=True, max_num_fields=MAX_FORM_FIELDS)
+        return parse_qsl(body, keep_blank_values=True, max_num_fields=MAX_FORM_FIELDS)
     except ValueError:
         raise ApiError(422, "invalid_body", f"a form has at most {MAX_FORM_FIELDS} fields") from None
+
+
+async def read_form(request: Request) -> list[tuple[str, str]]:
+    """The url-encoded body (under the app's size and time limits), then, without accounts, the
+    write token checked."""
+    fields = await read_fields(request)
+    if accounts_on(request):
+        return fields  # the session proved the writer (require_form_writes); the CSRF token is checked next
     token = next((value for name, value in fields if name == "token"), "")
     expected = request.app.state.settings.write_token
     if not hmac.compare_digest(token.encode(), expected.encode()):

@@ -55,12 +55,18 @@ class PeoplePageParams(PaperParams):
 
 def _watching(request: Request, kind: str, key: str, back: str) -> dict:
     """What the page shows of "new since your last visit" for this venue or author."""
+    from papersift.api.auth import ANONYMOUS, accounts_on, request_user
     from papersift.api.backend import service_of
     from papersift.api.saved_routes import following_of
+    from papersift.api.writes import tables_for
+    from papersift.follow.state import Following
     from papersift.follow.watches import list_watch
     from papersift.web.saved_pages import form_context
 
-    following = following_of(request)
+    if accounts_on(request) and request_user(request) is None:  # a public page: nothing followed, no forms
+        following = tables_for(request, Following, ANONYMOUS)
+    else:
+        following = following_of(request)
     watch = f"{kind}:{key}"
     return {"listing": list_watch(service_of(request), following, watch), "marked": following.mark(watch) is not None,
             "kind": kind, "key": key, "back": back, "forms": form_context(request)}

@@ -101,9 +101,13 @@ def render(request: Request, template: str, lang: Lang, status: int = 200, **con
     def notice_text(notice: str) -> str:
         return translate_notice(notice, lang)
 
+    from papersift.web.account_pages import nav_link
+
     lang_urls = {code: _with_lang(request, code) for code in LANGS}
+    account = nav_link(request)  # with accounts: "Account (name)" or "Log in"
+    links = NAV_LINKS if account is None else [*NAV_LINKS, NavLink(*account)]
     html = templates.get_template(template).render(
-        request_path=request.url.path, lang=lang, t=t, notice_text=notice_text, lang_urls=lang_urls, nav_links=NAV_LINKS,
+        request_path=request.url.path, lang=lang, t=t, notice_text=notice_text, lang_urls=lang_urls, nav_links=links,
         feed_links=page_feeds(request) if status == 200 else [], site_url=str(request.base_url).rstrip("/"), **context,
     )
     return HTMLResponse(html, status_code=status)
@@ -195,4 +199,8 @@ def install_web(app: FastAPI) -> None:
     from papersift.web.saved_pages import router as saved_router
 
     app.include_router(saved_router)
+    if app.state.settings.accounts:  # log in, log out, sign up, the account page
+        from papersift.web.account_pages import router as account_router
+
+        app.include_router(account_router)
     app.state.render_html_error = render_error

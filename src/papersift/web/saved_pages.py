@@ -13,6 +13,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import ValidationError
 
+from papersift.api.auth import accounts_on, request_user
 from papersift.api.backend import request_lang, service_of
 from papersift.api.errors import ApiError
 from papersift.api.params import PaperParams, SearchParams
@@ -47,12 +48,17 @@ class SavedPageParams(PaperParams):
 
 
 def form_context(request: Request) -> dict:
-    """What a page needs to draw the change forms: whether writes are on and the CSRF token."""
-    settings = request.app.state.settings
-    if not settings.enable_writes:
-        return {"writes": False, "csrf": None}
+    """What a page needs to draw the change forms: whether the request may write, the CSRF
+    token, and whether the form asks for the write token (not with accounts: the session is
+    the proof). An anonymous visitor of a server with accounts gets no forms."""
+    if accounts_on(request):
+        if request_user(request) is None:
+            return {"writes": False, "csrf": None, "token_field": False}
+    elif not request.app.state.settings.enable_writes:
+        return {"writes": False, "csrf": None, "token_field": True}
     following = following_of(request)
-    return {"writes": True, "csrf": csrf_token(following.csrf_key(), following.user_id)}
+    return {"writes": True, "csrf": csrf_token(following.csrf_key(), following.user_id),
+            "token_field": not accounts_on(request)}
 
 
 def _render(request: Request, template: str, lang: Lang, **context) -> HTMLResponse:

@@ -1,0 +1,238 @@
+"""The account pages of a server with accounts (`serve --accounts`, docs/accounts.md): log in,
+log out, sign up by invitation, and the account page (API tokens, password). Mounted only with
+accounts. Plain HTML forms that work without JavaScript; every one carries a CSRF token:
+* logged in: signed by the key of the login session (Following.csrf_key), so it dies at logout;
+* the login and sign-up forms (no session yet): signed for a random pre-login cookie, so
+  another site cannot log a browser into an account of its choosing (login CSRF).
+
+Cookies are HttpOnly and SameSite=Lax: Lax, not Strict, so that a link from a mail digest or a
+feed reader to /saved/3 arrives logged in; every change is a POST with a CSRF token, which Lax
+never sends from another site. Secure when the request came over https or --secure-cookies.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Annotated
+from urllib.parse import quote
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import Field
+
+from papersift.accounts.users import SESSION_TTL_S, AccountError, digest
+from papersift.api.auth import ANONYMOUS, SESSION_COOKIE, request_user, require_user
+from papersift.api.backend import request_lang
+from papersift.api.errors import ApiError
+from papersift.api.params import PaperParams, SearchParams
+from papersift.api.saved_routes import following_of
+from papersift.api.writes import tables_for
+from papersift.follow.state import Following
+from papersift.i18n import Lang
+from papersift.web.forms import check_csrf, csrf_token, read_fields, require_form_writes
+from papersift.web.urls import SearchState
+
+router = APIRouter(include_in_schema=False)
+LOGIN_COOKIE = "papersift_login"  # random, binds the login / sign-up forms' CSRF token to this browser
+LABELS = {
+    "en": {"login": "Log in", "logout": "Log out", "name": "User name", "password": "Password",
+           "account": "Account", "signup": "Sign up", "password_again": "Password again",
+           "signed_in_as": "Logged in as", "tokens": "API tokens", "tokens_help":
+           "For scripts: send 'Authorization: Bearer <token>' to /api. A token is shown once, when it is made.",
+           "token_name": "Token name", "create_token": "Create a token", "revoke": "Revoke", "no_tokens": "No API tokens.",
+           "new_token": "Your new API token (copy it now: it is not shown again)", "change_password": "Change password",
+           "current_password": "Current password", "new_password": "New password", "created": "created",
+           "wrong_login": "Wrong user name or password.", "password_changed": "Password changed; other sessions ended.",
+           "mismatch": "The two passwords differ.", "invite_invalid": "This invitation is unknown, used or expired: ask for a new one."},
+    "zh": {"login": "登录", "logout": "退出登录", "name": "用户名", "password": "密码", "account": "账户",
+           "signup": "注册", "password_again": "再次输入密码", "signed_in_as": "当前用户", "tokens": "API 令牌",
+           "tokens_help": "供脚本使用：向 /api 发送 'Authorization: Bearer <令牌>'。令牌只在创建时显示一次。",
+           "token_name": "令牌名称", "create_token": "创建令牌", "revoke": "吊销", "no_tokens": "没有 API 令牌。",
+           "new_token": "新的 API 令牌（请立即复制：不会再次显示）", "change_password": "修改密码",
+           "current_password": "当前密码", "new_password": "新密码", "created": "创建于",
+           "wrong_login": "用户名或密码错误。", "password_changed": "密码已修改；其他会话已结束。",
+           "mismatch": "两次输入的密码不一致。", "invite_invalid": "邀请无效、已用或已过期：请索取新的邀请。"},
+}
+
+
+class LoginParams(PaperParams):
+    next: Annotated[str, Field(max_length=2000)] = "/"
+
+
+class SignupParams(PaperParams):
+    invite: Annotated[str, Field(max_length=100)] = ""
+
+
+def nav_link(request: Request) -> tuple[str, dict[str, str]] | None:
+    """The header's account link: the account page (with the name) or the login form."""
+    if not getattr(request.app.state.settings, "accounts", False):
+        return None
+    user = request_user(request)
+    if user is None:
+        return "/login", {lang: labels["login"] for lang, labels in LABELS.items()}
+    return "/account", {lang: f"{labels['account']} ({user.user_id})" for lang, labels in LABELS.items()}
+
+
+def _local_path(target: str | None) -> str:
+    """Only a path of this site (never an open redirect)."""
+    return target if target and target.startswith("/") and not target.startswith("//") and "\\" not in target else "/"
+
+
+def _install_key(request: Request) -> str | None:
+    return tables_for(request, Following, ANONYMOUS).csrf_key()
+
+
+def _secure(request: Request) -> bool:
+    return request.app.state.settings.secure_cookies or request.url.scheme == "https"
+
+
+def _render(request: Request, template: str, lang: Lang, status: int = 200, **context) -> HTMLResponse:
+    from papersift.web.routes import render
+
+    return render(request, template, lang, status=status, state=SearchState(SearchParams(), lang),
+                  labels=LABELS[lang], **context)
+
+
+def _pre_login_form(request: Request, template: str, lang: Lang, status: int = 200, **context) -> HTMLResponse:
+    """A login or sign-up form with its CSRF token bound to the pre-login cookie (set when missing)."""
+    browser = request.cookies.get(LOGIN_COOKIE) or ""
+    if not 20 <= len(browser) <= 100:
+        browser = secrets.token_urlsafe(24)
+    response = _render(request, template, lang, status, csrf=csrf_token(_install_key(request), f"login:{digest(browser)}"),
+                       **context)
+    response.set_cookie(LOGIN_COOKIE, browser, max_age=24 * 3600, httponly=True, samesite="lax", secure=_secure(request))
+    return response
+
+
+async def _pre_login_fields(request: Request) -> dict[str, str]:
+    values = dict(await read_fields(request))
+    check_csrf(_install_key(request), values.get("csrf", ""), f"login:{digest(request.cookies.get(LOGIN_COOKIE, ''))}")
+    return values
+
+
+def _logged_in(request: Request, user_id: str, target: str) -> Response:
+    session_id = request.app.state.accounts.start_session(user_id)
+    response = RedirectResponse(_local_path(target), status_code=303)
+    response.set_cookie(SESSION_COOKIE, session_id, max_age=SESSION_TTL_S, httponly=True, samesite="lax",
+                        secure=_secure(request))
+    return response
+
+
+def _lang_of(value: str | None) -> Lang:
+    return "zh" if value == "zh" else "en"
+
+
+@router.get("/login", response_class=HTMLResponse)
+def login_page(request: Request, params: Annotated[LoginParams, Query()]) -> HTMLResponse:
+    return _pre_login_form(request, "login.html", request_lang(request, params.lang), next=_local_path(params.next),
+                           problem=None, name="")
+
+
+@router.post("/login")
+async def login(request: Request) -> Response:
+    """Rate limited per account and per client address before the password is looked at
+    (accounts/ratelimit.py): past the limit, 429 with Retry-After, right password or not."""
+    values = await _pre_login_fields(request)
+    lang, name, target = _lang_of(values.get("lang")), values.get("name", "")[:200], values.get("next", "/")
+    account, address = name.strip().lower(), request.client.host if request.client else "-"
+    limiter = request.app.state.login_limiter
+    refusal = limiter.attempt(account, address)  # counted now: parallel guesses cannot all pass
+    if refusal is not None:
+        raise ApiError(429, "too_many_logins", f"too many wrong passwords: try again in {refusal.retry_after_s} s",
+                       headers={"Retry-After": str(refusal.retry_after_s)})
+    user_id = await run_in_threadpool(request.app.state.accounts.check_password, name, values.get("password", ""))
+    if user_id is None:
+        return _pre_login_form(request, "login.html", lang, 401, next=_local_path(target),
+                               problem=LABELS[lang]["wrong_login"], name=name)
+    limiter.succeeded(account, address)
+    return await run_in_threadpool(_logged_in, request, user_id, target)
+
+
+@router.get("/signup", response_class=HTMLResponse)
+def signup_page(request: Request, params: Annotated[SignupParams, Query()]) -> HTMLResponse:
+    lang = request_lang(request, params.lang)
+    valid = request.app.state.accounts.invitation_valid(params.invite)
+    return _pre_login_form(request, "signup.html", lang, 200 if valid else 404, invite=params.invite,
+                           problem=None if valid else LABELS[lang]["invite_invalid"], name="")
+
+
+@router.post("/signup")
+async def signup(request: Request) -> Response:
+    values = await _pre_login_fields(request)
+    lang, name, invite = _lang_of(values.get("lang")), values.get("name", "")[:200], values.get("invite", "")[:100]
+    if values.get("password", "") != values.get("password_again", ""):
+        return _pre_login_form(request, "signup.html", lang, 422, invite=invite, problem=LABELS[lang]["mismatch"], name=name)
+    try:
+        user = await run_in_threadpool(request.app.state.accounts.sign_up, invite, name, values.get("password", ""))
+    except AccountError as problem:
+        return _pre_login_form(request, "signup.html", lang, 422, invite=invite, problem=str(problem), name=name)
+    return await run_in_threadpool(_logged_in, request, user.user_id, f"/account?lang={lang}")
+
+
+async def _session_form(request: Request) -> dict[str, str]:
+    """A logged-in form's fields, its CSRF token checked against the session's key."""
+    values = dict(await read_fields(request))
+    following = following_of(request)
+    check_csrf(following.csrf_key(), values.get("csrf", ""), following.user_id)
+    return values
+
+
+@router.post("/logout", dependencies=[Depends(require_form_writes)])
+async def logout(request: Request) -> Response:
+    values = await _session_form(request)
+    await run_in_threadpool(request.app.state.accounts.end_session, request.cookies.get(SESSION_COOKIE, ""))
+    response = RedirectResponse(f"/login?lang={_lang_of(values.get('lang'))}", status_code=303)
+    response.delete_cookie(SESSION_COOKIE, httponly=True, samesite="lax", secure=_secure(request))
+    return response
+
+
+def _account_page(request: Request, lang: Lang, status: int = 200, **context) -> HTMLResponse:
+    user = require_user(request)
+    following = following_of(request)
+    context = {"new_token": None, "notice": None, "problem": None, **context}
+    return _render(request, "account.html", lang, status, user_name=user.user_id,
+                   tokens=request.app.state.accounts.api_tokens(user.user_id),
+                   csrf=csrf_token(following.csrf_key(), following.user_id), **context)
+
+
+@router.get("/account", response_class=HTMLResponse)
+def account_page(request: Request, params: Annotated[PaperParams, Query()]) -> HTMLResponse:
+    return _account_page(request, request_lang(request, params.lang))
+
+
+@router.post("/account/tokens", dependencies=[Depends(require_form_writes)])
+async def create_token(request: Request) -> Response:
+    """Answers the account page itself (not a redirect): the new token is on it this once."""
+    values = await _session_form(request)
+    lang, user = _lang_of(values.get("lang")), require_user(request)
+    try:
+        _, value = await run_in_threadpool(request.app.state.accounts.create_api_token, user.user_id, values.get("name", ""))
+    except AccountError as problem:
+        return _account_page(request, lang, 422, problem=str(problem))
+    response = _account_page(request, lang, new_token=value)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@router.post("/account/tokens/{token_id}/revoke", dependencies=[Depends(require_form_writes)])
+async def revoke_token(request: Request, token_id: int) -> Response:
+    values = await _session_form(request)
+    user = require_user(request)
+    if not await run_in_threadpool(request.app.state.accounts.revoke_api_token, user.user_id, token_id):
+        raise ApiError(404, "not_found", "no such API token of yours")
+    return RedirectResponse(f"/account?lang={quote(_lang_of(values.get('lang')))}", status_code=303)
+
+
+@router.post("/account/password", dependencies=[Depends(require_form_writes)])
+async def change_password(request: Request) -> Response:
+    values = await _session_form(request)
+    lang, user = _lang_of(values.get("lang")), require_user(request)
+    if values.get("new_password", "") != values.get("password_again", ""):
+        return _account_page(request, lang, 422, problem=LABELS[lang]["mismatch"])
+    try:
+        await run_in_threadpool(request.app.state.accounts.change_password, user.user_id, values.get("password", ""),
+                                values.get("new_password", ""), user.session_hash)
+    except AccountError as problem:
+        return _account_page(request, lang, 422, problem=str(problem))
+    return _account_page(request, lang, notice=LABELS[lang]["password_changed"])

@@ -1,0 +1,153 @@
+"""papersift.accounts.users: users, invitations, sessions and API tokens in the store; secrets
+stored hashed; expiry by an injected clock; a store made before accounts keeps its library."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from account_clients import Clock
+from papersift.accounts.schema import SCHEMA
+from papersift.accounts.users import API_TOKEN_PREFIX, SESSION_TTL_S, AccountError, Accounts
+from papersift.component_schema import LOCAL_USER
+from papersift.library.entries import Library
+from papersift.store import Store
+
+
+@pytest.fixture()
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture()
+def accounts(tmp_path, clock) -> Accounts:
+    return Accounts(Store(tmp_path / "data"), clock)
+
+
+def _database_text(accounts: Accounts) -> bytes:
+    accounts.store.read("PRAGMA wal_checkpoint(FULL)")
+    return accounts.store.path.read_bytes()
+
+
+def test_a_user_logs_in_with_the_right_password_only_and_the_hash_is_argon2id(accounts):
+    user = accounts.add_user("Alice", "a-long-password")
+    assert user.user_id == "alice"
+    assert accounts.check_password("alice", "a-long-password") == "alice"
+    assert accounts.check_password("ALICE ", "a-long-password") == "alice"
+    assert accounts.check_password("alice", "a-long-passwort") is None
+    assert accounts.check_password("nobody", "a-long-password") is None
+    stored = accounts.store.read("SELECT password_hash FROM users WHERE user_id='alice'")[0][0]
+    assert stored.startswith("$argon2id$") and b"a-long-password" not in _database_text(accounts)
+
+
+@pytest.mark.parametrize(("name", "password", "problem"), [
+    ("local", "a-long-password", "reserved"),
+    ("a b", "a-long-password", "user name"),
+    ("x" * 65, "a-long-password", "user name"),
+    ("carol", "short", "at least 10"),
+])
+def test_bad_names_and_passwords_are_refused_with_the_reason(accounts, name, password, problem):
+    with pytest.raises(AccountError, match=problem):
+        accounts.add_user(name, password)
+    assert accounts.users() == []
+
+
+def test_a_removed_user_cannot_log_in_and_the_name_is_not_given_out_again(accounts):
+    accounts.add_user("alice", "a-long-password")
+    session = accounts.start_session("alice")
+    _, token = accounts.create_api_token("alice", "script")
+    accounts.remove_user("alice")
+    assert accounts.check_password("alice", "a-long-password") is None
+    assert accounts.session(session) is None and accounts.user_of_api_token(token) is None
+    assert [user.user_id for user in accounts.users()] == []
+    assert [user.user_id for user in accounts.users(include_removed=True)] == ["alice"]
+    with pytest.raises(AccountError, match="exists"):
+        accounts.add_user("alice", "another-long-password")
+
+
+def test_an_invitation_signs_up_one_user_once_and_expires(accounts, clock):
+    token, expires_at = accounts.invite(ttl_s=3600)
+    assert expires_at == clock.now + 3600 and accounts.invitation_valid(token)
+    assert accounts.sign_up(token, "carol", "carols-password").user_id == "carol"
+    assert not accounts.invitation_valid(token)
+    with pytest.raises(AccountError, match="unknown, used or expired"):
+        accounts.sign_up(token, "dave", "daves-password")
+    late, _ = accounts.invite(ttl_s=3600)
+    clock.advance(3601)
+    with pytest.raises(AccountError, match="unknown, used or expired"):
+        accounts.sign_up(late, "erin", "erins-password")
+    assert [user.user_id for user in accounts.users()] == ["carol"]
+    assert token.encode() not in _database_text(accounts)
+
+
+def test_a_failed_sign_up_leaves_the_invitation_unused(accounts):
+    accounts.add_user("carol", "carols-password")
+    token, _ = accounts.invite()
+    with pytest.raises(AccountError, match="exists"):
+        accounts.sign_up(token, "carol", "another-password")
+    assert accounts.invitation_valid(token)
+
+
+def test_sessions_expire_end_at_logout_and_are_stored_hashed(accounts, clock):
+    accounts.add_user("alice", "a-long-password")
+    session = accounts.start_session("alice")
+    assert accounts.session(session).user_id == "alice"
+    assert session.encode() not in _database_text(accounts)
+    clock.advance(SESSION_TTL_S - 1)
+    assert accounts.session(session) is not None
+    clock.advance(2)
+    assert accounts.session(session) is None
+    other = accounts.start_session("alice")
+    assert accounts.end_session(other) and accounts.session(other) is None
+    assert accounts.session("") is None and accounts.session("x" * 500) is None
+
+
+def test_changing_the_password_ends_the_other_sessions(accounts):
+    accounts.add_user("alice", "a-long-password")
+    kept, ended = accounts.start_session("alice"), accounts.start_session("alice")
+    with pytest.raises(AccountError, match="current password is wrong"):
+        accounts.change_password("alice", "not-the-password", "a-new-long-password")
+    accounts.change_password("alice", "a-long-password", "a-new-long-password", keep_session=accounts.session(kept).session_hash)
+    assert accounts.session(kept) is not None and accounts.session(ended) is None
+    assert accounts.check_password("alice", "a-new-long-password") == "alice"
+
+
+def test_api_tokens_are_shown_once_listed_revoked_and_only_by_their_owner(accounts):
+    accounts.add_user("alice", "a-long-password")
+    accounts.add_user("bob", "bobs-long-password")
+    record, value = accounts.create_api_token("alice", "  nightly   script ")
+    assert value.startswith(API_TOKEN_PREFIX) and record.name == "nightly script"
+    assert accounts.user_of_api_token(value) == "alice"
+    assert [token.name for token in accounts.api_tokens("alice")] == ["nightly script"] and accounts.api_tokens("bob") == []
+    assert value.encode() not in _database_text(accounts)
+    assert not accounts.revoke_api_token("bob", record.id)  # another user's id revokes nothing
+    assert accounts.user_of_api_token(value) == "alice"
+    assert accounts.revoke_api_token("alice", record.id)
+    assert accounts.user_of_api_token(value) is None
+    assert accounts.user_of_api_token(value + "x") is None and accounts.user_of_api_token("write-token-16-chars") is None
+
+
+def test_a_store_made_before_accounts_keeps_the_local_users_library(tmp_path, sample_records):
+    from papersift.record import paper_from_dict
+
+    data_dir = tmp_path / "data"
+    store = Store(data_dir)
+    store.upsert([paper_from_dict(record, source="test") for record in sample_records[:5]])
+    ids = [record["id"] for record in sample_records[:3]]
+    library = Library(store)
+    library.tag(ids, "mine")
+    library.set_note(ids[0], "kept across the migration")
+    before = [entry.to_dict() for entry in library.entries()]
+    store.close()
+    with sqlite3.connect(data_dir / "papers.sqlite3") as conn:  # the previous version: no accounts tables
+        assert conn.execute("SELECT name FROM sqlite_master WHERE name='users'").fetchone() is None
+
+    accounts = Accounts.open(data_dir)
+    assert SCHEMA.stored_version(accounts.store) == SCHEMA.latest
+    accounts.add_user("alice", "a-long-password")
+    after = Library(Store(data_dir, readonly=True), LOCAL_USER)
+    assert [entry.to_dict() for entry in after.entries()] == before and after.tagged("mine") == ids
+    assert Library(Store(data_dir, readonly=True), "alice").entries() == []
+    Accounts.open(data_dir)  # a second open migrates nothing and loses nothing
+    assert [user.user_id for user in Accounts.open(data_dir).users()] == ["alice"]
