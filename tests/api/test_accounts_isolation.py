@@ -104,7 +104,7 @@ def calls(w: World) -> dict[str, list[Call]]:
         "GET /api/facets": [Call("GET", "/api/facets", user=False)],
         "GET /api/export": [Call("GET", "/api/export?q=learning&format=json", user=False)],
         "POST /api/papers": [Call("POST", "/api/papers", json=[], user=False)],  # the corpus: the server's write token only
-        "GET /api/authors/{author}": [Call("GET", f"/api/authors/{author}", user=False)],
+        "GET /api/authors/{author:path}": [Call("GET", f"/api/authors/{author}", user=False)],
         "GET /api/venues/{venue}": [Call("GET", f"/api/venues/{venue}", user=False)],
         "GET /api/venues/{venue}/{year}": [Call("GET", f"/api/venues/{venue}/{paper['year']}", user=False)],
         "GET /api/library": [Call("GET", f"/api/library?tag={TAG}"), Call("GET", "/api/library?rating=like")],
