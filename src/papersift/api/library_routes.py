@@ -9,6 +9,7 @@ are then read under the app's size and time limits.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -21,6 +22,8 @@ from papersift.api.schemas import ErrorOut
 from papersift.api.writes import require_write_access, user_tables_of
 from papersift.library.entries import MAX_NOTE_CHARS, MAX_TAG_CHARS, RATINGS, Library, LibraryError
 from papersift.library.interchange import MEDIA_TYPES, SUFFIXES, LibraryFormatError, export_library, import_library
+from papersift.library.search_filter import query_tags, with_tag_papers
+from papersift.search.types import SearchRequest, SearchResponse
 
 MAX_IDS = 1000
 router = APIRouter(prefix="/api/library", tags=["library"], responses={
@@ -66,6 +69,16 @@ def _body_doc(model: type[BaseModel]) -> dict:
 
 def library_of(request: Request) -> Library:
     return user_tables_of(request, "library", Library)
+
+
+def search_with_tags(request: Request, service, search: SearchRequest) -> SearchResponse:
+    """service.search with the query's `tag:NAME` resolved in the request's user's library (the
+    library is only opened when the query has a tag:); an unknown tag: no hits and a notice."""
+    if not (search.filters.tags or query_tags(search.query)):
+        return service.search(search)
+    search, notices = with_tag_papers(library_of(request), search)
+    response = service.search(search)
+    return replace(response, notices=[*response.notices, *notices]) if notices else response
 
 
 async def _parse(request: Request, model: type[BaseModel]) -> BaseModel:

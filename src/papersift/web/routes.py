@@ -27,6 +27,7 @@ from papersift.api.backend import (
     topic_tree,
 )
 from papersift.api.errors import ApiError
+from papersift.api.library_routes import search_with_tags
 from papersift.api.params import FacetParams, PaperParams, SearchParams, SimilarParams
 from papersift.config import AUTHORS_SHOWN, MAX_PAGE
 from papersift.export import to_bibtex
@@ -136,7 +137,7 @@ def search_page(request: Request, params: Annotated[SearchParams, Query()]) -> H
     lang = request_lang(request, params.lang)
     state = SearchState(params, lang)
     service = service_of(request)
-    response = service.search(params.to_request())
+    response = search_with_tags(request, service, params.to_request())
     if response.facets:
         response = facets_beside_filters(service, response)
     return render(
