@@ -13,8 +13,8 @@ from dataclasses import replace
 
 from papersift.library.entries import Library, LibraryError
 from papersift.search.notices import Notice
-from papersift.search.query import parse_query
-from papersift.search.types import QuerySyntaxError, SearchRequest
+from papersift.search.query import ParsedQuery, parse_query
+from papersift.search.types import Filters, QuerySyntaxError, SearchRequest
 
 
 def query_tags(query: str) -> tuple[str, ...]:
@@ -44,3 +44,13 @@ def with_tag_papers(library: Library, request: SearchRequest) -> tuple[SearchReq
             notices.append(Notice("unknown_tag", tag=tag))
         paper_ids.update(found)
     return replace(request, filters=replace(request.filters, paper_ids=frozenset(paper_ids))), notices
+
+
+def filtered_paper_ids(backend, filters: Filters) -> set[str] | None:
+    """The papers passing search filters (venue, year, area...), found by the search's keyword
+    backend (the very filter code of a search), for recommendations' candidates; None: no filter."""
+    if filters.is_empty():
+        return None
+    probe = ParsedQuery(filters=filters)
+    total = backend.search(probe, "relevance", 0, 1, with_facets=False).total
+    return set(backend.search(probe, "relevance", 0, total, with_facets=False).paper_ids) if total else set()

@@ -61,8 +61,13 @@ async def read_form(request: Request) -> list[tuple[str, str]]:
         fields = parse_qsl(body, keep_blank_values=True, max_num_fields=MAX_FORM_FIELDS)
     except ValueError:
         raise ApiError(422, "invalid_body", f"a form has at most {MAX_FORM_FIELDS} fields") from None
+    check_write_token(request, fields)
+    return fields
+
+
+def check_write_token(request: Request, fields: list[tuple[str, str]]) -> None:
+    """The form's `token` field against the server's write token (constant time)."""
     token = next((value for name, value in fields if name == "token"), "")
     expected = request.app.state.settings.write_token
     if not hmac.compare_digest(token.encode(), expected.encode()):
         raise ApiError(401, "unauthorized", "the form needs the server's write token")
-    return fields
