@@ -49,3 +49,31 @@ def test_an_unknown_tag_is_an_empty_result_with_a_notice(tagged_client):
     assert any("no paper tagged 'nope'" in notice for notice in answer.json()["notices"])
     page = client.get("/", params={"q": "learning tag:nope", "lang": "zh"})
     assert page.status_code == 200 and "没有标签为“nope”的论文" in page.text
+
+
+@pytest.mark.models
+def test_tag_filters_real_semantic_and_hybrid_rankings(sample_records, tmp_path):
+    from papersift.index import lexical
+    from papersift.index.embeddings import Encoder, embed_store
+    from papersift.library.search_filter import with_tag_papers
+    from papersift.models import DEFAULT_MODEL, build_model
+    from papersift.record import paper_from_dict
+    from papersift.search.service import SearchService
+    from papersift.search.types import SearchRequest
+    from papersift.store import Store
+
+    build_model(DEFAULT_MODEL, log=lambda _: None)
+    store = Store(tmp_path)
+    store.upsert([paper_from_dict(record) for record in sample_records[:60]])
+    store.close()
+    lexical.build(tmp_path)
+    embed_store(tmp_path, Encoder(DEFAULT_MODEL, max_tokens=128))
+    library = Library.open(tmp_path)
+    tagged = [record["id"] for record in sample_records[5:60:11]]
+    library.tag(tagged, "picked")
+    service = SearchService(tmp_path)
+    for mode in ("semantic", "hybrid"):
+        request, notices = with_tag_papers(library, SearchRequest(query="neural networks tag:picked", mode=mode, size=50))
+        response = service.search(request)
+        assert notices == [] and not any("semantic index" in notice for notice in response.notices)
+        assert {hit.paper.id for hit in response.hits} == set(tagged)  # a ranking of every paper, cut to the tag's
