@@ -105,6 +105,20 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "skip_to_results": {"zh": "跳到结果", "en": "Skip to results"},
     "results": {"zh": "检索结果", "en": "Results"},
     "show_more": {"zh": "更多…", "en": "More…"},
+    # A hit's library controls (web/library_forms.py)
+    "marks_now": {"zh": "你的标记", "en": "Your marks"},
+    "marks_token": {"zh": "写入令牌", "en": "Write token"},
+    "marks_apply": {"zh": "添加输入的标签", "en": "Add the tags typed"},
+    "marks_keys": {"zh": "按键：j / k 选择论文，t 加标签，l 喜欢，n 不感兴趣",
+                   "en": "Keys: j / k select a paper, t tag it, l like, n not interested"},
+    "marks_saved": {"zh": "已保存到文献库", "en": "Saved to your library"},
+    "mark_tag": {"zh": "标签", "en": "tag"},
+    "mark_tag_for": {"zh": "给《{title}》加标签", "en": "Tag for “{title}”"},
+    "mark_add_tag": {"zh": "加标签", "en": "Add tag"},
+    "mark_like": {"zh": "喜欢", "en": "Like"},
+    "mark_dislike": {"zh": "不感兴趣", "en": "Not interested"},
+    "mark_liked": {"zh": "喜欢", "en": "liked"},
+    "mark_disliked": {"zh": "不感兴趣", "en": "not interested"},
 }
 
 
@@ -119,6 +133,7 @@ NOTICES_ZH: dict[str, str] = {
     "semantic_not_built": "语义索引尚未建立（请运行 papersift embed），结果仅为关键词匹配",
     "semantic_partial": "语义索引已覆盖 {coverage:.0%} 的论文（{rows:,} / {total:,}），向量计算仍在进行",
     "similar_by_words": "按共同词语查找相似论文：语义索引暂时无法回答",
+    "unknown_tag": "你的文献库中没有标签为“{tag}”的论文（tag: 只检索你加过标签的论文）",
 }
 
 

@@ -28,6 +28,7 @@ class Call:
     json: object = None
     form: dict | None = None  # a page form: Bob's session CSRF token is added
     content: str | None = None
+    files: dict | None = None  # a multipart upload beside `form`
     user: bool = True  # holds or changes a user's data: anonymous calls are refused
     extra: list[Call] = field(default_factory=list)
 
@@ -151,6 +152,13 @@ def calls(w: World) -> dict[str, list[Call]]:
         "GET /feeds/private/{token}/tag/{tag}": [Call("GET", f"/feeds/private/{w.bob_feed}/tag/{TAG}", user=False)],
         "GET /library": [Call("GET", "/library"), Call("GET", f"/library?tag={TAG}")],
         "GET /library/recommend": [Call("GET", f"/library/recommend?tag={TAG}")],
+        "POST /library/marks": [Call("POST", "/library/marks", form={"do": "like:0", "paper-0": ids[0], "back": "/"}),
+                                Call("POST", "/library/marks", form={"do": "tag:0", "paper-0": ids[1], "tag-0": "bobs"}),
+                                Call("POST", "/library/marks", form={"do": "save:0", "paper-0": ids[0], "note-0": "bobs note",
+                                                                     "reading-0": "read"}),
+                                Call("POST", "/library/marks", form={"do": "remove:0", "paper-0": ids[2]})],
+        "POST /library/import": [Call("POST", "/library/import", form={"tag": "bobs import"},
+                                      files={"file": ("library.bib", bibtex, "text/plain")})],
         "GET /saved": [Call("GET", "/saved")],
         "GET /saved/{saved_id}": [Call("GET", f"/saved/{sid}")],
         "POST /saved": [Call("POST", "/saved", form={"name": "bobs page search", "q": "x"})],
@@ -190,7 +198,7 @@ def send(client: TestClient, call: Call, headers: dict, csrf: str | None):
         headers = {**headers, "Accept": "text/html"}  # as a browser asks for a page
     if call.form is not None:
         return client.request(call.method, call.path, data={**call.form, **({"csrf": csrf} if csrf else {})},
-                              headers=headers, follow_redirects=False)
+                              files=call.files, headers=headers, follow_redirects=False)
     return client.request(call.method, call.path, json=call.json, content=call.content, headers=headers,
                           follow_redirects=False)
 
@@ -218,6 +226,8 @@ def test_bob_with_alices_ids_sees_nothing_of_alice_and_changes_nothing(world):
     # Bob's own changes landed in Bob's tables: the calls did run as Bob.
     bob = Library(world.app.state.accounts.store, "bob")
     assert bob.tagged(TAG) == world.ids[:1] and "bobs" in {s.name for s in Following(bob.store, "bob").saved_searches()}
+    assert bob.entry(world.ids[0]).note == "bobs note" and bob.tagged("bobs") == [world.ids[1]]  # the page forms ran
+    assert bob.tagged("bobs import") == world.ids[:1]
     assert world.app.state.accounts.session(world.bob.cookies.get("papersift_session") or "") is None  # logged out last
 
 
@@ -244,3 +254,13 @@ def test_the_page_session_does_not_open_the_api_nor_an_api_token_the_pages(world
     assert page.status_code == 303
     assert world.alice.get("/library").status_code == 200 and NOTE in world.alice.get("/library").text
     assert TestClient(world.app).get("/api/library", headers=world.alice_api).json()["user"] == "alice"
+
+
+def test_the_search_page_has_controls_for_a_user_and_none_for_an_anonymous_visitor(world):
+    anonymous = TestClient(world.app, raise_server_exceptions=False)
+    page = anonymous.get("/?q=learning&mode=keyword", headers={"Accept": "text/html"}, follow_redirects=False)
+    assert page.status_code == 200 and page.text.count('class="hit') >= 5
+    assert 'class="marks-form"' not in page.text
+    users = logged_in(world.app, "alice").get("/?q=learning&mode=keyword", headers={"Accept": "text/html"})
+    assert users.status_code == 200 and 'class="marks-form"' in users.text
+    assert 'name="token"' not in users.text  # the session is the proof: no write-token field

@@ -101,6 +101,10 @@ def test_the_routes_are_in_the_openapi_document(client):
     assert {"/api/library", "/api/library/tag", "/api/library/export", "/api/library/import"} <= set(paths)
 
 
+def _deep_learning_ids(records) -> set[str]:
+    return {record["id"] for record in records if record.get("area") == "Deep Learning"} | {"TEST-2024-hostile"}
+
+
 def test_recommendations_read_the_features_and_never_build_them(writable, sample_records):
     from papersift.library.features import FEATURES_DIR, build_features
 
@@ -125,5 +129,12 @@ def test_recommendations_read_the_features_and_never_build_them(writable, sample
     assert filtered["hits"] and all(hit["paper"]["venue"] == "AISTATS" and 2012 <= hit["paper"]["year"] <= 2013
                                     for hit in filtered["hits"])
     assert client.get("/api/library/recommendations", params={"tag": "mine", "venue": "Nowhere"}).json()["hits"] == []
+    # The search's filter parameters and parsing: the query language's filters in q, and area.
+    in_q = client.get("/api/library/recommendations", params={"tag": "mine", "q": "venue:AISTATS year:2012..2013"}).json()
+    assert [hit["paper"]["id"] for hit in in_q["hits"]] == [hit["paper"]["id"] for hit in filtered["hits"]]
+    by_area = client.get("/api/library/recommendations", params={"tag": "mine", "area": "Deep Learning"}).json()
+    assert by_area["hits"] and {hit["paper"]["id"] for hit in by_area["hits"]} <= _deep_learning_ids(sample_records)
+    bad = client.get("/api/library/recommendations", params={"tag": "mine", "q": 'venue:"unclosed'})
+    assert bad.status_code == 422 and "unclosed quote" in bad.json()["message"]
     empty = client.get("/api/library/recommendations", params={"tag": "no such tag"})
     assert empty.status_code == 422 and empty.json()["error"] == "nothing_to_learn"

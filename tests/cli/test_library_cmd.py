@@ -94,3 +94,26 @@ def test_features_then_recommend(data_dirs, sample_records):
     assert all(hit["because"] and hit["because"][0]["paper_id"] in ids for hit in hits)
     shown = runner.invoke(app, ["recommend", "--tag", "mine", "-k", "2", "--data-dir", str(first)])
     assert "like the 3 papers in tag 'mine': " in " ".join(shown.stdout.split())
+
+
+def test_recommend_takes_the_search_filters_and_search_takes_tag(data_dirs, sample_records):
+    first, _ = data_dirs
+    by_id = {record["id"]: record for record in sample_records[:80]}
+    ids = [record["id"] for record in sample_records[:6]]
+    _invoke("tag", "mine", *ids, "--data-dir", first)
+    _invoke("features", "--data-dir", first)
+    assert runner.invoke(app, ["index", "--data-dir", str(first)]).exit_code == 0  # the filters use the keyword index
+    venue = max({record["venue"] for record in by_id.values()}, key=lambda v: sum(r["venue"] == v for r in by_id.values()))
+    result = runner.invoke(app, ["recommend", "--tag", "mine", "--venue", venue, "--year", "2000..2030",
+                                 "--data-dir", str(first), "--json"])
+    assert result.exit_code == 0, result.output
+    hits = [hit["paper_id"] for hit in json.loads(result.stdout)["hits"]]
+    assert hits and all(by_id[pid]["venue"] == venue and 2000 <= by_id[pid]["year"] <= 2030 for pid in hits)
+    assert runner.invoke(app, ["recommend", "--tag", "mine", "--year", "20x", "--data-dir", str(first)]).exit_code == 1
+    found = runner.invoke(app, ["search", "tag:mine", "--mode", "keyword", "--size", "50", "--data-dir", str(first),
+                                "--json"])
+    assert found.exit_code == 0, found.output
+    assert {hit["paper"]["id"] for hit in json.loads(found.stdout)["hits"]} == set(ids)
+    unknown = runner.invoke(app, ["search", "tag:nope", "--mode", "keyword", "--data-dir", str(first), "--json"])
+    assert unknown.exit_code == 0 and json.loads(unknown.stdout)["hits"] == []
+    assert "no paper tagged 'nope'" in unknown.stdout

@@ -62,3 +62,43 @@ def test_no_serious_accessibility_violations(browser, live_server, axe_source, n
     assert version == PINNED
     blocking = [violation for violation in found if violation["impact"] in BLOCKING]
     assert blocking == [], "\n".join(f"{v['impact']} {v['id']}: {v['help']}\n  " + "\n  ".join(v["nodes"]) for v in blocking)
+
+
+# The library's forms only show on a server that can write: the hits' tag / like / not-interested
+# controls, the library page's note, reading-state and import forms, a tag's recommendations.
+LIBRARY_PAGES = {
+    "search-with-controls": "/?q=learning&mode=keyword",
+    "library": "/library",
+    "library-recommend": "/library/recommend?tag=" + quote("<b>to</b> cite", safe=""),
+}
+
+
+@pytest.fixture(scope="module")
+def writable_server(sample_records, tmp_path_factory):
+    from papersift.library.entries import Library
+    from papersift.library.features import build_features
+    from papersift.server import create_app
+    from served_papers import TEST_HOSTS, build_served_data_dir, serve_in_thread
+
+    data_dir = build_served_data_dir(tmp_path_factory.mktemp("library-a11y") / "data", sample_records[:60])
+    library = Library.open(data_dir)
+    ids = [record["id"] for record in sample_records[:5]]
+    library.tag(ids[:3], "<b>to</b> cite")
+    library.rate(ids[3:4], -1)
+    library.set_note(ids[0], "a note")
+    library.store.close()
+    build_features(data_dir)
+    app = create_app(data_dir, enable_writes=True, write_token="a11y-library-token-24-chars", allowed_hosts=TEST_HOSTS)
+    with serve_in_thread(app) as base_url:
+        yield base_url
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("name", list(LIBRARY_PAGES))
+def test_the_library_forms_have_no_serious_accessibility_violations(browser, writable_server, axe_source, name, lang,
+                                                                     scheme):
+    version, found = violations(browser, writable_server, axe_source, LIBRARY_PAGES[name], lang, scheme)
+    assert version == PINNED
+    blocking = [violation for violation in found if violation["impact"] in BLOCKING]
+    assert blocking == [], "\n".join(f"{v['impact']} {v['id']}: {v['help']}\n  " + "\n  ".join(v["nodes"]) for v in blocking)

@@ -11,6 +11,7 @@ from fastapi import Request
 from papersift.config import MAX_PAGE_SIZE
 from papersift.i18n import Lang, negotiate_language
 from papersift.record import Paper
+from papersift.search.backend import SearchBackend
 from papersift.search.facet_counts import FacetSummary
 from papersift.search.notices import Notice
 from papersift.search.types import Hit, SearchRequest, SearchResponse
@@ -21,6 +22,9 @@ EXPORT_MAX_RESULTS = 5000
 class ServiceProtocol(Protocol):
     """What the app needs from papersift.search.service.SearchService (not to be confused with
     search.backend.SearchBackend, the keyword engine beneath the service)."""
+
+    @property
+    def backend(self) -> SearchBackend: ...  # the keyword engine: filters as paper ids (tag:, recommendations)
 
     def search(self, request: SearchRequest) -> SearchResponse: ...
 

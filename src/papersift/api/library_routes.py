@@ -9,6 +9,7 @@ are then read under the app's size and time limits.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -16,11 +17,16 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from papersift.api.backend import service_of
 from papersift.api.errors import ApiError
+from papersift.api.params import QueryParams
 from papersift.api.schemas import ErrorOut
 from papersift.api.writes import require_write_access, user_tables_of
 from papersift.library.entries import MAX_NOTE_CHARS, MAX_TAG_CHARS, RATINGS, Library, LibraryError
 from papersift.library.interchange import MEDIA_TYPES, SUFFIXES, LibraryFormatError, export_library, import_library
+from papersift.library.search_filter import filtered_paper_ids, query_tags, with_tag_papers
+from papersift.search.query import merge_filters, parse_query
+from papersift.search.types import Filters, QuerySyntaxError, SearchRequest, SearchResponse
 
 MAX_IDS = 1000
 router = APIRouter(prefix="/api/library", tags=["library"], responses={
@@ -66,6 +72,16 @@ def _body_doc(model: type[BaseModel]) -> dict:
 
 def library_of(request: Request) -> Library:
     return user_tables_of(request, "library", Library)
+
+
+def search_with_tags(request: Request, service, search: SearchRequest) -> SearchResponse:
+    """service.search with the query's `tag:NAME` resolved in the request's user's library (the
+    library is only opened when the query has a tag:); an unknown tag: no hits and a notice."""
+    if not (search.filters.tags or query_tags(search.query)):
+        return service.search(search)
+    search, notices = with_tag_papers(library_of(request), search)
+    response = service.search(search)
+    return replace(response, notices=[*response.notices, *notices]) if notices else response
 
 
 async def _parse(request: Request, model: type[BaseModel]) -> BaseModel:
@@ -203,16 +219,42 @@ async def import_file(request: Request,
 
 
 
+class RecommendParams(QueryParams):
+    """A tag (or the whole library), how many, and the search's filters on the candidates: the
+    same parameters (venue, year_from, year_to, area, ...) as /api/search, and `q` for its
+    filters in the query language (`venue:ICML year:2023..`; words in it are not used)."""
+
+    tag: Annotated[str | None, Field(max_length=MAX_TAG_CHARS)] = None
+    k: Annotated[int, Field(ge=1, le=100)] = 20
+
+    def candidate_filters(self) -> Filters:
+        if not self.q.strip():
+            return self.filters()
+        try:
+            return merge_filters(self.filters(), parse_query(self.q).filters)
+        except QuerySyntaxError as problem:
+            raise ApiError(422, "invalid_query", f"q: {problem}") from None
+
+
+def recommendations_for(request: Request, params: RecommendParams):
+    """(hits, what was learned, papers by id) for the request's user; raises FeaturesMissing,
+    NothingToLearn or LibraryError. Filters go through the search's own filter code."""
+    from papersift.library.features import load_features
+    from papersift.library.recommend import recommend
+
+    library = library_of(request)
+    allowed = filtered_paper_ids(service_of(request).backend, params.candidate_filters())
+    hits, learned = recommend(load_features(request.app.state.settings.data_dir), library, params.tag, params.k, allowed)
+    papers = library.store.get_many([hit.paper_id for hit in hits] + [pid for hit in hits for pid, _ in hit.because])
+    return hits, learned, papers
+
+
 @router.get("/recommendations", summary="Papers like a tag's (or the whole library's), each explained")
-def recommendations(request: Request,
-                    tag: Annotated[str | None, Query(max_length=MAX_TAG_CHARS)] = None,
-                    k: Annotated[int, Query(ge=1, le=100)] = 20,
-                    venue: Annotated[str | None, Query(max_length=100)] = None,
-                    year_from: Annotated[int | None, Query(ge=1900, le=2100)] = None,
-                    year_to: Annotated[int | None, Query(ge=1900, le=2100)] = None) -> dict:
+def recommendations(request: Request, params: Annotated[RecommendParams, Query()]) -> dict:
     """A linear SVM trained on the tag's papers (or every tagged and liked paper) against the
     papers marked not interested and a corpus sample, over the stored vectors and tf-idf
-    features; papers in the library are left out. Reads only what `papersift library features`
+    features; papers in the library are left out; the search filters restrict the candidates.
+    Reads only what `papersift library features`
     and `papersift embed` wrote: a server never computes them (without them: no hits, and a
     notice naming the command)."""
     from papersift import extras
@@ -220,24 +262,18 @@ def recommendations(request: Request,
     if not extras.available("recommend"):
         return {"learned_from": None, "hits": [],
                 "notices": ["recommendations need papersift[recommend] (scikit-learn) on the server"]}
-    from papersift.library.features import FeaturesMissing, load_features
-    from papersift.library.recommend import NothingToLearn, explanation, recommend
+    from papersift.library.features import FeaturesMissing
+    from papersift.library.recommend import NothingToLearn, explanation
 
-    library = library_of(request)
-    allowed = None
-    if venue or year_from or year_to:
-        rows = library.store.read("SELECT id FROM papers WHERE (? IS NULL OR venue=?) AND (? IS NULL OR year >= ?)"
-                                  " AND (? IS NULL OR year <= ?)", (venue, venue, year_from, year_from, year_to, year_to))
-        allowed = {row[0] for row in rows}
+    tag = params.tag
     try:
-        hits, learned = recommend(load_features(request.app.state.settings.data_dir), library, tag, k, allowed)
+        hits, learned, papers = recommendations_for(request, params)
     except FeaturesMissing as problem:
         return {"learned_from": None, "hits": [], "notices": [str(problem)]}
     except NothingToLearn as problem:
         raise ApiError(422, "nothing_to_learn", str(problem)) from None
     except LibraryError as problem:
         raise ApiError(422, "invalid_parameter", str(problem)) from None
-    papers = library.store.get_many([hit.paper_id for hit in hits] + [pid for hit in hits for pid, _ in hit.because])
 
     def summary(paper_id: str) -> dict | None:
         paper = papers.get(paper_id)

@@ -17,6 +17,7 @@ from papersift.api.backend import (
     similar_response,
 )
 from papersift.api.errors import ApiError
+from papersift.api.library_routes import search_with_tags
 from papersift.api.params import ExportParams, FacetParams, PaperParams, SearchParams, SimilarParams
 from papersift.api.schemas import ErrorOut, FacetsOut, PaperOut, SearchOut, SimilarOut
 from papersift.config import MAX_PAGE
@@ -39,7 +40,7 @@ router = APIRouter(prefix="/api", tags=["search"], responses=ERRORS)
 @router.get("/search", response_model=SearchOut, summary="Search papers")
 def search(request: Request, params: Annotated[SearchParams, Query()]) -> dict:
     """Hits (20 a page by default) with highlights, the total, and facet counts."""
-    response = service_of(request).search(params.to_request())
+    response = search_with_tags(request, service_of(request), params.to_request())
     return search_json(response, request_lang(request, params.lang), MAX_PAGE)
 
 

@@ -281,6 +281,7 @@ class TypesenseBackend:
         parts = []
         filters = query.filters
         unsupported = [name for name, used in (("institution:", filters.institutions), ("has:code", filters.has_code),
+                                               ("tag:", filters.tags or filters.paper_ids is not None),
                                                ("-institution:/-has:", _excludes_new_fields(query))) if used]
         if unsupported:
             raise UnsupportedFilterError(f"the Typesense backend cannot filter on {', '.join(unsupported)}: "

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import orjson
 
 from papersift.library.features import Features, load_features
 from papersift.library.recommend import RANKERS, recommend_rows
@@ -109,8 +110,14 @@ def measure_latency(features: Features, topics: dict[str, list[int]], repeats: i
 
 
 def run(data_dir: Path, draws: int = 3, ks=KS, methods=tuple(RANKERS),
-        log: Callable[[str], None] = lambda message: None) -> dict:
+        log: Callable[[str], None] = lambda message: None, csfcube: Path | None = None,
+        csfcube_cache: Path | None = None) -> dict:
+    """Topic users over the data dir; with `csfcube` (the shared data's csfcube/ folder), the
+    similar-paper users too, over CSFCube's own corpus."""
     started = time.perf_counter()
+    csfcube_rows = []
+    if csfcube is not None:
+        csfcube_rows = run_csfcube_users(csfcube_features(csfcube, csfcube_cache), csfcube, methods, log)
     features = load_features(data_dir, build_missing_tfidf=True)
     load_seconds = time.perf_counter() - started
     log(f"features: {len(features):,} papers ({features.source}) in {load_seconds:.1f} s")
@@ -119,7 +126,7 @@ def run(data_dir: Path, draws: int = 3, ks=KS, methods=tuple(RANKERS),
     topics = labelled_topics(Store(data_dir, readonly=True), features)
     if not topics:
         raise ValueError(f"no papers with a gold area and subarea in {data_dir}: the topic users need them")
-    rows = run_topic_users(features, topics, ks, draws, methods, log)
+    rows = run_topic_users(features, topics, ks, draws, methods, log) + csfcube_rows
     latency = measure_latency(features, topics)
     return {"rows": rows, "latency": latency, "data_dir": str(data_dir), "features": features.source,
             "papers": len(features), "labelled": sum(len(rows) for rows in topics.values()), "draws": draws,
@@ -132,10 +139,99 @@ def markdown(report: dict) -> str:
              f"ICLR 2024 papers, {report['draws']} draws per subarea."), "",
              "| users | k | method | precision@20 | nDCG@20 | subareas | users | ms / user |",
              "|---|---|---|---|---|---|---|---|"]
-    for row in report["rows"]:
+    for row in (row for row in report["rows"] if row["users"] == "topic"):
         lines.append(f"| {row['users']} | {row['k']} | {row['method']} | {row['precision@20']:.4f} | {row['ndcg@20']:.4f} "
                      f"| {row['subareas']} | {row['simulated_users']} | {row['ms_per_user']} |")
+    csfcube_rows = [row for row in report["rows"] if row["users"] == "csfcube"]
+    if csfcube_rows:
+        lines += csfcube_markdown(csfcube_rows)
     latency = report["latency"]
     lines += ["", (f"Recommendations for a {latency['tag_papers']}-paper tag over {latency['corpus_papers']:,} papers: "
               f"p50 {latency['p50_ms']} ms, p90 {latency['p90_ms']} ms ({latency['repeats']} calls)."), ""]
     return "\n".join(lines)
+
+
+# -- similar-paper users: CSFCube ----------------------------------------------------------
+CSFCUBE_CUTOFFS = (5, 20)
+
+
+def graded_ndcg(ranked_gains: list[int], all_gains: list[int], cutoff: int) -> float:
+    """nDCG@cutoff with graded (linear) gains, the ideal taken over every judged candidate."""
+    dcg = sum(gain / math.log2(position + 2) for position, gain in enumerate(ranked_gains[:cutoff]))
+    ideal = sum(gain / math.log2(position + 2) for position, gain in enumerate(sorted(all_gains, reverse=True)[:cutoff]))
+    return dcg / ideal if ideal else 0.0
+
+
+def csfcube_features(folder: Path, cache_dir: Path | None = None) -> Features:
+    """CSFCube's corpus as recommendation features: tf-idf computed in memory beside the e5
+    vectors `papersift embed --corpus <folder>/corpus.jsonl.gz` wrote (its eval data dir)."""
+    from papersift.eval.datasets import read_corpus
+    from papersift.eval.runner import corpus_data_dir
+    from papersift.index.vectors import VectorIndex, current_generation
+    from papersift.library.features import assemble, paper_text, tfidf_matrix
+    from papersift.models import DEFAULT_MODEL
+
+    corpus = folder / "corpus.jsonl.gz"
+    papers = list(read_corpus(corpus))
+    vector_folder = current_generation(corpus_data_dir(corpus, cache_dir), DEFAULT_MODEL)
+    if vector_folder is None:
+        raise ValueError(f"CSFCube has no vectors yet: run 'papersift embed --corpus {corpus}'"
+                         + (f" --cache-dir {cache_dir}" if cache_dir else ""))
+    tfidf = tfidf_matrix([paper_text(paper.title, paper.abstract, paper.authors) for paper in papers])[0]
+    return assemble([paper.id for paper in papers], tfidf, VectorIndex(vector_folder), "CSFCube: tfidf in memory")
+
+
+def run_csfcube_users(features: Features, folder: Path, methods=tuple(RANKERS),
+                      log: Callable[[str], None] = lambda message: None) -> list[dict]:
+    """Each CSFCube dev query (a paper and a facet) is a user who tagged that one paper; each
+    method ranks the query's judged pool (the query paper left out) and is scored by graded
+    nDCG and by precision (relevance 2 or 3: "similar" or "identical") at 5 and 20."""
+    from papersift.eval.datasets import load_pools, load_qrels
+
+    qrels, pools = load_qrels(folder / "qrels_dev.tsv"), load_pools(folder / "pools_dev.json")
+    users = []
+    for line in (folder / "queries_dev.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            query = orjson.loads(line)
+            users.append((query["_id"], str(query["query_pid"])))
+    scores: dict[str, list[list[float]]] = defaultdict(list)
+    seconds: dict[str, float] = defaultdict(float)
+    used = 0
+    for number, (query_id, query_paper) in enumerate(users):
+        judged = qrels.get(query_id, {})
+        pool = [paper_id for paper_id in pools.get(query_id, []) if paper_id != query_paper]
+        positives, candidates = features.rows([query_paper]), features.rows(pool)
+        if not len(positives) or not len(candidates) or not any(judged.values()):
+            continue
+        used += 1
+        all_gains = [judged.get(paper_id, 0) for paper_id in pool]
+        for method in methods:
+            started = time.perf_counter()
+            ranked = RANKERS[method](features, positives, np.array([], dtype=np.int64), candidates, max(CSFCUBE_CUTOFFS),
+                                     number)
+            seconds[method] += time.perf_counter() - started
+            gains = [judged.get(features.paper_ids[row], 0) for row in ranked]
+            scores[method].append([value for cutoff in CSFCUBE_CUTOFFS for value in (
+                graded_ndcg(gains, all_gains, cutoff), sum(gain >= 2 for gain in gains[:cutoff]) / cutoff)])
+        log(f"csfcube: user {number + 1}/{len(users)}")
+    rows_out = []
+    for method in methods:
+        means = np.mean(scores[method], axis=0) if scores[method] else np.zeros(2 * len(CSFCUBE_CUTOFFS))
+        row = {"users": "csfcube", "k": 1, "method": method}
+        for position, cutoff in enumerate(CSFCUBE_CUTOFFS):
+            row[f"ndcg@{cutoff}"] = round(float(means[2 * position]), 4)
+            row[f"precision@{cutoff}"] = round(float(means[2 * position + 1]), 4)
+        rows_out.append({**row, "queries": used, "simulated_users": used,
+                         "ms_per_user": round(1000 * seconds[method] / max(1, used), 1)})
+    return rows_out
+
+
+def csfcube_markdown(rows: list[dict]) -> list[str]:
+    lines = ["", ("Similar-paper users (CSFCube dev: each query paper a one-paper tag, its judged pool ranked; "
+             "graded nDCG, precision counts relevance 2-3):"), "",
+             "| users | k | method | nDCG@5 | nDCG@20 | precision@5 | precision@20 | queries | ms / user |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        lines.append(f"| {row['users']} | {row['k']} | {row['method']} | {row['ndcg@5']:.4f} | {row['ndcg@20']:.4f} "
+                     f"| {row['precision@5']:.4f} | {row['precision@20']:.4f} | {row['queries']} | {row['ms_per_user']} |")
+    return lines

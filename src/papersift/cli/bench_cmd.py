@@ -161,11 +161,15 @@ def bench_people(
 def bench_recommend(
     data_dir: DataDirOption = None,
     draws: Annotated[int, typer.Option("--draws", min=1, max=20, help="Random draws per subarea and k.")] = 3,
+    csfcube: Annotated[Path | None, typer.Option("--csfcube", help="Also the similar-paper users: the shared data's "
+                                                 "csfcube/ folder (its corpus embedded by 'papersift embed --corpus').")] = None,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="With --csfcube: where eval corpora are kept.")] = None,
     reports_dir: ReportsDirOption = Path("reports"),
     as_json: JsonOption = False,
 ) -> None:
     """Recommendations for simulated topic users (tags from the labelled ICLR 2024 subareas, k = 1,
-    5, 20): precision@20 and nDCG@20 of papersift, tfidf_svm (arxiv-sanity) and knn; the p50
+    5, 20): precision@20 and nDCG@20 of papersift, tfidf_svm (arxiv-sanity) and knn; with --csfcube,
+    similar-paper users (CSFCube dev queries as one-paper tags, their pools ranked); the p50
     latency for a 50-paper tag. Reads the data dir only (a missing tf-idf file is computed in memory)."""
     from papersift.bench.recommend import markdown, run
     from papersift.extras import require
@@ -176,7 +180,8 @@ def bench_recommend(
     if not (directory / "papers.sqlite3").is_file():
         fail(f"no papersift store in {directory}")
     try:
-        report = run(directory, draws, log=lambda message: err_console.print(f"[dim]{message}[/]"))
+        report = run(directory, draws, log=lambda message: err_console.print(f"[dim]{message}[/]"), csfcube=csfcube,
+                     csfcube_cache=cache_dir)
     except (FeaturesMissing, ValueError) as problem:
         fail(str(problem))
     emit_report("bench-recommend", report, markdown(report), reports_dir, as_json)

@@ -208,6 +208,9 @@ def features(data_dir: DataDirOption = None, as_json: JsonOption = False) -> Non
 def recommend(
     tag_name: Annotated[str | None, typer.Option("--tag", help="Learn from this tag (default: every tagged or liked paper).")] = None,
     k: Annotated[int, typer.Option("-k", "--k", min=1, max=200, help="How many papers.")] = 20,
+    venue: Annotated[list[str] | None, typer.Option("--venue", help="Only papers of this venue (repeatable).")] = None,
+    year: Annotated[str | None, typer.Option("--year", help="Year or range: 2020, 2020..2024, 2020.., ..2019.")] = None,
+    area: Annotated[list[str] | None, typer.Option("--area", help="Only papers of this area (repeatable).")] = None,
     data_dir: DataDirOption = None, as_json: JsonOption = False,
 ) -> None:
     """Papers like those of a tag (or of the whole library), learned from your tags and likes
@@ -216,12 +219,23 @@ def recommend(
     from papersift.library.features import FeaturesMissing, load_features
     from papersift.library.recommend import NothingToLearn, explanation
     from papersift.library.recommend import recommend as recommend_papers
+    from papersift.library.search_filter import filtered_paper_ids
+    from papersift.search.query import parse_query
+    from papersift.search.tantivy_backend import TantivyBackend
+    from papersift.search.types import Filters, QuerySyntaxError
 
     require("recommend", "recommend")
     library = _open(data_dir)
+    try:  # the filters of `papersift search`, read and applied by the search's own code
+        year_filter = parse_query(f"year:{year}").filters if year else Filters()
+    except QuerySyntaxError as problem:
+        fail(f"--year: {problem.problem}")
+    filters = Filters(venues=tuple(venue or ()), areas=tuple(area or ()), year_from=year_filter.year_from,
+                      year_to=year_filter.year_to)
     try:
-        hits, learned = recommend_papers(load_features(library.store.data_dir), library, tag_name, k)
-    except (FeaturesMissing, NothingToLearn, LibraryError) as problem:
+        allowed = None if filters.is_empty() else filtered_paper_ids(TantivyBackend(library.store.data_dir), filters)
+        hits, learned = recommend_papers(load_features(library.store.data_dir), library, tag_name, k, allowed)
+    except (FeaturesMissing, NothingToLearn, LibraryError, FileNotFoundError) as problem:
         fail(str(problem))
     papers = library.store.get_many([hit.paper_id for hit in hits] + [pid for hit in hits for pid, _ in hit.because])
     if as_json:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+from dataclasses import replace
 from typing import Annotated
 
 import typer
@@ -50,6 +51,8 @@ def search(
     as_json: JsonOption = False,
 ) -> None:
     """Search the papers; prints hits like the results page (Area · Subarea, title, authors, abstract)."""
+    from papersift.library.entries import Library
+    from papersift.library.search_filter import query_tags, with_tag_papers
     from papersift.search.query import parse_query
     from papersift.search.service import SearchService
 
@@ -71,8 +74,14 @@ def search(
         fail("--like: the text is empty")
     request_mode: Mode = "hybrid" if like_text is not None and mode == "keyword" else mode
     request = SearchRequest(query=query, mode=request_mode, filters=filters, sort=sort, page=page, size=size, like_text=like_text)
+    tag_notices: list = []
     try:
-        response = SearchService(data_dir_of(data_dir)).search(request)
+        directory = data_dir_of(data_dir)
+        if query_tags(query) and (directory / "papers.sqlite3").exists():  # tag:NAME searches the local library
+            request, tag_notices = with_tag_papers(Library.open(directory, readonly=True), request)
+        response = SearchService(directory).search(request)
+        if tag_notices:
+            response = replace(response, notices=[*response.notices, *tag_notices])
     except QuerySyntaxError as exc:
         fail(f"query: {exc}\n  {escape(query)}\n  {' ' * exc.position}^")
     except (FileNotFoundError, ValueError) as exc:

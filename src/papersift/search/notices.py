@@ -17,6 +17,7 @@ ENGLISH = {
     "semantic_not_built": "semantic index not built yet (run 'papersift embed'); results are keyword matches only",
     "semantic_partial": "semantic index covers {coverage:.0%} of papers ({rows:,} of {total:,}); embedding is in progress",
     "similar_by_words": "similar papers by shared words: the semantic index cannot answer yet",
+    "unknown_tag": "your library has no paper tagged '{tag}' (tag: searches the papers you tagged)",
 }
 
 

@@ -10,6 +10,7 @@
     year:2020  year:2020..2024  year:2020..  year:..2019  year:2020-2024
     institution:"Google DeepMind"    an author's institution, exact value, any case (also affiliation:)
     has:code                         only papers with a code link (-has:code: only those without)
+    tag:reading-group                papers you tagged so in your library (tag:a OR tag:b: either)
 
 Filter fields repeated (or joined by OR) mean any of their values. A word that looks
 like a field but names none (`arXiv:2101`, `10:30`) is an ordinary word. Parentheses
@@ -31,7 +32,7 @@ TEXT_FIELDS = {"title": "title", "keyword": "keywords", "keywords": "keywords"}
 FILTER_FIELDS = {
     "author": "authors", "authors": "authors", "venue": "venues", "area": "areas",
     "subarea": "subareas", "status": "statuses", "year": "year",
-    "institution": "institutions", "affiliation": "institutions", "has": "has",
+    "institution": "institutions", "affiliation": "institutions", "has": "has", "tag": "tags",
 }
 HAS_VALUES = ("code",)  # what has: can ask for
 YEAR_VALUE = re.compile(r"^(\d{4})?\s*(\.\.|-)?\s*(\d{4})?$")
@@ -136,6 +137,9 @@ def parse_query(text: str) -> ParsedQuery:
                 if item.negated:
                     if name == "year" or not isinstance(value, str):
                         raise QuerySyntaxError("a year cannot be excluded; use a range like year:2015..2019", item.position)
+                    if name == "tags":
+                        raise QuerySyntaxError("a tag cannot be excluded; tag:NAME searches inside your library",
+                                               item.position)
                     excluded.append(FieldValue(name, value))
                 else:
                     filter_values.setdefault(name, []).append((value, item.position))
@@ -163,6 +167,9 @@ def merge_filters(first: Filters, second: Filters) -> Filters:
         statuses=unite(first.statuses, second.statuses),
         institutions=unite(first.institutions, second.institutions),
         has_code=first.has_code or second.has_code,
+        tags=unite(first.tags, second.tags),
+        paper_ids=(first.paper_ids if second.paper_ids is None else second.paper_ids if first.paper_ids is None
+                   else first.paper_ids & second.paper_ids),
     )
 
 
@@ -229,7 +236,7 @@ _EXAMPLES = {
     "title": "transformer", "keyword": "robustness", "keywords": "robustness", "author": '"Yoshua Bengio"',
     "authors": '"Yoshua Bengio"', "venue": "ICML", "area": '"Deep Learning"', "subarea": "Algorithms",
     "status": "oral", "year": "2020..2024", "institution": '"Google DeepMind"', "affiliation": "MIT",
-    "has": "code",
+    "has": "code", "tag": "reading-group",
 }
 
 
@@ -329,5 +336,5 @@ def _filters_from(filter_values: dict[str, list]) -> Filters:
     return Filters(
         venues=values("venues"), year_from=year_from, year_to=year_to, areas=values("areas"),
         subareas=values("subareas"), authors=values("authors"), statuses=values("statuses"),
-        institutions=values("institutions"), has_code="code" in values("has"),
+        institutions=values("institutions"), has_code="code" in values("has"), tags=values("tags"),
     )

@@ -194,6 +194,8 @@ class TantivyBackend:
             clauses.append(tantivy.Query.term_set_query(self._schema, "institution", names))
         if filters.has_code:
             clauses.append(self._term("code", HAS_CODE))
+        if filters.tags or filters.paper_ids is not None:  # tag:NAME, resolved to its papers (none when unresolved)
+            clauses.append(tantivy.Query.term_set_query(self._schema, "id", sorted(filters.paper_ids or ())))
         if filters.year_from is not None or filters.year_to is not None:
             clauses.append(tantivy.Query.range_query(
                 self._schema, "year", tantivy.FieldType.Integer, filters.year_from, filters.year_to))

@@ -50,6 +50,10 @@ class Filters:
     statuses: tuple[str, ...] = ()
     institutions: tuple[str, ...] = ()  # any of them (exact value, any case)
     has_code: bool = False  # only papers with a code link
+    tags: tuple[str, ...] = ()  # `tag:NAME`: papers the user tagged NAME (any of them)
+    # The tags' papers, resolved by the interface from the request's user's library (the search
+    # layer cannot read it); None: no tag filter. Applied as a filter of paper ids.
+    paper_ids: frozenset[str] | None = None
 
     def is_empty(self) -> bool:
         return self == Filters()

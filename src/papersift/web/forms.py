@@ -75,10 +75,17 @@ async def read_form(request: Request) -> list[tuple[str, str]]:
     """The url-encoded body (under the app's size and time limits), then, without accounts, the
     write token checked."""
     fields = await read_fields(request)
+    check_write_token(request, fields)
+    return fields
+
+
+def check_write_token(request: Request, fields: list[tuple[str, str]]) -> None:
+    """Without accounts: the form's `token` field against the server's write token (constant
+    time). With accounts the session proved the writer (require_form_writes); the CSRF token is
+    checked next."""
     if accounts_on(request):
-        return fields  # the session proved the writer (require_form_writes); the CSRF token is checked next
+        return
     token = next((value for name, value in fields if name == "token"), "")
     expected = request.app.state.settings.write_token
     if not hmac.compare_digest(token.encode(), expected.encode()):
         raise ApiError(401, "unauthorized", "the form needs the server's write token")
-    return fields

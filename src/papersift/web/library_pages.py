@@ -12,15 +12,16 @@ from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from papersift import extras
 from papersift.api.backend import request_lang
-from papersift.api.library_routes import library_of
+from papersift.api.library_routes import RecommendParams, library_of, recommendations_for
 from papersift.api.params import PaperParams, SearchParams
 from papersift.i18n import Lang
 from papersift.library.entries import MAX_TAG_CHARS, LibraryError
 from papersift.library.recommend import explanation
+from papersift.web.saved_pages import form_context
 from papersift.web.urls import SearchState
 
 router = APIRouter(include_in_schema=False)
@@ -28,23 +29,44 @@ router = APIRouter(include_in_schema=False)
 
 class LibraryPageParams(PaperParams):
     tag: Annotated[str | None, Field(max_length=MAX_TAG_CHARS)] = None
-    k: Annotated[int, Field(ge=1, le=100)] = 20
-    new: bool = False  # recommendations: only those never marked seen
+
+
+class RecommendPageParams(RecommendParams):
+    """The API's recommendation parameters (tag, k, the search filters) and the page's own."""
+
+    lang: Lang | None = None
+    new: bool = False  # only those never marked seen
+
+    @field_validator("lang", mode="before")
+    @classmethod
+    def _blank_lang_is_unset(cls, value):
+        return None if value == "" else value
 
 LABELS = {
     "en": {"library": "Library", "tags": "Tags", "all": "All papers", "empty": "Your library is empty: tag, like or "
-           "note papers with `papersift library ...` or POST /api/library/....", "liked": "liked",
+           "mark papers on the search results, import a file, or use `papersift library ...`.", "liked": "liked",
            "not_interested": "not interested", "to-read": "to read", "read": "read", "note": "Note", "added": "added",
            "export": "Export", "recommend": "Recommendations", "recommend_for": "Recommended for tag",
            "recommend_all": "Recommended from your library", "unavailable": "Recommendations are not available",
            "papers": "papers", "token": "Write token", "mark_seen": "Mark all as seen", "new": "new",
-           "private_feed": "Private Atom feed", "only_new": "Only new papers", "all_recs": "All recommendations"},
-    "zh": {"library": "文献库", "tags": "标签", "all": "全部论文", "empty": "文献库为空：用 `papersift library ...` 或 "
-           "POST /api/library/... 给论文加标签、喜欢或笔记。", "liked": "喜欢", "not_interested": "不感兴趣",
+           "private_feed": "Private Atom feed", "only_new": "Only new papers", "all_recs": "All recommendations",
+           "import": "Import", "import_file": "File (BibTeX, RIS, CSL-JSON or papersift JSON)",
+           "import_tag": "Also tag them", "reading": "Reading state", "none": "none", "save": "Save",
+           "remove": "Remove from library", "filters": "Filters", "apply": "Apply", "venue": "Venue",
+           "area": "Area", "year_from": "From year", "year_to": "To year",
+           "import_summary": "{matched} of {entries} entries matched ({format}).",
+           "import_unmatched": "{count} entries matched no paper:", "import_all_matched": "Every entry matched a paper."},
+    "zh": {"library": "文献库", "tags": "标签", "all": "全部论文", "empty": "文献库为空：在检索结果上给论文加标签或标记，"
+           "导入文件，或用 `papersift library ...`。", "liked": "喜欢", "not_interested": "不感兴趣",
            "to-read": "待读", "read": "已读", "note": "笔记", "added": "加入于", "export": "导出",
            "recommend": "推荐", "recommend_for": "标签推荐", "recommend_all": "根据文献库推荐",
            "unavailable": "暂无推荐", "papers": "篇论文", "token": "写入令牌", "mark_seen": "全部标为已看", "new": "新",
-           "private_feed": "私人 Atom 订阅", "only_new": "只看新论文", "all_recs": "全部推荐"},
+           "private_feed": "私人 Atom 订阅", "only_new": "只看新论文", "all_recs": "全部推荐",
+           "import": "导入", "import_file": "文件（BibTeX、RIS、CSL-JSON 或 papersift JSON）", "import_tag": "同时加标签",
+           "reading": "阅读状态", "none": "无", "save": "保存", "remove": "移出文献库", "filters": "筛选",
+           "apply": "应用", "venue": "会议", "area": "领域", "year_from": "起始年份", "year_to": "截止年份",
+           "import_summary": "{entries} 条中匹配了 {matched} 条（{format}）。", "import_unmatched": "{count} 条没有匹配到论文：",
+           "import_all_matched": "每一条都匹配到了论文。"},
 }
 
 
@@ -62,35 +84,33 @@ def library_page(request: Request, params: Annotated[LibraryPageParams, Query()]
     papers = library.store.get_many([entry.paper_id for entry in entries])
     rows = [(entry, papers.get(entry.paper_id), time.strftime("%Y-%m-%d", time.localtime(entry.added_at)))
             for entry in entries]
+    back = f"/library?{urlencode({'tag': tag, 'lang': lang} if tag else {'lang': lang})}"
     return _render(request, "library.html", lang, tags=library.tags(), rows=rows, tag=tag,
-                   can_recommend=extras.available("recommend"))
+                   can_recommend=extras.available("recommend"), forms=form_context(request), back=back)
 
 
 @router.get("/library/recommend", response_class=HTMLResponse)
-def recommend_page(request: Request, params: Annotated[LibraryPageParams, Query()]) -> HTMLResponse:
-    lang, tag, k = request_lang(request, params.lang), params.tag, params.k
-    library = library_of(request)
+def recommend_page(request: Request, params: Annotated[RecommendPageParams, Query()]) -> HTMLResponse:
+    lang, tag = request_lang(request, params.lang), params.tag
     hits: list = []
     problem: str | None = None
     papers: dict = {}
     if not extras.available("recommend"):
         problem = "recommendations need papersift[recommend] (scikit-learn) on the server"
     else:
-        from papersift.library.features import FeaturesMissing, load_features
-        from papersift.library.recommend import NothingToLearn, recommend
+        from papersift.library.features import FeaturesMissing
+        from papersift.library.recommend import NothingToLearn
 
         try:
-            hits, _ = recommend(load_features(request.app.state.settings.data_dir), library, tag, k)
+            hits, _, papers = recommendations_for(request, params)
         except (FeaturesMissing, NothingToLearn, LibraryError) as error:
             problem = str(error)
-        papers = library.store.get_many([hit.paper_id for hit in hits] + [pid for hit in hits for pid, _ in hit.because])
     rows = [(hit, papers.get(hit.paper_id), explanation([papers[pid].title for pid, _ in hit.because if pid in papers], tag))
             for hit in hits]
     fresh, private_feed, forms = set(), None, {"writes": False, "csrf": None}
     if tag:  # a tag's recommendations remember what was shown (follow/watches.py): mark the new ones
         from papersift.api.saved_routes import following_of
         from papersift.follow.watches import new_ids
-        from papersift.web.saved_pages import form_context
 
         following = following_of(request)
         fresh = new_ids("tag", [paper for _, paper, _ in rows if paper is not None], {}, following.mark(f"tag:{tag}"))
@@ -101,4 +121,4 @@ def recommend_page(request: Request, params: Annotated[LibraryPageParams, Query(
             rows = [row for row in rows if row[0].paper_id in fresh]
     back = f"/library/recommend?{urlencode({'tag': tag or '', 'lang': lang})}"
     return _render(request, "library_recommend.html", lang, tag=tag, rows=rows, problem=problem, new_ids=fresh,
-                   private_feed=private_feed, forms=forms, back=back, only_new=params.new)
+                   private_feed=private_feed, forms=forms, back=back, only_new=params.new, params=params)

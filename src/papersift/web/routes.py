@@ -27,6 +27,7 @@ from papersift.api.backend import (
     topic_tree,
 )
 from papersift.api.errors import ApiError
+from papersift.api.library_routes import search_with_tags
 from papersift.api.params import FacetParams, PaperParams, SearchParams, SimilarParams
 from papersift.config import AUTHORS_SHOWN, MAX_PAGE
 from papersift.export import to_bibtex
@@ -34,6 +35,7 @@ from papersift.i18n import LANGS, Lang, error_title_key, negotiate_language, tra
 from papersift.search.display import page_count
 from papersift.web.citation_meta import citation_meta_tags, coins_kev
 from papersift.web.feeds import page_feeds
+from papersift.web.library_forms import marks_context
 from papersift.web.saved_pages import LABELS as SAVED_LABELS
 from papersift.web.saved_pages import form_context
 from papersift.web.urls import SearchState, author_path, export_path, paper_path
@@ -140,7 +142,7 @@ def search_page(request: Request, params: Annotated[SearchParams, Query()]) -> H
     lang = request_lang(request, params.lang)
     state = SearchState(params, lang)
     service = service_of(request)
-    response = service.search(params.to_request())
+    response = search_with_tags(request, service, params.to_request())
     if response.facets:
         response = facets_beside_filters(service, response)
     return render(
@@ -150,6 +152,7 @@ def search_page(request: Request, params: Annotated[SearchParams, Query()]) -> H
         export_urls={fmt: state.url(path="/api/export", format=fmt, page=None, size=None, facets=None, lang=None)
                      for fmt in ("bibtex", "csv", "json", "ris", "csl-json")},
         save_form=form_context(request), save_labels=SAVED_LABELS[lang],
+        marks=marks_context(request, [hit.paper.id for hit in response.hits]),
     )
 
 
@@ -162,7 +165,8 @@ def similar_page(request: Request, paper_id: str, params: Annotated[SimilarParam
         raise ApiError(404, "not_found", translate("not_found", lang)) from None
     paper = service_of(request).get(paper_id)
     state = SearchState(SearchParams(), lang)
-    return render(request, "similar.html", lang, state=state, paper=paper, response=response)
+    return render(request, "similar.html", lang, state=state, paper=paper, response=response,
+                  marks=marks_context(request, [hit.paper.id for hit in response.hits]))
 
 
 @router.get("/paper/{paper_id:path}", response_class=HTMLResponse)
@@ -196,6 +200,9 @@ def install_web(app: FastAPI) -> None:
 
     app.include_router(feeds_router)
     app.include_router(library_router)
+    from papersift.web.library_forms import router as library_forms_router
+
+    app.include_router(library_forms_router)
     from papersift.web.saved_pages import router as saved_router
 
     app.include_router(saved_router)

@@ -1,6 +1,8 @@
 // Keyboard: "/" focuses the query box, j / k move between hits, o (or Enter) opens the
-// focused one. Served from /static like app.js (the page's CSP allows no inline script);
-// every key only moves focus or follows a link the page already has.
+// focused one; where the hits have library controls (web/library_forms.py), t focuses the
+// selected hit's tag box, l likes it and n marks it not interested (each presses that hit's
+// button: library.js sends it). Served from /static like app.js (the page's CSP allows no
+// inline script); every key only moves focus, follows a link or presses a button the page has.
 (function () {
   "use strict";
 
@@ -45,6 +47,13 @@
     } else if (event.key === "o" && at >= 0) {  // Enter opens it too: the focus is on its title link
       event.preventDefault();
       window.location.assign(links[at].href);
+    } else if (at >= 0 && (event.key === "t" || event.key === "l" || event.key === "n")) {
+      var hit = links[at].closest("article.hit");
+      var control = hit.querySelector({ t: ".hit-marks .tag-input", l: ".hit-marks button.like",
+                                        n: ".hit-marks button.dislike" }[event.key]);
+      if (!control) return;
+      event.preventDefault();
+      if (event.key === "t") control.focus(); else control.click();
     }
   });
 })();
