@@ -182,10 +182,15 @@ def test_an_encoder_asks_onnxruntime_for_cuda_and_widens_its_batches_there(monke
     import onnxruntime as ort
 
     asked = []
+    cuda_loads = True
 
     class RecordingSession:
         def __init__(self, path, options, providers):
             asked.append(providers)
+            self.got = [p for p in providers if p != CUDA_PROVIDER or cuda_loads]
+
+        def get_providers(self):
+            return self.got
 
     monkeypatch.setattr(ort, "get_available_providers", lambda: [CUDA_PROVIDER, "CPUExecutionProvider"])
     monkeypatch.setattr(ort, "InferenceSession", RecordingSession)
@@ -193,3 +198,6 @@ def test_an_encoder_asks_onnxruntime_for_cuda_and_widens_its_batches_there(monke
     assert asked[-1] == [CUDA_PROVIDER, "CPUExecutionProvider"] and on_gpu.on_gpu and on_gpu.batch_size == GPU_BATCH
     on_cpu = Encoder(DEFAULT_MODEL, device="cpu")
     assert asked[-1] == ["CPUExecutionProvider"] and not on_cpu.on_gpu and on_cpu.batch_size == Encoder.BATCH
+    cuda_loads = False  # onnxruntime-gpu without the CUDA libraries: the session falls back to the CPU
+    fell_back = Encoder(DEFAULT_MODEL)
+    assert asked[-1][0] == CUDA_PROVIDER and not fell_back.on_gpu and fell_back.batch_size == Encoder.BATCH

@@ -125,13 +125,15 @@ class Encoder(BuiltModelEncoder):
         import onnxruntime as ort
 
         super().__init__(model, variant, models_root, max_tokens)
-        self.providers = choose_providers(device)
-        self.on_gpu = self.providers[0] == CUDA_PROVIDER
-        self.batch_size = batch_size or (GPU_BATCH if self.on_gpu else self.BATCH)
-        self.bucketed = bucketed  # False only to measure what sorting by length saves
         options = session_options(threads or cpu_threads(), graph_level, inter_threads, parallel)
         self.session = ort.InferenceSession(str(self.built.onnx_path(self.variant)), options,
-                                            providers=self.providers)
+                                            providers=choose_providers(device))
+        # onnxruntime-gpu lists CUDA even where its libraries (CUDA 12, cuDNN 9) are missing and
+        # then falls back to the CPU: what the session got is what counts
+        self.providers = list(self.session.get_providers())
+        self.on_gpu = CUDA_PROVIDER in self.providers
+        self.batch_size = batch_size or (GPU_BATCH if self.on_gpu else self.BATCH)
+        self.bucketed = bucketed  # False only to measure what sorting by length saves
         self._lock = threading.Lock()
 
     def passage_chunks(self, papers: Sequence[Paper]) -> list[list[list[int]]]:
