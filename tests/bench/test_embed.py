@@ -48,12 +48,12 @@ def test_the_speed_sweep_reports_each_setting_beside_its_load_and_ratio():
     from papersift.bench import embed_speed
 
     row = {"model": DEFAULT_MODEL, "label": embed_speed.Setting(variant="int8").label, "passages_per_s": 10.3,
-           "ratio_to_baseline": 2.19, "runs_passages_per_s": [10.1, 10.5], "load_average": [4.2, 5.0],
+           "ratio_to_baseline": 2.19, "runs_passages_per_s": [10.1, 10.5], "passages_per_cpu_s": 11.2, "load_average": [4.2, 5.0],
            "load_s": 0.3, "mean_tokens": 231.4, "padding": 0.0123}
     lines = embed_speed.markdown({"passages": 256, "repeats": 2, "settings": [row],
                                   "static": {"passages_per_s": 950.0, "load_average": 3.1}})
     assert ("| multilingual-e5-small | int8, 1 thr, graph all, batch 32, sorted by length, 256 tok | 10.3 | 2.19 | "
-            "10.1, 10.5 | 4.2, 5.0 | 0.3 | 231.4 | 1.2% |") in lines
+            "10.1, 10.5 | 11.2 | 4.2, 5.0 | 0.3 | 231.4 | 1.2% |") in lines
     assert lines[-1].startswith("Static model over the same passages: 950.0 passages/s")
 
 

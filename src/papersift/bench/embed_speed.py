@@ -2,8 +2,10 @@
 fixed sample of real passages, each setting run in turn within every repeat.
 
 On a shared machine an absolute rate says as much about the neighbours as about the setting,
-so every run records the load average beside its rate, and each setting's rate is also given
-as a ratio to the baseline run of the same repeat (measured minutes apart, under similar load).
+so every run records the load average beside its rate, each setting's rate is also given as a
+ratio to the baseline run of the same repeat (measured minutes apart, under similar load), and
+passages per CPU-second (process time: what the run itself consumed, which other jobs barely
+move; with 2 threads it counts both).
 Settings: precision (fp32 / int8), operator threads, graph optimization level, parallel
 execution of graph branches, batch size, sorting by length before batching (padding measured),
 and the number of tokens a passage is cut to.
@@ -81,11 +83,12 @@ def run_setting(setting: Setting, passages: Sequence[str]) -> dict:
     load_s = time.perf_counter() - load_started
     token_lists = encoder.tokenize([encoder.passage_input(text) for text in passages])
     lengths = [len(ids) for ids in token_lists]
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     encoder.encode_token_ids(token_lists)
-    seconds = time.perf_counter() - started
+    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
     return {"load_s": round(load_s, 2), "seconds": round(seconds, 2),
             "passages_per_s": round(len(passages) / seconds, 2),
+            "passages_per_cpu_s": round(len(passages) / cpu_seconds, 2),
             "mean_tokens": round(sum(lengths) / len(lengths), 1),
             "padding": round(padding_share(lengths, setting.batch_size, setting.bucketed), 4),
             "load_average": round(os.getloadavg()[0], 2)}
@@ -125,6 +128,7 @@ def sweep(papers: Sequence[Paper], texts: int = 256, repeats: int = 2, settings:
         rows.append({**asdict(setting), "label": setting.label, "passages": len(passages),
                      "passages_per_s": round(statistics.median(r["passages_per_s"] for r in results), 2),
                      "runs_passages_per_s": [r["passages_per_s"] for r in results],
+                     "passages_per_cpu_s": round(statistics.median(r["passages_per_cpu_s"] for r in results), 2),
                      "ratio_to_baseline": round(statistics.median(ratios), 3),
                      "load_average": [r["load_average"] for r in results],
                      "load_s": round(statistics.median(r["load_s"] for r in results), 2),
@@ -137,11 +141,11 @@ def markdown(speed: dict) -> list[str]:
     lines = [f"## Transformer speed per setting ({speed['passages']} passages, {speed['repeats']} interleaved repeats)", "",
              ("Baseline: e5 fp32, 1 thread, graph optimization all, batch 32, sorted by length, 256 tokens. "
              "Ratio: median over repeats of the rate / the same repeat's baseline rate."), "",
-             "| model | setting | passages/s | ratio | runs | load avg | load s | mean tokens | padding |",
-             "|---|---|---:|---:|---|---|---:|---:|---:|"]
+             "| model | setting | passages/s | ratio | runs | per CPU-s | load avg | load s | mean tokens | padding |",
+             "|---|---|---:|---:|---|---:|---|---:|---:|---:|"]
     for row in speed["settings"]:
         lines.append(f"| {row['model']} | {row['label']} | {row['passages_per_s']} | {row['ratio_to_baseline']:.2f} | "
-                     f"{', '.join(str(v) for v in row['runs_passages_per_s'])} | "
+                     f"{', '.join(str(v) for v in row['runs_passages_per_s'])} | {row.get('passages_per_cpu_s', '—')} | "
                      f"{', '.join(str(v) for v in row['load_average'])} | {row['load_s']} | {row['mean_tokens']} | "
                      f"{row['padding']:.1%} |")
     if speed.get("static"):
