@@ -9,7 +9,13 @@ import numpy as np
 import pytest
 
 from papersift.cluster.typesense_cluster import listening_addresses
-from papersift.distributed.dask_embed import dask_client, encoder_spec, fill_cache, missing_chunks
+from papersift.distributed.dask_embed import (
+    dask_client,
+    embed_store_distributed,
+    encoder_spec,
+    fill_cache,
+    missing_chunks,
+)
 from papersift.index.embeddings import EmbeddingCache, Encoder, embed_papers, embed_with_cache, paper_text
 from papersift.ingest.pipeline import ingest_paths
 from papersift.store import Store
@@ -76,3 +82,15 @@ def test_a_rerun_embeds_nothing_new(papers, encoder, tmp_path):
         embed_papers(tmp_path / "dist", papers[:30], encoder, chunk_size=CHUNK)
         again = missing_chunks(encoder, cache, papers[:30], CHUNK)
     assert again.cached == len(again.keys) and again.chunks == []
+
+
+def test_embed_dask_reports_what_it_embedded_and_the_coverage(papers, encoder, tmp_path):
+    """What `papersift embed --dask local` prints: passages, coverage and the published index."""
+    store = Store(tmp_path / "data")
+    store.upsert(papers[:40])
+    store.close()
+    summary = embed_store_distributed(tmp_path / "data", encoder, "local", workers=2)
+    single = embed_papers(tmp_path / "single", papers[:40], encoder)
+    assert (summary.papers, summary.cached, summary.texts) == (40, 0, single.texts)
+    assert summary.embedded == single.texts and summary.covered == 40
+    assert summary.index_folder is not None and summary.index_folder.is_dir()

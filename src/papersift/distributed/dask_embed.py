@@ -155,5 +155,7 @@ def embed_store_distributed(data_dir: str | os.PathLike, encoder: Encoder, addre
     with dask_client(address, workers, worker_threads) as client:
         cached, embedded = fill_cache(client, data_dir, papers, encoder, spec, on_progress=on_progress)
     last_seq = max((seq for seq, _ in seq_papers), default=0)
-    published = embed_papers(Path(data_dir), papers, encoder, last_seq)
-    return EmbedSummary(len(papers), cached, embedded, time.perf_counter() - started, published.index_folder)
+    published = embed_papers(Path(data_dir), papers, encoder, last_seq)  # finds every passage cached
+    return EmbedSummary(len(papers), cached, embedded + published.embedded, time.perf_counter() - started,
+                        published.index_folder, published.bridge_folder, texts=published.texts,
+                        covered=published.covered)
