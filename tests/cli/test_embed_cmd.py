@@ -62,3 +62,16 @@ def test_a_static_model_is_not_sent_to_dask(tmp_path, monkeypatch):
     (tmp_path / "papers.sqlite3").write_bytes(b"")
     result = runner.invoke(app, ["embed", "--data-dir", str(tmp_path), "--model", STATIC_MODEL, "--dask", "local"])
     assert result.exit_code == 1 and "static model" in result.stderr
+
+
+@pytest.mark.parametrize(("option", "value", "message"), [("--variant", "int4", "--variant must be fp32 or int8"),
+                                                         ("--device", "gpu", "--device must be one of auto, cpu, cuda")])
+def test_a_bad_variant_or_device_is_refused_before_the_model_loads(tmp_path, monkeypatch, option, value, message):
+    from papersift.index import embeddings
+
+    def must_not_load(*args, **kwargs):
+        raise AssertionError("the model was loaded")
+
+    monkeypatch.setattr(embeddings, "make_encoder", must_not_load)
+    result = runner.invoke(app, ["embed", "--data-dir", str(tmp_path), option, value])
+    assert result.exit_code == 1 and message in result.stderr

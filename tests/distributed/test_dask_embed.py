@@ -9,8 +9,14 @@ import numpy as np
 import pytest
 
 from papersift.cluster.typesense_cluster import listening_addresses
-from papersift.distributed.dask_embed import dask_client, encoder_spec, fill_cache, missing_chunks
-from papersift.index.embeddings import EmbeddingCache, Encoder, embed_with_cache, paper_text
+from papersift.distributed.dask_embed import (
+    dask_client,
+    embed_store_distributed,
+    encoder_spec,
+    fill_cache,
+    missing_chunks,
+)
+from papersift.index.embeddings import EmbeddingCache, Encoder, embed_papers, embed_with_cache, paper_text
 from papersift.ingest.pipeline import ingest_paths
 from papersift.store import Store
 
@@ -35,9 +41,8 @@ def encoder():
 
 @pytest.mark.drill
 def test_killed_worker_every_paper_embedded_once_same_vectors(papers, encoder, tmp_path):
-    texts = [paper_text(paper) for paper in papers]
-    with EmbeddingCache(tmp_path / "single") as single_cache:
-        expected = embed_with_cache(encoder, single_cache, texts, chunk_size=CHUNK)
+    single = embed_papers(tmp_path / "single", papers, encoder, chunk_size=CHUNK)
+    assert single.texts > len(papers)  # some papers have a second passage: the cluster embeds those too
 
     written: list[int] = []
     with dask_client("local", workers=2) as client:
@@ -54,17 +59,38 @@ def test_killed_worker_every_paper_embedded_once_same_vectors(papers, encoder, t
         cached, embedded = fill_cache(client, tmp_path / "dist", papers, encoder, spec, chunk_size=CHUNK,
                                       on_chunk=kill_one_worker_after_first_chunk)
 
-    assert cached == 0 and embedded == len(papers)
-    assert sorted(written) == list(range(-(-len(papers) // CHUNK)))  # each chunk written exactly once
+    assert cached == 0 and embedded == single.texts
+    assert sorted(written) == list(range(-(-single.texts // CHUNK)))  # each chunk written exactly once
     with EmbeddingCache(tmp_path / "dist") as cache:
         plan = missing_chunks(encoder, cache, papers, CHUNK)
         assert plan.chunks == [] and cache.count() == len(set(plan.keys))
         vectors = np.stack([cache.get_many([key])[key] for key in plan.keys])
+    with EmbeddingCache(tmp_path / "single") as single_cache:
+        expected = np.stack([single_cache.get_many([key])[key] for key in plan.keys])
     assert np.abs(vectors - expected).max() <= 1e-6
+    # publishing afterwards (what `embed --dask` does) finds every passage cached
+    assert embed_papers(tmp_path / "dist", papers, encoder, chunk_size=CHUNK).embedded == 0
 
 
 def test_a_rerun_embeds_nothing_new(papers, encoder, tmp_path):
     with EmbeddingCache(tmp_path / "dist") as cache:
         embed_with_cache(encoder, cache, [paper_text(paper) for paper in papers[:30]], chunk_size=CHUNK)
         plan = missing_chunks(encoder, cache, papers[:30], CHUNK)
-    assert plan.cached == 30 and plan.chunks == []
+    tails = len(plan.keys) - 30  # second passages: embed_with_cache embedded only the first
+    assert plan.cached == 30 and sum(map(len, plan.chunks)) == tails
+    with EmbeddingCache(tmp_path / "dist") as cache:
+        embed_papers(tmp_path / "dist", papers[:30], encoder, chunk_size=CHUNK)
+        again = missing_chunks(encoder, cache, papers[:30], CHUNK)
+    assert again.cached == len(again.keys) and again.chunks == []
+
+
+def test_embed_dask_reports_what_it_embedded_and_the_coverage(papers, encoder, tmp_path):
+    """What `papersift embed --dask local` prints: passages, coverage and the published index."""
+    store = Store(tmp_path / "data")
+    store.upsert(papers[:40])
+    store.close()
+    summary = embed_store_distributed(tmp_path / "data", encoder, "local", workers=2)
+    single = embed_papers(tmp_path / "single", papers[:40], encoder)
+    assert (summary.papers, summary.cached, summary.texts) == (40, 0, single.texts)
+    assert summary.embedded == single.texts and summary.covered == 40
+    assert summary.index_folder is not None and summary.index_folder.is_dir()

@@ -8,7 +8,18 @@ import numpy as np
 import pytest
 
 from papersift.index import vectors
-from papersift.index.embeddings import EmbeddingCache, Encoder, embed_store, embed_with_cache, paper_text, tail_text
+from papersift.index.embeddings import (
+    CUDA_PROVIDER,
+    GPU_BATCH,
+    EmbeddingCache,
+    Encoder,
+    choose_providers,
+    embed_store,
+    embed_with_cache,
+    padding_share,
+    paper_text,
+    tail_text,
+)
 from papersift.models import DEFAULT_MODEL, build_model
 from papersift.record import Paper, paper_from_dict
 from papersift.store import Store
@@ -125,3 +136,71 @@ def test_tail_text_starts_at_the_cut_sentence():
     read = len("T. First sentence here. Second sen")  # the first passage stopped inside sentence two
     assert tail_text(paper, read) == "T. Second sentence is long enough to matter here. Third one."
     assert tail_text(paper, len("T. First sentence here. Second sentence is long enough to matter here. Th")) is None
+
+
+@pytest.mark.models
+@pytest.mark.parametrize("variant", ["fp32", "int8"])
+def test_sorting_by_length_and_graph_optimizations_leave_the_vectors_unchanged(papers, variant):
+    """Speed settings must not change what a paper's vector is (cached vectors are reused).
+    int8 quantizes each batch's activations with one scale, so there batches of one text are
+    compared; and from `extended` up onnxruntime fuses int8's quantize + matmul, which moves a
+    vector (cosine 0.998 to the unfused graph), so int8's reference is `extended`, not `disable`."""
+    texts = [paper_text(p) for p in papers[:12]]
+    batch = 32 if variant == "fp32" else 1
+    reference = Encoder(DEFAULT_MODEL, variant=variant, max_tokens=128, threads=1,
+                        graph_level="disable" if variant == "fp32" else "extended",
+                        bucketed=False, batch_size=batch, device="cpu").encode_passages(texts)
+    settings = [{"graph_level": "all"}, {"graph_level": "extended"}, {"bucketed": True}]
+    if variant == "fp32":
+        settings.append({"batch_size": Encoder.BATCH})  # fp32 rows do not depend on their batch-mates
+    for options in settings:
+        fast = Encoder(DEFAULT_MODEL, variant=variant, max_tokens=128, threads=2, device="cpu",
+                       **{"batch_size": batch, **options}).encode_passages(texts)
+        np.testing.assert_allclose(fast, reference, atol=2e-5)
+
+
+def test_sorting_by_length_cuts_the_padding_a_batch_computes():
+    lengths = [10, 200, 12, 190, 11, 210]
+    assert padding_share(lengths, 2, bucketed=False) == pytest.approx(1 - 633 / (2 * 200 + 2 * 190 + 2 * 210))
+    assert padding_share(lengths, 2) == pytest.approx(1 - 633 / (2 * 11 + 2 * 190 + 2 * 210))
+    assert padding_share(lengths, 1) == 0.0
+
+
+def test_cuda_is_taken_when_onnxruntime_has_it_and_never_required():
+    cpu_only = ["AzureExecutionProvider", "CPUExecutionProvider"]
+    with_gpu = [CUDA_PROVIDER, "CPUExecutionProvider"]
+    assert choose_providers("auto", cpu_only) == ["CPUExecutionProvider"]
+    assert choose_providers("auto", with_gpu) == [CUDA_PROVIDER, "CPUExecutionProvider"]
+    assert choose_providers("cpu", with_gpu) == ["CPUExecutionProvider"]
+    with pytest.raises(ValueError, match="onnxruntime-gpu"):
+        choose_providers("cuda", cpu_only)
+    with pytest.raises(ValueError, match="device must be"):
+        choose_providers("gpu", with_gpu)
+
+
+@pytest.mark.models
+def test_an_encoder_asks_onnxruntime_for_cuda_and_widens_its_batches_there(monkeypatch):
+    """onnxruntime-gpu is not installed here: its provider list is patched, and the session
+    records what the encoder asked for (a real CUDA session needs the GPU build)."""
+    import onnxruntime as ort
+
+    asked = []
+    cuda_loads = True
+
+    class RecordingSession:
+        def __init__(self, path, options, providers):
+            asked.append(providers)
+            self.got = [p for p in providers if p != CUDA_PROVIDER or cuda_loads]
+
+        def get_providers(self):
+            return self.got
+
+    monkeypatch.setattr(ort, "get_available_providers", lambda: [CUDA_PROVIDER, "CPUExecutionProvider"])
+    monkeypatch.setattr(ort, "InferenceSession", RecordingSession)
+    on_gpu = Encoder(DEFAULT_MODEL)
+    assert asked[-1] == [CUDA_PROVIDER, "CPUExecutionProvider"] and on_gpu.on_gpu and on_gpu.batch_size == GPU_BATCH
+    on_cpu = Encoder(DEFAULT_MODEL, device="cpu")
+    assert asked[-1] == ["CPUExecutionProvider"] and not on_cpu.on_gpu and on_cpu.batch_size == Encoder.BATCH
+    cuda_loads = False  # onnxruntime-gpu without the CUDA libraries: the session falls back to the CPU
+    fell_back = Encoder(DEFAULT_MODEL)
+    assert asked[-1][0] == CUDA_PROVIDER and not fell_back.on_gpu and fell_back.batch_size == Encoder.BATCH

@@ -2,7 +2,8 @@
 every paper, and ranking quality per stage (keyword, static-only, e5) on the dev benchmarks.
 
 - throughput: a fixed sample of the store's papers embedded from scratch (no cache) with the
-  static model and with e5 fp32 / int8 at the given thread count;
+  static model and with e5 fp32 / int8 at the given thread count; with `speed_texts`, also the
+  sweep of bench/embed_speed.py (every model x setting, interleaved repeats, load beside each);
 - first pass: the static model's vectors for every paper of the data dir, written into an empty
   data dir (so nothing is cached: what a new user waits for after `papersift index`), then
   into the data dir itself from that cache; the static model's own build time comes from its
@@ -22,6 +23,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from papersift.bench import embed_speed
 from papersift.eval.datasets import load_pools, load_qrels, load_queries, read_corpus
 from papersift.eval.runner import corpus_data_dir, evaluate
 from papersift.index import vectors as vector_store
@@ -121,7 +123,8 @@ def quality(data_dir: Path, shared: Path, cache_dir: Path | None, threads: int, 
 
 
 def run(data_dir: Path, shared: Path, threads: int = 1, texts: int = 64, cache_dir: Path | None = None,
-        with_quality: bool = True, log: Callable[[str], None] = print) -> dict:
+        with_quality: bool = True, log: Callable[[str], None] = print, speed_texts: int = 0,
+        repeats: int = 2) -> dict:
     store = Store(data_dir, readonly=True)
     try:
         seq_papers = list(store.iter_papers(0))
@@ -134,6 +137,8 @@ def run(data_dir: Path, shared: Path, threads: int = 1, texts: int = 64, cache_d
     report["first_pass"] = first_pass(data_dir, papers, last_seq, threads)
     log(f"first pass: {report['first_pass']}")
     report["throughput"] = throughput(papers, threads, texts, log)
+    if speed_texts:
+        report["speed"] = embed_speed.sweep(papers, speed_texts, repeats, log=log)
     report["quality"] = quality(data_dir, shared, cache_dir, threads, log) if with_quality else []
     return report
 
@@ -148,6 +153,8 @@ def markdown(report: dict) -> str:
              "| model | setting | passages | passages/s |", "|---|---|---:|---:|"]
     lines += [f"| {row['model']} | {row['variant']}, {row['threads']} thread(s) | {row['passages']:,} | {row['passages_per_s']:,} |"
               for row in report["throughput"]]
+    if report.get("speed"):
+        lines += ["", *embed_speed.markdown(report["speed"])]
     if report["quality"]:
         lines += ["", "| benchmark | slice | metric | keyword | static semantic | static hybrid | e5 semantic | e5 hybrid |",
                   "|---|---|---|---:|---:|---:|---:|---:|"]

@@ -254,6 +254,10 @@ def bench_embed(
     threads: Annotated[int, typer.Option("--threads", min=1, help="CPU threads for every model.")] = 1,
     texts: Annotated[int, typer.Option("--texts", min=8, help="Papers e5 embeds for its throughput figures.")] = 64,
     quality: Annotated[bool, typer.Option("--quality/--no-quality", help="Also rank the dev benchmarks per stage.")] = True,
+    speed_texts: Annotated[int, typer.Option(
+        "--speed-texts", min=0, help="Passages for the per-setting speed sweep (precision, threads, graph level, "
+                                     "batch, length sorting, truncation); 0 skips it.")] = 0,
+    repeats: Annotated[int, typer.Option("--repeats", min=1, help="Interleaved repeats of the speed sweep.")] = 2,
     cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="Where eval corpora are kept (as 'papersift eval').")] = None,
     reports_dir: ReportsDirOption = Path("reports"),
     as_json: JsonOption = False,
@@ -266,7 +270,8 @@ def bench_embed(
     require_writable(directory)  # the static vectors are published into it
     try:
         report = run(directory, shared_data_dir(), threads, texts, cache_dir, quality,
-                     log=lambda message: err_console.print(f"[dim]{escape(message)}[/]"))
+                     log=lambda message: err_console.print(f"[dim]{escape(message)}[/]"),
+                     speed_texts=speed_texts, repeats=repeats)
     except (FileNotFoundError, model_registry.ModelError) as exc:
         fail(str(exc))
     emit_report("bench-embed", report, markdown(report), reports_dir, as_json)

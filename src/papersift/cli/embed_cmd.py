@@ -54,18 +54,29 @@ def embed(
     seed: Annotated[list[Path] | None, typer.Option("--seed", help="With --corpus: data dirs whose embedding caches are reused.")] = None,
     pools: Annotated[Path | None, typer.Option(
         "--pools", help="With --corpus: embed only the documents of these pools (all a pooled eval ranks).")] = None,
+    variant: Annotated[str | None, typer.Option(
+        "--variant", help="fp32 or int8 (default: the model's; int8 e5 is ~2x faster but ranks worse, docs/semantic.md).")] = None,
+    device: Annotated[str, typer.Option(
+        "--device", help="auto (CUDA when onnxruntime-gpu has it, else CPU), cpu or cuda.")] = "auto",
     as_json: JsonOption = False,
     dask: Annotated[str | None, typer.Option(
         "--dask", help="Embed on a Dask cluster: its scheduler address, or 'local' (2 workers on 127.0.0.1).")] = None,
 ) -> None:
     """Embed the store's papers for semantic search (cached and resumable: rerun after a kill)."""
-    from papersift.index.embeddings import EmbedProgress, embed_papers, embed_store, make_encoder
+    from papersift.index.embeddings import DEVICES, EmbedProgress, embed_papers, embed_store, make_encoder
 
     if corpus is None:
         require_writable(data_dir_of(data_dir))  # before the model loads
+    if variant is not None and variant not in ("fp32", "int8"):
+        fail(f"--variant must be fp32 or int8, not {variant!r}")
+    if device not in DEVICES:
+        fail(f"--device must be one of {', '.join(DEVICES)}, not {device!r}")
     try:
-        encoder = make_encoder(model, models_root=models_dir, threads=threads)
-    except model_registry.ModelError as exc:
+        if model_registry.get_spec(model).distilled_from:  # a static model: no variant, no device
+            encoder = make_encoder(model, models_root=models_dir, threads=threads)
+        else:
+            encoder = make_encoder(model, models_root=models_dir, threads=threads, variant=variant, device=device)
+    except (model_registry.ModelError, ValueError) as exc:
         fail(str(exc))
     if corpus is not None:
         from papersift.eval.datasets import BenchmarkError, read_corpus

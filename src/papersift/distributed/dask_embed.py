@@ -6,8 +6,8 @@ interface whatever node IP is given (checked with `ss -tlnp`), so it cannot be h
 loopback here; a Dask scheduler and its workers bind exactly the host they are given.
 
 The driver (this process) is the only writer: it works out which texts the cache lacks,
-cuts them into the very chunks the single-process path uses (shortest first, same chunk
-size, same batches inside a chunk), sends one task per chunk (its token ids), and writes each chunk's
+cuts them into the very chunks the single-process path uses (every passage of every paper,
+shortest first, same chunk size, same batches inside a chunk), sends one task per chunk (its token ids), and writes each chunk's
 vectors to the cache as its task completes. A worker that dies takes its running tasks
 with it; the scheduler runs them again on another worker, and each chunk is written once,
 when its one result arrives. A killed driver resumes from the cache on the next run.
@@ -33,7 +33,6 @@ from papersift.index.embeddings import (
     EmbedSummary,
     Encoder,
     embed_papers,
-    paper_text,
     token_key,
 )
 from papersift.record import Paper
@@ -86,7 +85,9 @@ class MissingChunks:
 
 def missing_chunks(encoder: Encoder, cache: EmbeddingCache, papers: Sequence[Paper],
                    chunk_size: int = CHUNK_SIZE) -> MissingChunks:
-    token_lists = encoder.tokenize([encoder.passage_input(paper_text(paper)) for paper in papers])
+    # every passage embed_papers would embed (a long paper's second one too), in its order, so the
+    # final embed_papers finds all of them cached and the cluster does all the work
+    token_lists = [ids for chunks in encoder.passage_chunks(papers) for ids in chunks]
     keys = [token_key(encoder.cache_key_prefix, ids) for ids in token_lists]
     found = cache.get_many(keys)
     missing = sorted((row for row, key in enumerate(keys) if key not in found), key=lambda r: len(token_lists[r]))
@@ -154,5 +155,7 @@ def embed_store_distributed(data_dir: str | os.PathLike, encoder: Encoder, addre
     with dask_client(address, workers, worker_threads) as client:
         cached, embedded = fill_cache(client, data_dir, papers, encoder, spec, on_progress=on_progress)
     last_seq = max((seq for seq, _ in seq_papers), default=0)
-    published = embed_papers(Path(data_dir), papers, encoder, last_seq)
-    return EmbedSummary(len(papers), cached, embedded, time.perf_counter() - started, published.index_folder)
+    published = embed_papers(Path(data_dir), papers, encoder, last_seq)  # finds every passage cached
+    return EmbedSummary(len(papers), cached, embedded + published.embedded, time.perf_counter() - started,
+                        published.index_folder, published.bridge_folder, texts=published.texts,
+                        covered=published.covered)

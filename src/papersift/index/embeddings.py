@@ -57,24 +57,88 @@ def make_encoder(model: str = DEFAULT_MODEL, **options):
     return Encoder(model, **options)
 
 
+CUDA_PROVIDER = "CUDAExecutionProvider"
+GPU_BATCH = 128  # a GPU wants wide batches (not measured: no GPU was lent; docs/semantic.md)
+GRAPH_LEVELS = ("disable", "basic", "extended", "all")
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def choose_providers(device: str = "auto", available: Sequence[str] | None = None) -> list[str]:
+    """onnxruntime execution providers for `device`: "auto" takes CUDA when this onnxruntime has
+    it (the `onnxruntime-gpu` build) and the CPU otherwise, "cpu" always the CPU, "cuda" insists
+    on CUDA (an error naming the fix when it is missing). The CPU stays listed after CUDA so any
+    node CUDA lacks still runs."""
+    if device not in DEVICES:
+        raise ValueError(f"device must be auto, cpu or cuda, not {device!r}")
+    if available is None:
+        import onnxruntime as ort
+
+        available = ort.get_available_providers()
+    if device == "cpu" or (device == "auto" and CUDA_PROVIDER not in available):
+        return ["CPUExecutionProvider"]
+    if CUDA_PROVIDER not in available:
+        raise ValueError("device cuda: this onnxruntime has no CUDAExecutionProvider; "
+                         "pip install 'papersift[gpu]' (onnxruntime-gpu) instead of onnxruntime")
+    return [CUDA_PROVIDER, "CPUExecutionProvider"]
+
+
+def session_options(threads: int, graph_level: str = "all", inter_threads: int = 1, parallel: bool = False):
+    """onnxruntime session options: `threads` for the operators, graph optimizations at
+    `graph_level`, no spinning. `parallel` runs independent graph branches at once on
+    `inter_threads` (a BERT graph is one chain, so it measured no faster: docs/semantic.md)."""
+    import onnxruntime as ort
+
+    if graph_level not in GRAPH_LEVELS:
+        raise ValueError(f"graph_level must be one of {', '.join(GRAPH_LEVELS)}, not {graph_level!r}")
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = inter_threads
+    options.graph_optimization_level = {
+        "disable": ort.GraphOptimizationLevel.ORT_DISABLE_ALL, "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
+        "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED, "all": ort.GraphOptimizationLevel.ORT_ENABLE_ALL,
+    }[graph_level]
+    options.execution_mode = ort.ExecutionMode.ORT_PARALLEL if parallel else ort.ExecutionMode.ORT_SEQUENTIAL
+    # Waiting threads sleep instead of spinning: on a shared, busy machine spinning
+    # burns the very cores the other thread needs.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    return options
+
+
+def padding_share(lengths: Sequence[int], batch_size: int, bucketed: bool = True) -> float:
+    """Share of the tokens a run computes that are padding: each batch is as wide as its longest
+    text. Bucketed = sorted by length first (what Encoder does), else in the given order."""
+    order = sorted(lengths) if bucketed else list(lengths)
+    computed = sum(len(batch) * max(batch) for batch in
+                   (order[start:start + batch_size] for start in range(0, len(order), batch_size)))
+    return 1 - sum(lengths) / computed if computed else 0.0
+
+
 class Encoder(BuiltModelEncoder):
     """Embeds queries and passages with one built transformer (ONNX); safe to share between threads."""
 
+    # CPU batch: 8 texts ran 1.24x faster than 32 per CPU-second (and in wall time in two
+    # interleaved repeats): a batch's attention scores ([batch, 12 heads, 256, 256] floats,
+    # 100 MB at 32) stop fitting the caches, and sorted batches of 8 pad 1.0% instead of 3.1%.
+    BATCH = 8
+
     def __init__(self, model: str = DEFAULT_MODEL, variant: str | None = None,
                  models_root: str | os.PathLike | None = None, threads: int | None = None,
-                 max_tokens: int | None = None):
+                 max_tokens: int | None = None, device: str = "auto", graph_level: str = "all",
+                 inter_threads: int = 1, parallel: bool = False, bucketed: bool = True,
+                 batch_size: int | None = None):
         import onnxruntime as ort
 
         super().__init__(model, variant, models_root, max_tokens)
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads or cpu_threads()
-        options.inter_op_num_threads = 1
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        # Waiting threads sleep instead of spinning: on a shared, busy machine spinning
-        # burns the very cores the other thread needs.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options = session_options(threads or cpu_threads(), graph_level, inter_threads, parallel)
         self.session = ort.InferenceSession(str(self.built.onnx_path(self.variant)), options,
-                                            providers=["CPUExecutionProvider"])
+                                            providers=choose_providers(device))
+        # onnxruntime-gpu lists CUDA even where its libraries (CUDA 12, cuDNN 9) are missing and
+        # then falls back to the CPU: what the session got is what counts
+        self.providers = list(self.session.get_providers())
+        self.on_gpu = CUDA_PROVIDER in self.providers
+        self.batch_size = batch_size or (GPU_BATCH if self.on_gpu else self.BATCH)
+        self.bucketed = bucketed  # False only to measure what sorting by length saves
         self._lock = threading.Lock()
 
     def passage_chunks(self, papers: Sequence[Paper]) -> list[list[list[int]]]:
@@ -98,10 +162,12 @@ class Encoder(BuiltModelEncoder):
 
     def encode_token_ids(self, token_lists: Sequence[Sequence[int]], batch_size: int | None = None,
                          on_batch: Callable[[int], None] | None = None) -> np.ndarray:
-        """Embed token id lists in batches of similar length; rows come back in input order."""
-        batch_size = batch_size or self.BATCH
+        """Embed token id lists in batches of similar length (padding: `padding_share`); rows come back
+        in input order."""
+        batch_size = batch_size or self.batch_size
         out = np.zeros((len(token_lists), self.dim), dtype=np.float32)
-        order = np.argsort([len(ids) for ids in token_lists], kind="stable")
+        lengths = [len(ids) for ids in token_lists]
+        order = np.argsort(lengths, kind="stable") if self.bucketed else np.arange(len(token_lists))
         for start in range(0, len(order), batch_size):
             rows = order[start:start + batch_size]
             width = max(len(token_lists[i]) for i in rows)
@@ -175,7 +241,7 @@ class EmbedProgress:
 
 
 def embed_with_cache(encoder: Encoder, cache: EmbeddingCache, texts: Sequence[str],
-                     chunk_size: int = 256, batch_size: int = 32,
+                     chunk_size: int = 256, batch_size: int | None = None,
                      on_progress: Callable[[EmbedProgress], None] | None = None,
                      as_queries: bool = False) -> np.ndarray:
     """Passage (or query) vectors for `texts`: cached ones are read, the rest embedded and
