@@ -60,11 +60,12 @@ WRITER_HEAP_BYTES = 256_000_000
 # One indexing thread (Python feeds it on another) whose memory budget holds the whole build:
 # one segment in insertion (store seq) order, so equal scores rank in that order in every
 # build. The writer flushes a segment whenever its budget is full (256 MB held ~320 K papers
-# of the 1 M synthetic corpus, ~0.8 KB each), and tantivy-py has no call to merge segments, so
-# a full build sizes the budget from its paper count (HEAP_BYTES_PER_PAPER, with a margin for
-# longer texts); tantivy allocates it as it fills, and caps one thread at just under 4 GiB
-# (MAX_WRITER_HEAP_BYTES: ~5 M papers in one segment; past that a build has several, and tied
-# scores rank in segment order). An update adds a segment; tantivy's merge policy merges them.
+# of the 1 M synthetic corpus, ~0.8 KB each), and tantivy-py has no call to merge segments,
+# so a full build adds HEAP_BYTES_PER_PAPER per paper to the budget (a margin for longer
+# texts; a small build costs more per paper: 30 K papers overflowed 36 MB). tantivy allocates
+# the budget as it fills and caps one thread just under 4 GiB (MAX_WRITER_HEAP_BYTES: 3 M
+# papers by this rule, ~5 M in fact); past that a build has several segments and tied scores
+# rank in segment order. An update adds a segment; tantivy's merge policy merges them.
 WRITER_THREADS = 1
 HEAP_BYTES_PER_PAPER = 1_200
 MAX_WRITER_HEAP_BYTES = 4_000_000_000
@@ -299,7 +300,7 @@ def writer_heap_bytes(papers: int | None) -> int:
     """The writer's memory budget for a build of `papers` papers (None: not known)."""
     if papers is None:
         return WRITER_HEAP_BYTES
-    return min(MAX_WRITER_HEAP_BYTES, max(WRITER_HEAP_BYTES, papers * HEAP_BYTES_PER_PAPER))
+    return min(MAX_WRITER_HEAP_BYTES, WRITER_HEAP_BYTES + papers * HEAP_BYTES_PER_PAPER)
 
 
 def _write_staged(index: tantivy.Index, staging: Path, papers: Iterable[tuple[int, Paper]], replace: bool,
