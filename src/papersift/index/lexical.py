@@ -54,8 +54,9 @@ from papersift.store import Store
 INDEX_DIR = "lexical"
 META_FILE = "papersift.json"
 # 6: facet codes in two groups (publication, topic) instead of one; 7: `code` (a code link)
-# in the publication key and an exact field, `institution` fields (filter, facet counts)
-SCHEMA_VERSION = 7
+# in the publication key and an exact field, `institution` fields (filter, facet counts);
+# 8: rows compressed (zlib with a dictionary of the build's first records, rows.zdict)
+SCHEMA_VERSION = 8
 WRITER_HEAP_BYTES = 256_000_000
 # One indexing thread (Python feeds it on another) whose memory budget holds the whole build:
 # one segment in insertion (store seq) order, so equal scores rank in that order in every
