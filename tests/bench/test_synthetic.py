@@ -76,3 +76,15 @@ def test_cli_names_a_missing_source():
     result = CliRunner().invoke(app, ["bench", "synthesize", "--papers", "5", "--out", "/tmp/x.jsonl",
                                       "--source", "/nonexistent/corpus.jsonl"])
     assert result.exit_code == 1 and "no such file: /nonexistent/corpus.jsonl" in result.output
+
+
+def test_ingest_keeps_every_paper_though_the_source_has_fewer_titles(tmp_path):
+    """The store merges papers of one venue, year and normalized title; titles drawn unchanged
+    from 2,212 real ones merged a quarter of a 1 M file. Varied titles keep them apart."""
+    from papersift.ingest.pipeline import ingest_paths
+    from papersift.store import Store
+
+    out = tmp_path / "many.jsonl.gz"
+    write_corpus([SAMPLE, TITLE_ONLY], out, 6000, seed=9)
+    summary = ingest_paths(Store(tmp_path / "data"), [out])
+    assert summary.counts.added >= 5990 and summary.rejected == 0
