@@ -90,28 +90,3 @@ def test_cheap_term_positions_agree_with_the_analyzer():
         for analyzer in (ENGLISH, NAMES):
             full = positioned_terms(text, analyzer)
             assert len(full) > 1 and _positioned_terms(text, analyzer) == full
-
-
-@pytest.mark.parametrize("text", ['"neural network"', '"reinforcement learning" policy', 'deep "graph neural networks"',
-                                  '"gradient descent" "convex optimization"'])
-def test_a_phrase_ranks_as_before_its_title_boost_joined_it(service, text):
-    """A typed phrase ranks as the union of its text and boosted title phrases (fast to scan)
-    instead of a required text phrase plus an optional title phrase (slow to skip): the same
-    papers in the same order with the same scores as the plan before."""
-    import tantivy
-
-    from papersift.search.tantivy_backend import _combined
-
-    backend = service.backend
-    query = parse_query(text)
-    assert query.match_all and any(node.phrase for node in query.required)
-    must, title_boosts = [], []
-    for node in query.required:  # the plan before: every word and phrase required, title boosts optional
-        must.append(backend._words(node, title_boosts))
-    before = _combined([(tantivy.Occur.Must, clause) for clause in must]
-                       + [(tantivy.Occur.Should, boost) for boost in title_boosts])
-    now = backend.plan(query).scored
-    ranked = {name: backend.searcher.search(compiled, 1_000).hits for name, compiled in (("before", before), ("now", now))}
-    assert ranked["now"], text
-    assert [address.doc for _, address in ranked["now"]] == [address.doc for _, address in ranked["before"]]
-    assert [score for score, _ in ranked["now"]] == pytest.approx([score for score, _ in ranked["before"]], rel=1e-6)

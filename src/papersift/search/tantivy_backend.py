@@ -141,20 +141,6 @@ class TantivyBackend:
         title_boosts.append(title)
         return match
 
-    def _phrase(self, words: Words) -> tuple[tantivy.Query | None, tantivy.Query | None]:
-        """A typed phrase: (what must match: the phrase in `text`, what ranks: the phrase in
-        `text` or, boosted, in `title`). The title is part of `text`, so both match the same
-        papers and score the same sums as a required text phrase plus an optional title one.
-        That form is what the plan gives words, but an optional phrase is slow to skip to each
-        required paper (tantivy reads the positions of every paper it skips): "neural network"
-        took 23 ms at 100 K papers (65 ms at 1 M) that way, 2 ms as this union, scanned in step."""
-        positioned = _positioned_terms(words.text, ENGLISH)
-        if not positioned:
-            return None, None
-        match = self._field_match("text", positioned)
-        title = tantivy.Query.boost_query(self._field_match("title", positioned), FIELD_BOOSTS["title"])
-        return match, _should([match, title])
-
     def _disjunction(self, words: list[Words]) -> tantivy.Query | None:
         """One flat OR over the words' terms in `text`; a word of several terms ("self-attention")
         is a phrase. (tantivy-py collects through a MultiCollector, so tantivy's block-max WAND
@@ -224,7 +210,6 @@ class TantivyBackend:
     def plan(self, query: ParsedQuery, candidate_ids: Sequence[str] | None = None) -> Plan:
         """The query to rank with, and the same query without its score-only clauses."""
         must: list[tantivy.Query] = []
-        scored_must: dict[int, tantivy.Query] = {}  # place in `must` -> what ranks instead of it
         title_boosts: list[tantivy.Query] = []
         relaxed_words: list[Words] = []
         dropped = 0
@@ -232,12 +217,7 @@ class TantivyBackend:
             if not query.match_all and isinstance(node, Words) and node.field is None and not node.phrase:
                 relaxed_words.append(node)
                 continue
-            if isinstance(node, Words) and node.phrase and node.field is None:
-                compiled, scored = self._phrase(node)
-                if compiled is not None:
-                    scored_must[len(must)] = scored
-            else:
-                compiled = self._words(node, title_boosts) if isinstance(node, Words) else self._node(node)
+            compiled = self._words(node, title_boosts) if isinstance(node, Words) else self._node(node)
             if compiled is None:
                 dropped += 1
             else:
@@ -262,12 +242,9 @@ class TantivyBackend:
         if not must and not filters:
             clauses.append((tantivy.Occur.Must, tantivy.Query.all_query()))
         matching = _combined(clauses)
-        if not title_boosts and not scored_must:
+        if not title_boosts:
             return Plan(matching, matching, False)
-        scored_clauses = [(occur, scored_must.get(at, clause)) if at < len(must) else (occur, clause)
-                          for at, (occur, clause) in enumerate(clauses)]
-        scored = _combined(scored_clauses + [(tantivy.Occur.Should, boost) for boost in title_boosts])
-        return Plan(scored, matching, False)
+        return Plan(_combined(clauses + [(tantivy.Occur.Should, boost) for boost in title_boosts]), matching, False)
 
     def search(self, query: ParsedQuery, sort: Sort = "relevance", offset: int = 0, limit: int = 20, *,
                with_facets: bool = True, with_papers: bool = False, candidate_ids: Sequence[str] | None = None,
