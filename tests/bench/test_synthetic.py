@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+from pathlib import Path
 
 import orjson
 from typer.testing import CliRunner
 
-from conftest import SAMPLE, TITLE_ONLY
 from papersift.bench.synthetic import HeapsFit, SourceCorpus, VocabularyCurve, synthesize, write_corpus
 from papersift.cli import app
 from papersift.ingest.base import SourceRecord
 from papersift.ingest.pipeline import IngestError, validate
+
+FIXTURE_CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus"
+SAMPLE, TITLE_ONLY = FIXTURE_CORPUS / "papers.jsonl.gz", FIXTURE_CORPUS / "papers_title_only.jsonl.gz"
 
 
 def _records(path):

@@ -125,11 +125,13 @@ def test_a_full_build_is_one_segment_even_past_the_flush_budget(tmp_path, monkey
     segment whenever its memory budget fills, so a build sizes the budget from its paper
     count. Exercised on 30,000 synthetic papers with the budget's floor cut to tantivy's
     minimum (15 MB, which they overflow: the control build shows it)."""
-    from conftest import SAMPLE
+    from pathlib import Path
+
     from papersift.bench.synthetic import SourceCorpus, synthesize
 
+    sample = Path(__file__).resolve().parents[1] / "fixtures" / "corpus" / "papers.jsonl.gz"
     papers = [(seq, paper_from_dict(record)) for seq, record in
-              enumerate(synthesize(SourceCorpus([SAMPLE]), 30_000, seed=5), 1)]
+              enumerate(synthesize(SourceCorpus([sample]), 30_000, seed=5), 1)]
     monkeypatch.setattr(lexical, "WRITER_HEAP_BYTES", 15_000_000)
 
     def segments(folder_name: str, expected: int | None) -> int:
