@@ -472,9 +472,9 @@ class Store:
         Records with one id in one call follow `fold_same_id` (the first wins, later ones
         fill its gaps; one that adds nothing counts as unchanged), as ingest does within a run.
 
-        The catalog is checked (and reloaded if another writer committed since it was read)
-        under the write lock, and the seqs are allocated there too, so concurrent writers
-        (threads, Store objects, processes) each see the others' commits.
+        The batch's catalog (_read_catalog) is read under the write lock, and the seqs are
+        allocated there too, so concurrent writers (threads, Store objects, processes) each
+        see the others' commits.
         """
         counts = UpsertCounts()
         batch = self._fold_batch(papers, counts)
