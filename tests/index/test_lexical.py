@@ -117,3 +117,26 @@ def test_an_index_of_another_schema_version_is_refused_then_rebuilt_by_update(sm
     result = lexical.update(small_store.data_dir)
     assert result.full and result.folder != old
     assert TantivyBackend(small_store.data_dir).search(parse_query("")).total == 300
+
+
+@pytest.mark.drill
+def test_a_full_build_is_one_segment_even_past_the_flush_budget(tmp_path, monkeypatch):
+    """Tied scores rank in insertion order only within one segment. The writer flushes a
+    segment whenever its memory budget fills, so a build sizes the budget from its paper
+    count. Exercised on 30,000 synthetic papers with the budget's floor cut to tantivy's
+    minimum (15 MB, which they overflow: the control build shows it)."""
+    from pathlib import Path
+
+    from papersift.bench.synthetic import SourceCorpus, synthesize
+
+    sample = Path(__file__).resolve().parents[1] / "fixtures" / "corpus" / "papers.jsonl.gz"
+    papers = [(seq, paper_from_dict(record)) for seq, record in
+              enumerate(synthesize(SourceCorpus([sample]), 30_000, seed=5), 1)]
+    monkeypatch.setattr(lexical, "WRITER_HEAP_BYTES", 15_000_000)
+
+    def segments(folder_name: str, expected: int | None) -> int:
+        built = lexical.build_from_papers(tmp_path / folder_name, papers, len(papers), expected=expected)
+        return lexical.open_index(tmp_path / folder_name).index.searcher().num_segments if built.documents else 0
+
+    assert segments("unsized", expected=None) > 1  # the floor alone: the writer flushed mid-build
+    assert segments("sized", expected=len(papers)) == 1

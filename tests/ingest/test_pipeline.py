@@ -118,6 +118,25 @@ def test_within_a_run_the_first_record_wins_and_later_runs_update(sample_records
     assert updated[first["id"]].title == "A corrected title" and summary.counts.updated == 1
 
 
+def test_the_first_record_wins_across_batches_of_one_run(sample_records, tmp_path, monkeypatch):
+    """A run's ids are asked of the store at each flush, not kept in memory: a repeat of an id
+    in a later batch of the same run still only fills gaps, and one that adds nothing counts
+    as unchanged; the next run still updates."""
+    monkeypatch.setattr("papersift.ingest.pipeline.BATCH_SIZE", 2)
+    first = dict(sample_records[0], abstract=None, keywords=[])
+    second = dict(sample_records[0], title=sample_records[0]["title"] + " (extended)", keywords=["k1"])
+    records = [first, sample_records[1], sample_records[2], second, sample_records[3], dict(first)]
+    path = write_jsonl(tmp_path / "batches.jsonl", records)
+    papers, summary = ingest_into(tmp_path / "data", [path])
+    paper = papers[first["id"]]
+    assert paper.title == first["title"] and paper.abstract and paper.keywords == ("k1",)
+    assert len(papers) == 4 and summary.counts.unchanged == 1
+
+    update = write_jsonl(tmp_path / "update.jsonl", [dict(sample_records[0], title="A corrected title")])
+    updated, summary = ingest_into(tmp_path / "data", [update])
+    assert updated[first["id"]].title == "A corrected title" and summary.counts.updated == 1
+
+
 def test_second_run_changes_nothing_and_merges_duplicates_across_sources(sample_jsonl, sample_records, tmp_path):
     first, summary = ingest_into(tmp_path / "data", [sample_jsonl])
     assert summary.counts.added == len(sample_records)

@@ -68,9 +68,8 @@ _write_path_lock = threading.Lock()
 
 
 def write_path(app) -> tuple[Store, GroupRefresher]:
-    """The app's one writable Store (its catalog stays loaded between POSTs; other writers'
-    commits are noticed inside the write transaction) and its index refresher, made on the
-    first write."""
+    """The app's one writable Store (other writers' commits are seen inside each write
+    transaction) and its index refresher, made on the first write."""
     with _write_path_lock:
         if getattr(app.state, "write_path", None) is None:
             data_dir, service = app.state.settings.data_dir, app.state.service

@@ -243,8 +243,9 @@ def run(corpus: Path | None = None, repeats: int = 3, work_dir: Path | None = No
     try:
         log(f"ingesting {corpus}")
         summary = ingest_paths(Store(scratch), [corpus])
-        papers = [paper for _, paper in Store(scratch, readonly=True).iter_papers(0)]
-        report = BenchReport(str(corpus), len(papers), len(queries), repeats)
+        store = Store(scratch, readonly=True)
+        paper_count = store.count()  # papers are streamed from the store, never held in a list
+        report = BenchReport(str(corpus), paper_count, len(queries), repeats)
         if summary.rejected:
             report.notes.append(f"{summary.rejected} corpus records were rejected by validation")
         report.rss_mb["start"] = rss_mb()
@@ -264,8 +265,8 @@ def run(corpus: Path | None = None, repeats: int = 3, work_dir: Path | None = No
         log("building bm25s")
         stemmer = Stemmer.Stemmer("english")
         started = time.perf_counter()
-        tokens = bm25s.tokenize([paper_text(paper) for paper in papers], stopwords="en", stemmer=stemmer,
-                                show_progress=False)
+        tokens = bm25s.tokenize((paper_text(paper) for _, paper in store.iter_papers(0)), stopwords="en",
+                                stemmer=stemmer, show_progress=False)
         retriever = bm25s.BM25()
         retriever.index(tokens, show_progress=False)
         report.build_s["bm25s"] = time.perf_counter() - started
@@ -280,7 +281,7 @@ def run(corpus: Path | None = None, repeats: int = 3, work_dir: Path | None = No
                 if not query_tokens.vocab:
                     return None
                 # n_threads=0 (its default): in this thread. 1 would start a thread pool for every query.
-                return index.retrieve(query_tokens, k=min(TOP_K, len(papers)), show_progress=False, n_threads=0)
+                return index.retrieve(query_tokens, k=min(TOP_K, paper_count), show_progress=False, n_threads=0)
             return answer
 
         if not isinstance(service.backend, TantivyBackend):

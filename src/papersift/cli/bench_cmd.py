@@ -45,6 +45,40 @@ def bench_lexical(
     emit_report("bench-lexical", report.to_dict(), report.markdown(), reports_dir, as_json)
 
 
+@bench_app.command("synthesize")
+def bench_synthesize(
+    papers: Annotated[int, typer.Option("--papers", min=1, help="How many papers to write.")],
+    out: Annotated[Path, typer.Option("--out", help="Output JSONL (gzipped when it ends in .gz).")],
+    seed: Annotated[int, typer.Option("--seed", help="Same seed, same source: same bytes.")] = 0,
+    source: Annotated[list[Path] | None, typer.Option(
+        "--source", help="Corpus JSONL[.gz] to draw from (repeatable; default: the shared ml_papers files).")] = None,
+    beta: Annotated[float, typer.Option(
+        "--beta", min=0.1, max=0.9, help="Heaps exponent of the vocabulary growth past the source.")] = 0.55,
+    as_json: JsonOption = False,
+) -> None:
+    """A synthetic corpus for scale tests: real sentences, titles, names and venue-years recombined,
+    with a vocabulary that keeps growing (Heaps' law); prints the fitted Heaps exponent of the output."""
+    from papersift.bench.synthetic import write_corpus
+
+    sources = source or [shared_data_dir() / "ml_papers" / name for name in ("papers.jsonl.gz", "papers_title_only.jsonl.gz")]
+    for path in sources:
+        if not path.is_file():
+            fail(f"--source: no such file: {path}")
+    if not out.parent.is_dir():
+        fail(f"--out: no such directory: {out.parent}")
+    try:
+        summary = write_corpus(sources, out, papers, seed=seed, beta=beta,
+                               on_progress=lambda done: err_console.print(f"[dim]{done:,} papers[/]"))
+    except (ValueError, OSError) as exc:
+        fail(str(exc))
+    if as_json:
+        print(orjson.dumps(summary).decode())
+    else:
+        err_console.print(f"{summary['papers']:,} papers -> {out} ({summary['bytes']:,} bytes); "
+                          f"{summary['distinct_terms']:,} distinct terms over {summary['tokens']:,} tokens, "
+                          f"Heaps beta {summary['heaps_beta']} (source {summary['source_heaps_beta']})", highlight=False)
+
+
 @bench_app.command("write-load")
 def bench_write_load(
     data_dir: Annotated[Path, typer.Option("--data-dir", help="An indexed data dir; the drill works on a copy of it.")],

@@ -54,12 +54,22 @@ from papersift.store import Store
 INDEX_DIR = "lexical"
 META_FILE = "papersift.json"
 # 6: facet codes in two groups (publication, topic) instead of one; 7: `code` (a code link)
-# in the publication key and an exact field, `institution` fields (filter, facet counts)
-SCHEMA_VERSION = 7
+# in the publication key and an exact field, `institution` fields (filter, facet counts);
+# 8: rows compressed (zlib with a dictionary of the build's first records, rows.zdict)
+SCHEMA_VERSION = 8
 WRITER_HEAP_BYTES = 256_000_000
-# One indexing thread (Python feeds it on another): one segment in insertion (store seq)
-# order, so equal scores rank the same way in every build.
+# One indexing thread (Python feeds it on another) whose memory budget holds the whole build:
+# one segment in insertion (store seq) order, so equal scores rank in that order in every
+# build. The writer flushes a segment whenever its budget is full (256 MB held ~320 K papers
+# of the 1 M synthetic corpus, ~0.8 KB each), and tantivy-py has no call to merge segments,
+# so a full build adds HEAP_BYTES_PER_PAPER per paper to the budget (a margin for longer
+# texts; a small build costs more per paper: 30 K papers overflowed 36 MB). tantivy allocates
+# the budget as it fills and caps one thread just under 4 GiB (MAX_WRITER_HEAP_BYTES: 3 M
+# papers by this rule, ~5 M in fact); past that a build has several segments and tied scores
+# rank in segment order. An update adds a segment; tantivy's merge policy merges them.
 WRITER_THREADS = 1
+HEAP_BYTES_PER_PAPER = 1_200
+MAX_WRITER_HEAP_BYTES = 4_000_000_000
 OPEN_ATTEMPTS = 3  # a reader that lost the race against a swap (its generation removed) tries again
 # Exact-value fields, indexed lowercased for filters.
 EXACT_FIELDS = ("venue", "area", "subarea", "status")
@@ -287,12 +297,20 @@ def _add_papers(writer: tantivy.IndexWriter, rows: RowWriter, institutions: Inst
     return count, last_seq
 
 
+def writer_heap_bytes(papers: int | None) -> int:
+    """The writer's memory budget for a build of `papers` papers (None: not known)."""
+    if papers is None:
+        return WRITER_HEAP_BYTES
+    return min(MAX_WRITER_HEAP_BYTES, WRITER_HEAP_BYTES + papers * HEAP_BYTES_PER_PAPER)
+
+
 def _write_staged(index: tantivy.Index, staging: Path, papers: Iterable[tuple[int, Paper]], replace: bool,
-                  progress: ProgressCallback | None, predicted: dict[str, Topic] | None) -> tuple[int, int]:
+                  progress: ProgressCallback | None, predicted: dict[str, Topic] | None,
+                  expected: int | None = None) -> tuple[int, int]:
     """Add the papers to a staged generation (tantivy and the row store) and commit it there:
     (papers added, highest seq). Nothing is live until the caller publishes the staging folder."""
     register(index)
-    writer = index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=WRITER_THREADS)
+    writer = index.writer(heap_size=writer_heap_bytes(expected), num_threads=WRITER_THREADS)
     rows = RowWriter(staging, len(FACET_GROUPS))
     institutions = InstitutionCodes(staging)
     counts = _add_papers(writer, rows, institutions, papers, replace=replace, progress=progress, predicted=predicted)
@@ -314,7 +332,8 @@ def _build_store(data_dir: str | Path, progress: ProgressCallback | None) -> Bui
     store = Store(data_dir, readonly=True)
     try:
         predicted, stamp = predicted_topics(data_dir)
-        return _build_generation(data_dir, store.iter_papers(0), store.max_seq(), progress, predicted, stamp)
+        return _build_generation(data_dir, store.iter_papers(0), store.max_seq(), progress, predicted, stamp,
+                                 expected=store.count())
     finally:
         store.close()
 
@@ -332,25 +351,26 @@ def predictions_stamp(data_dir: str | Path) -> str:
 
 def build_from_papers(data_dir: str | Path, papers: Iterable[tuple[int, Paper]], last_seq: int = 0,
                       progress: ProgressCallback | None = None, predicted: dict[str, Topic] | None = None,
-                      topics_stamp: str = "") -> BuildResult:
-    """Index `papers` ((seq, paper) pairs) into a new generation and swap it in.
+                      topics_stamp: str = "", expected: int | None = None) -> BuildResult:
+    """Index `papers` ((seq, paper) pairs; `expected` of them, when known) into a new generation and swap it in.
 
     The store's build passes its papers; evaluation corpora that have no store (and
     must not be merged by title the way the store merges) pass theirs directly.
     """
     with _writer_lock(data_dir):
-        return _build_generation(data_dir, papers, last_seq, progress, predicted, topics_stamp)
+        return _build_generation(data_dir, papers, last_seq, progress, predicted, topics_stamp, expected)
 
 
 def _build_generation(data_dir: str | Path, papers: Iterable[tuple[int, Paper]], last_seq: int,
                       progress: ProgressCallback | None, predicted: dict[str, Topic] | None,
-                      topics_stamp: str) -> BuildResult:
+                      topics_stamp: str, expected: int | None = None) -> BuildResult:
     started = time.perf_counter()
     root = index_root(data_dir)
     name, staging = new_staging(root)
     try:
         index = tantivy.Index(build_schema(), path=str(staging))
-        count, _ = _write_staged(index, staging, papers, replace=False, progress=progress, predicted=predicted)
+        count, _ = _write_staged(index, staging, papers, replace=False, progress=progress, predicted=predicted,
+                                 expected=expected)
         now = time.time()
         IndexMeta(SCHEMA_VERSION, last_seq, count, now, now, topics_stamp).write(staging)
         fault_point("lexical:meta-written")

@@ -6,7 +6,10 @@ memory-mapped file), its id (a list kept in memory: 44K ids are ~3 MB) and the c
 its facet keys, one per facet group (a numpy array, so facets over a few hundred rows are
 one bincount; the groups are defined in index/lexical.py).
 
-    rows.bin          concatenated JSON arrays, PAPER_FIELDS order (append-only)
+    rows.bin          concatenated rows, each a JSON array in PAPER_FIELDS order compressed by
+                      zlib with rows.zdict as its preset dictionary (append-only)
+    rows.zdict        the dictionary: the first DICTIONARY_ROWS records of the full build
+                      (empty when it had none: rows are then plain zlib)
     rows.offsets.npy  uint64 start of each row in rows.bin, plus the end
     rows.ids          paper id of each row, one per line
     rows.facets.npy   uint32 facet-key codes, one row per row, one column per facet group
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +40,14 @@ from papersift.record import PAPER_FIELDS, Paper
 # Where the publish-fault tests kill a writer (publish.fault_point), in order.
 ROW_FAULT_STEPS = ("rows:bin-synced", "rows:keys", "rows:facets", "rows:ids", "rows:offsets")
 BIN, OFFSETS, IDS, FACETS, KEYS = "rows.bin", "rows.offsets.npy", "rows.ids", "rows.facets.npy", "rows.keys.json"
+ZDICT = "rows.zdict"
+# Rows are compressed one by one (a page reads 20 of them anywhere in the file), so each is
+# small for zlib; a preset dictionary of typical records gives it the corpus's common strings
+# (field values, URL prefixes, frequent words). Measured on 100 K synthetic papers: JSON 1,193
+# bytes a row, zlib alone 673, zlib with this dictionary 442; on the shared corpus 1,174 -> 486.
+DICTIONARY_ROWS = 256
+DICTIONARY_BYTES = 32 * 1024  # zlib's window: only the last 32 KB of a dictionary is used
+COMPRESS_LEVEL = 6
 AUTHORS_AT, KEYWORDS_AT = PAPER_FIELDS.index("authors"), PAPER_FIELDS.index("keywords")
 TUPLES_AT = tuple(PAPER_FIELDS.index(name) for name in ("authors", "keywords", "author_ids", "affiliations"))
 SCHEMA3_AT = PAPER_FIELDS.index("author_ids")
@@ -53,6 +65,16 @@ def decode_paper(payload: bytes) -> Paper:
     for position in TUPLES_AT:
         values[position] = tuple(values[position])
     return Paper(*values)
+
+
+def pack_row(payload: bytes, zdict: bytes) -> bytes:
+    compressor = zlib.compressobj(COMPRESS_LEVEL, zdict=zdict) if zdict else zlib.compressobj(COMPRESS_LEVEL)
+    return compressor.compress(payload) + compressor.flush()
+
+
+def unpack_row(packed: bytes, zdict: bytes) -> bytes:
+    decompressor = zlib.decompressobj(zdict=zdict) if zdict else zlib.decompressobj()
+    return decompressor.decompress(packed) + decompressor.flush()
 
 
 def _save_atomically(path: Path, write) -> None:
@@ -80,16 +102,36 @@ class RowWriter:
         if len(self.keys) != facet_groups:
             raise ValueError(f"{folder}: row store has {len(self.keys)} facet groups, expected {facet_groups}")
         self._codes = [{key: code for code, key in enumerate(keys)} for keys in self.keys]
+        # An update appends with the dictionary of the build it extends; a build makes one
+        # from its first DICTIONARY_ROWS records, held back until then.
+        self.zdict: bytes | None = (folder / ZDICT).read_bytes() if (folder / OFFSETS).exists() else None
+        self._held: list[bytes] = []
         self._bin = open(folder / BIN, "ab")  # noqa: SIM115  held until close(): rows are appended across calls
         self._bin.seek(0, os.SEEK_END)
         if self._bin.tell() != self.offsets[-1]:  # an update that died before saving its offsets
             self._bin.truncate(self.offsets[-1])
 
+    def _write(self, payload: bytes) -> None:
+        packed = pack_row(payload, self.zdict or b"")
+        self._bin.write(packed)
+        self.offsets.append(self.offsets[-1] + len(packed))
+
+    def _release_held(self) -> None:
+        """Make the dictionary of the held records and write them."""
+        self.zdict = b"".join(self._held)[-DICTIONARY_BYTES:]
+        held, self._held = self._held, []
+        for payload in held:
+            self._write(payload)
+
     def add(self, paper: Paper, facet_keys: Sequence[str]) -> tuple[int, tuple[int, ...]]:
         """Append a paper with its facet key in each group; (its row, the keys' codes)."""
         payload = encode_paper(paper)
-        self._bin.write(payload)
-        self.offsets.append(self.offsets[-1] + len(payload))
+        if self.zdict is None:
+            self._held.append(payload)
+            if len(self._held) >= DICTIONARY_ROWS:
+                self._release_held()
+        else:
+            self._write(payload)
         self.ids.append(paper.id)
         codes = tuple(self._code(group, key) for group, key in enumerate(facet_keys))
         self.facets.append(codes)
@@ -110,9 +152,14 @@ class RowWriter:
         """Flush the records, then write the small files (each replaced by a rename; they agree
         with each other only once all four are written, which is why a writer works in a
         staging generation that readers do not see)."""
+        if self.zdict is None:
+            self._release_held()
         self._bin.flush()
         os.fsync(self._bin.fileno())
         self._bin.close()
+        zdict = self.zdict or b""
+        if not (self.folder / ZDICT).exists():  # an update keeps the build's (a hard link, never rewritten)
+            _save_atomically(self.folder / ZDICT, lambda handle: handle.write(zdict))
         fault_point("rows:bin-synced")
         _save_atomically(self.folder / KEYS, lambda handle: handle.write(orjson.dumps(self.keys)))
         fault_point("rows:keys")
@@ -132,6 +179,7 @@ class _Rows:
     facets: np.ndarray  # (row, facet group) -> code
     keys: list[list[str]]  # facet group -> keys by code
     records: mmap.mmap | bytes
+    zdict: bytes
 
 
 class RowReader:
@@ -153,6 +201,7 @@ class RowReader:
             facets=np.load(self.folder / FACETS),
             keys=orjson.loads((self.folder / KEYS).read_bytes()),
             records=records,
+            zdict=(self.folder / ZDICT).read_bytes(),
         )
 
     def __len__(self) -> int:
@@ -171,12 +220,13 @@ class RowReader:
 
     def paper(self, row: int) -> Paper:
         snapshot = self._covering([row])
-        return decode_paper(snapshot.records[snapshot.offsets[row]:snapshot.offsets[row + 1]])
+        return decode_paper(unpack_row(snapshot.records[snapshot.offsets[row]:snapshot.offsets[row + 1]],
+                                       snapshot.zdict))
 
     def papers(self, rows: list[int]) -> list[Paper]:
         snapshot = self._covering(rows)
-        records, offsets = snapshot.records, snapshot.offsets
-        return [decode_paper(records[offsets[row]:offsets[row + 1]]) for row in rows]
+        records, offsets, zdict = snapshot.records, snapshot.offsets, snapshot.zdict
+        return [decode_paper(unpack_row(records[offsets[row]:offsets[row + 1]], zdict)) for row in rows]
 
     def paper_ids(self, rows: list[int]) -> list[str]:
         ids = self._covering(rows).ids

@@ -1,0 +1,40 @@
+"""The row store: rows compressed with the build's dictionary, read back exactly, also after an update."""
+
+from __future__ import annotations
+
+from papersift.index.rows import BIN, DICTIONARY_ROWS, ZDICT, RowReader, RowWriter, encode_paper
+from papersift.record import paper_from_dict
+
+
+def test_rows_are_compressed_with_the_builds_dictionary_and_read_back(sample_records, tmp_path):
+    papers = [paper_from_dict(record) for record in sample_records[:DICTIONARY_ROWS + 300]]
+    writer = RowWriter(tmp_path, 1)
+    for paper in papers[:DICTIONARY_ROWS + 100]:
+        writer.add(paper, ["key"])
+    writer.close()
+    dictionary = (tmp_path / ZDICT).read_bytes()
+    assert 0 < len(dictionary) <= 32 * 1024
+
+    update = RowWriter(tmp_path, 1)  # an update appends with the same dictionary
+    for paper in papers[DICTIONARY_ROWS + 100:]:
+        update.add(paper, ["key"])
+    update.close()
+    assert (tmp_path / ZDICT).read_bytes() == dictionary
+
+    reader = RowReader(tmp_path)
+    assert reader.papers(list(range(len(papers)))) == papers and reader.paper(3) == papers[3]
+    json_bytes = sum(len(encode_paper(paper)) for paper in papers)
+    assert (tmp_path / BIN).stat().st_size < 0.6 * json_bytes
+
+
+def test_a_build_of_fewer_rows_than_the_dictionary_takes(sample_records, tmp_path):
+    papers = [paper_from_dict(record) for record in sample_records[:3]]
+    writer = RowWriter(tmp_path, 1)
+    for paper in papers:
+        writer.add(paper, ["key"])
+    writer.close()
+    assert RowReader(tmp_path).papers([2, 0, 1]) == [papers[2], papers[0], papers[1]]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    RowWriter(empty, 1).close()
+    assert len(RowReader(empty)) == 0 and (empty / ZDICT).read_bytes() == b""
