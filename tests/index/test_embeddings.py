@@ -125,3 +125,53 @@ def test_tail_text_starts_at_the_cut_sentence():
     read = len("T. First sentence here. Second sen")  # the first passage stopped inside sentence two
     assert tail_text(paper, read) == "T. Second sentence is long enough to matter here. Third one."
     assert tail_text(paper, len("T. First sentence here. Second sentence is long enough to matter here. Th")) is None
+
+
+class _CountingEncoder:
+    """A stand-in encoder (no model): a paper whose abstract says "long" has two passages; a
+    passage's vector is a function of its token ids. Records the sizes passage_chunks is given."""
+
+    name, dim, cache_key_prefix = "counting", 8, "counting/v1"
+
+    def __init__(self, static: bool):
+        from types import SimpleNamespace
+
+        self.spec = SimpleNamespace(distilled_from="x" if static else "", multilingual=False)
+        self.blocks: list[int] = []
+
+    def passage_chunks(self, papers):
+        self.blocks.append(len(papers))
+        return [[[len(paper.title), 7]] + ([[len(paper.title), 9, 11]] if "long" in (paper.abstract or "") else [])
+                for paper in papers]
+
+    def encode_token_ids(self, token_lists, batch_size=None, on_batch=None):
+        rows = np.zeros((len(token_lists), self.dim), dtype=np.float32)
+        for row, ids in enumerate(token_lists):
+            for token in ids:
+                rows[row, int(token) % self.dim] += 1.0
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("static", [True, False])
+def test_embed_papers_tokenizes_in_blocks_and_writes_what_one_block_would(tmp_path, monkeypatch, static):
+    """Papers are tokenized a block at a time (memory at 1M papers); the published rows, in
+    paper order with a long paper's two passages together, are those of a single block."""
+    from papersift.index import embeddings
+
+    papers = [Paper(id=f"p{i}", title="t" * (i + 1), abstract="long text" if i % 3 == 0 else "short")
+              for i in range(11)]
+    whole = _CountingEncoder(static)
+    embeddings.embed_papers(tmp_path / "whole", papers, whole, last_seq=11)
+    monkeypatch.setattr(embeddings, "TOKENIZE_BLOCK", 2)
+    blocked = _CountingEncoder(static)
+    progress = []
+    summary = embeddings.embed_papers(tmp_path / "blocked", papers, blocked, last_seq=11, on_progress=progress.append)
+    assert whole.blocks == [11] and blocked.blocks == [2, 2, 2, 2, 2, 1]
+    assert (summary.papers, summary.texts, summary.embedded, summary.cached, summary.covered) == (11, 15, 15, 0, 11)
+    assert progress[-1].embedded == 15 and progress[-1].cached == 0
+    one, other = (vectors.VectorIndex.open(tmp_path / name, "counting") for name in ("whole", "blocked"))
+    assert one.paper_ids == other.paper_ids == ["p0", "p0", "p1", "p2", "p3", "p3", "p4", "p5", "p6", "p6",
+                                                 "p7", "p8", "p9", "p9", "p10"]
+    np.testing.assert_array_equal(one.vectors, other.vectors)
+    again = embeddings.embed_papers(tmp_path / "blocked", papers, _CountingEncoder(static), last_seq=11)
+    assert (again.cached, again.embedded) == (15, 0)
