@@ -48,3 +48,14 @@ def test_sweep_reports_every_setting_against_exact_search(tmp_path):
     assert f16_size < f32_size
     text = bench.markdown(report)
     assert "| f16 | 8 | 64 | 256 |" in text and "## Exact search (numpy) per storage kind" in text
+
+
+def test_sweep_builds_an_int8_hnsw_index(tmp_path):
+    """usearch's int8 kind, which the product does not store, is measured all the same."""
+    matrix = _unit(800, 5)
+    write_index(tmp_path, "m", [f"p{row}" for row in range(len(matrix))], matrix, 800, 1)
+    report = bench.run(VectorIndex.open(tmp_path, "m"), _unit(8, 6), connectivity=[8], expansion_add=[64],
+                       expansion_search=[256], storage=["i8"], threads=1, exact_kinds=False)
+    assert [row["storage"] for row in report["exact"]] == ["f32"]
+    (row,) = report["hnsw"]
+    assert row["storage"] == "i8" and row["recall"] >= 0.5

@@ -30,7 +30,7 @@ from papersift.bench.semantic import latency_summary
 from papersift.index import vectors as vector_store
 
 TOP_K = 20
-STORAGE_KINDS = ("f32", "f16", "i8")  # usearch's scalar kinds; int8 only measured (vectors.STORAGE_KINDS)
+STORAGE_KINDS = vector_store.ANN_SCALAR_KINDS  # int8 is measured here, not offered (vectors.STORAGE_KINDS)
 
 
 def process_rss_mb() -> float:

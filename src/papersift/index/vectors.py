@@ -50,6 +50,7 @@ VECTORS_DIR = "vectors"
 # measured and left out: recall@20 against exact float32 0.984 (e5) / 0.985 (static), below 0.99.
 STORAGE_KINDS = {"f32": np.float32, "f16": np.float16}
 STORAGE_ENV = "PAPERSIFT_VECTOR_STORAGE"  # overrides the models' setting (e.g. f32 to measure against)
+ANN_SCALAR_KINDS = ("f32", "f16", "i8")  # what build_ann accepts (bench vectors measures int8 too)
 DEFAULT_STORAGE = "f32"  # models without a setting (the term bridge, phrase vectors) and old generations
 EXACT_BLOCK_ROWS = 65_536  # rows widened to float32 at a time by an exact search over a float16 memmap
 # Where the publish-fault tests kill a writer (publish.fault_point), in order.
@@ -142,7 +143,9 @@ def build_ann(vectors: np.ndarray, path: Path | None, threads: int = 0, storage:
     """An HNSW index (cosine on unit vectors, inner product) keyed by row number, its vectors
     kept in `storage`'s scalar kind (usearch converts); saved to `path` unless None."""
     index_class = usearch_index_class()
-    index = index_class(ndim=vectors.shape[1], metric="ip", dtype=check_storage(storage), connectivity=connectivity,
+    if storage not in ANN_SCALAR_KINDS:
+        raise ValueError(f"unknown HNSW scalar kind {storage!r}: one of {', '.join(ANN_SCALAR_KINDS)}")
+    index = index_class(ndim=vectors.shape[1], metric="ip", dtype=storage, connectivity=connectivity,
                         expansion_add=expansion_add, expansion_search=expansion_search)
     for start in range(0, len(vectors), EXACT_BLOCK_ROWS):  # float32 blocks: a float16 memmap is widened piecewise
         block = np.asarray(vectors[start:start + EXACT_BLOCK_ROWS], dtype=np.float32)
