@@ -175,3 +175,25 @@ def test_embed_papers_tokenizes_in_blocks_and_writes_what_one_block_would(tmp_pa
     np.testing.assert_array_equal(one.vectors, other.vectors)
     again = embeddings.embed_papers(tmp_path / "blocked", papers, _CountingEncoder(static), last_seq=11)
     assert (again.cached, again.embedded) == (15, 0)
+
+
+def test_past_the_ann_size_a_run_publishes_only_when_the_index_grew_by_a_quarter():
+    from papersift.index.embeddings import publish_due
+
+    assert publish_due(4096, 50_000, ann_min_rows=100_000)  # exact search: every publish_every vectors
+    assert not publish_due(4096, 1_000_000, ann_min_rows=100_000)  # a whole HNSW build for 0.4% more rows
+    assert publish_due(250_000, 1_000_000, ann_min_rows=100_000)
+
+
+def test_embed_papers_publishes_less_often_past_the_ann_size(tmp_path, monkeypatch):
+    from papersift.index import embeddings
+
+    published = []
+    real_write = vectors.write_index
+    monkeypatch.setattr(vectors, "write_index", lambda *args, **kw: published.append(len(args[2])) or real_write(*args, **kw))
+    monkeypatch.setattr(vectors, "ANN_MIN_ROWS", 12)
+    papers = [Paper(id=f"p{i}", title="t" * (i + 1), abstract="short") for i in range(40)]
+    embeddings.embed_papers(tmp_path, papers, _CountingEncoder(static=False), last_seq=40, publish_every=4, chunk_size=4)
+    # nothing cached (published at once), every 4 vectors up to 12 rows, then only when the new
+    # ones are a quarter of the index (16: 4 new; 24: 8 >= 6; 32: 8 >= 8; not 36: 4 < 9), then the end
+    assert published == [0, 4, 8, 12, 16, 24, 32, 40]

@@ -27,6 +27,7 @@ from papersift.store import connect_readonly
 
 EMBEDDINGS_FOLDER = "embeddings"
 TOKENIZE_BLOCK = 4096  # papers tokenized at a time by embed_papers
+PUBLISH_GROWTH = 0.25  # past the ANN size, publish once the new vectors are this share of the index
 
 
 
@@ -339,7 +340,7 @@ def embed_papers(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: 
             since_publish += len(rows)
             if on_progress:
                 on_progress(EmbedProgress(len(keys), cached, embedded))
-            if since_publish >= publish_every:
+            if since_publish >= publish_every and publish_due(since_publish, int(have.sum()), vector_index.ANN_MIN_ROWS):
                 folder, since_publish = publish(), 0
         if embedded or stale:
             folder = publish()
@@ -354,6 +355,15 @@ def embed_papers(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: 
     covered = len({row_papers[row] for row in np.flatnonzero(have)})
     return EmbedSummary(len(papers), cached, embedded, time.perf_counter() - started, folder, bridge_folder,
                         texts=len(keys), covered=covered)
+
+
+def publish_due(new_rows: int, rows: int, ann_min_rows: int) -> bool:
+    """Whether a run should publish its vectors now (it already has `publish_every` new ones).
+    Below the ANN size a generation is a file write (seconds); past it, each generation builds
+    a whole HNSW index (tens of minutes at 1M rows on 2 cores), so a run publishes only once
+    its new vectors are PUBLISH_GROWTH of the index: e5 at 1M papers would otherwise rebuild
+    the graph every 4,096 vectors."""
+    return rows < ann_min_rows or new_rows >= PUBLISH_GROWTH * rows
 
 
 def _meta_differs(folder: Path, rows: int, papers_total: int, last_seq: int) -> bool:
