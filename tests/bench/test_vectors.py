@@ -59,3 +59,15 @@ def test_sweep_builds_an_int8_hnsw_index(tmp_path):
     assert [row["storage"] for row in report["exact"]] == ["f32"]
     (row,) = report["hnsw"]
     assert row["storage"] == "i8" and row["recall"] >= 0.5
+
+
+def test_a_generation_past_the_ann_size_is_measured_with_its_own_index(tmp_path):
+    matrix = _unit(1200, 7)
+    write_index(tmp_path, "m", [f"p{row}" for row in range(len(matrix))], matrix, 1200, 1, ann_min_rows=1000, storage="f16")
+    report = bench.run(VectorIndex.open(tmp_path, "m"), _unit(8, 8), expansion_search=[64, 256], storage=[],
+                       exact_kinds=False)
+    assert report["stored_as"] == "f16"
+    assert [(row["storage"], row["build_s"], row["connectivity"], row["expansion_search"]) for row in report["hnsw"]] == [
+        ("f16", None, 16, 64), ("f16", None, 16, 256)]
+    assert report["hnsw"][1]["recall"] >= 0.9
+    assert "| f16 | 16 | — | 256 | built |" in bench.markdown(report)

@@ -254,6 +254,8 @@ def bench_vectors(
     storage: Annotated[list[str], typer.Option("--storage", help="Scalar kinds of the HNSW index: f32, f16, i8 (repeatable).")] = [  # noqa: B006
         "f32", "f16", "i8"],
     exact_kinds: Annotated[bool, typer.Option("--exact-kinds/--no-exact-kinds", help="Also exact search over f16 / int8 rows.")] = True,
+    sweep: Annotated[bool, typer.Option(
+        "--sweep/--no-sweep", help="Build an index per setting (--no-sweep: only the generation's own HNSW index).")] = True,
     threads: Annotated[int, typer.Option("--threads", min=0, help="Threads building each HNSW index (0: all cores).")] = 0,
     reports_dir: ReportsDirOption = Path("reports"),
     as_json: JsonOption = False,
@@ -277,7 +279,7 @@ def bench_vectors(
         queries = encoder.encode_queries([query for _, query in bench_queries()])
     except (FileNotFoundError, model_registry.ModelError) as exc:
         fail(str(exc))
-    report = bench.run(index, queries, connectivity, expansion_add, expansion_search, storage, threads, exact_kinds,
+    report = bench.run(index, queries, connectivity, expansion_add, expansion_search, storage if sweep else [], threads, exact_kinds,
                        log=lambda message: err_console.print(f"[dim]{message}[/]"))
     emit_report("bench-vectors", report, bench.markdown(report), reports_dir, as_json)
 
