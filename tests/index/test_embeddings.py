@@ -204,3 +204,73 @@ def test_an_encoder_asks_onnxruntime_for_cuda_and_widens_its_batches_there(monke
     cuda_loads = False  # onnxruntime-gpu without the CUDA libraries: the session falls back to the CPU
     fell_back = Encoder(DEFAULT_MODEL)
     assert asked[-1][0] == CUDA_PROVIDER and not fell_back.on_gpu and fell_back.batch_size == Encoder.BATCH
+class _CountingEncoder:
+    """A stand-in encoder (no model): a paper whose abstract says "long" has two passages; a
+    passage's vector is a function of its token ids. Records the sizes passage_chunks is given."""
+
+    name, dim, cache_key_prefix = "counting", 8, "counting/v1"
+
+    def __init__(self, static: bool):
+        from types import SimpleNamespace
+
+        self.spec = SimpleNamespace(distilled_from="x" if static else "", multilingual=False)
+        self.blocks: list[int] = []
+
+    def passage_chunks(self, papers):
+        self.blocks.append(len(papers))
+        return [[[len(paper.title), 7]] + ([[len(paper.title), 9, 11]] if "long" in (paper.abstract or "") else [])
+                for paper in papers]
+
+    def encode_token_ids(self, token_lists, batch_size=None, on_batch=None):
+        rows = np.zeros((len(token_lists), self.dim), dtype=np.float32)
+        for row, ids in enumerate(token_lists):
+            for token in ids:
+                rows[row, int(token) % self.dim] += 1.0
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("static", [True, False])
+def test_embed_papers_tokenizes_in_blocks_and_writes_what_one_block_would(tmp_path, monkeypatch, static):
+    """Papers are tokenized a block at a time (memory at 1M papers); the published rows, in
+    paper order with a long paper's two passages together, are those of a single block."""
+    from papersift.index import embeddings
+
+    papers = [Paper(id=f"p{i}", title="t" * (i + 1), abstract="long text" if i % 3 == 0 else "short")
+              for i in range(11)]
+    whole = _CountingEncoder(static)
+    embeddings.embed_papers(tmp_path / "whole", papers, whole, last_seq=11)
+    monkeypatch.setattr(embeddings, "TOKENIZE_BLOCK", 2)
+    blocked = _CountingEncoder(static)
+    progress = []
+    summary = embeddings.embed_papers(tmp_path / "blocked", papers, blocked, last_seq=11, on_progress=progress.append)
+    assert whole.blocks == [11] and blocked.blocks == [2, 2, 2, 2, 2, 1]
+    assert (summary.papers, summary.texts, summary.embedded, summary.cached, summary.covered) == (11, 15, 15, 0, 11)
+    assert progress[-1].embedded == 15 and progress[-1].cached == 0
+    one, other = (vectors.VectorIndex.open(tmp_path / name, "counting") for name in ("whole", "blocked"))
+    assert one.paper_ids == other.paper_ids == ["p0", "p0", "p1", "p2", "p3", "p3", "p4", "p5", "p6", "p6",
+                                                 "p7", "p8", "p9", "p9", "p10"]
+    np.testing.assert_array_equal(one.vectors, other.vectors)
+    again = embeddings.embed_papers(tmp_path / "blocked", papers, _CountingEncoder(static), last_seq=11)
+    assert (again.cached, again.embedded) == (15, 0)
+
+
+def test_past_the_ann_size_a_run_publishes_only_when_the_index_grew_by_a_quarter():
+    from papersift.index.embeddings import publish_due
+
+    assert publish_due(4096, 50_000, ann_min_rows=100_000)  # exact search: every publish_every vectors
+    assert not publish_due(4096, 1_000_000, ann_min_rows=100_000)  # a whole HNSW build for 0.4% more rows
+    assert publish_due(250_000, 1_000_000, ann_min_rows=100_000)
+
+
+def test_embed_papers_publishes_less_often_past_the_ann_size(tmp_path, monkeypatch):
+    from papersift.index import embeddings
+
+    published = []
+    real_write = vectors.write_index
+    monkeypatch.setattr(vectors, "write_index", lambda *args, **kw: published.append(len(args[2])) or real_write(*args, **kw))
+    monkeypatch.setattr(vectors, "ANN_MIN_ROWS", 12)
+    papers = [Paper(id=f"p{i}", title="t" * (i + 1), abstract="short") for i in range(40)]
+    embeddings.embed_papers(tmp_path, papers, _CountingEncoder(static=False), last_seq=40, publish_every=4, chunk_size=4)
+    # nothing cached (published at once), every 4 vectors up to 12 rows, then only when the new
+    # ones are a quarter of the index (16: 4 new; 24: 8 >= 6; 32: 8 >= 8; not 36: 4 < 9), then the end
+    assert published == [0, 4, 8, 12, 16, 24, 32, 40]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import orjson
 import pytest
 
 from papersift.index import vectors
@@ -125,3 +126,50 @@ def test_papers_with_several_chunks_are_found_once_by_their_best_chunk(tmp_path)
     best = {paper_id: max(float(vectors[row] @ query) for row in range(5) if ids[row] == paper_id) for paper_id in "abc"}
     assert {paper_id: round(score, 5) for paper_id, score in hits} == {k: round(v, 5) for k, v in best.items()}
     assert [paper_id for paper_id, _ in index.search_ids(query, 1)] == ["c"]
+
+
+@pytest.mark.parametrize("rows, ann_min_rows", [(500, 100_000), (3000, 1000)])
+def test_float16_storage_ranks_as_float32_and_says_so_in_its_meta(tmp_path, rows, ann_min_rows):
+    """A float16 generation (in memory below the ANN size, memory-mapped above it) finds the
+    same neighbours as exact float32 search, with float32 scores close to the exact ones."""
+    matrix = _unit(rows, 11)
+    write_index(tmp_path, "m", [f"p{i}" for i in range(rows)], matrix, rows, 1, ann_min_rows=ann_min_rows, storage="f16")
+    index = VectorIndex.open(tmp_path, "m")
+    assert index.meta.storage == "f16" and np.load(index.folder / "vectors.npy", mmap_mode="r").dtype == np.float16
+    assert (index.ann is not None) == (rows >= ann_min_rows)
+    recalls = []
+    for query in _unit(30, 12):
+        exact = np.argsort(-(matrix @ query), kind="stable")[:10]
+        found, scores = index.search(query, 10)
+        assert scores.dtype == np.float32 and np.all(np.diff(scores) <= 0)
+        np.testing.assert_allclose(scores, matrix[found] @ query, atol=2e-3)
+        recalls.append(len(set(found.tolist()) & set(exact.tolist())) / 10)
+    assert np.mean(recalls) >= 0.95
+    assert index.vector_of("p3").dtype == np.float32
+
+
+def test_a_generation_without_storage_in_its_meta_reads_as_float32(tmp_path):
+    """Generations written before the storage setting have no `storage` key: no migration."""
+    write_index(tmp_path, "m", ["a", "b"], _unit(2, 13), 2, 1)
+    folder = vectors.current_generation(tmp_path, "m")
+    meta = orjson.loads((folder / "meta.json").read_bytes())
+    del meta["storage"]
+    (folder / "meta.json").write_bytes(orjson.dumps(meta))
+    index = VectorIndex.open(tmp_path, "m")
+    assert index.meta.storage == "f32" and index.vectors.dtype == np.float32
+    assert [paper for paper, _ in index.search_ids(_unit(2, 13)[1], 1)] == ["b"]
+
+
+def test_storage_follows_the_model_setting_and_rejects_unknown_kinds(tmp_path, monkeypatch):
+    from papersift.models import DEFAULT_MODEL, get_spec
+
+    monkeypatch.setenv(vectors.STORAGE_ENV, "f32")
+    assert vectors.storage_for(DEFAULT_MODEL) == "f32"
+    monkeypatch.delenv(vectors.STORAGE_ENV)
+
+    assert vectors.storage_for(DEFAULT_MODEL) == get_spec(DEFAULT_MODEL).vector_storage
+    assert vectors.storage_for(f"{DEFAULT_MODEL}@terms") == "f32"
+    write_index(tmp_path, DEFAULT_MODEL, ["a"], _unit(1, 14), 1, 1)
+    assert VectorIndex.open(tmp_path, DEFAULT_MODEL).meta.storage == get_spec(DEFAULT_MODEL).vector_storage
+    with pytest.raises(ValueError, match="unknown vector storage 'i4'"):
+        write_index(tmp_path, "m", ["a"], _unit(1, 14), 1, 1, storage="i4")

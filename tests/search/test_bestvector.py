@@ -156,3 +156,24 @@ def test_dense_trust_scales_only_the_dense_sides_weight():
     assert fuse_hybrid("graph networks", lexical, dense)[0][0] in ("a", "c")  # equal weights: a tie
     assert fuse_hybrid("graph networks", lexical, dense, dense_trust=0.5)[0][0] == "a"
     assert fuse_hybrid("graph networks", lexical, dense, dense_trust=2.0)[0][0] == "c"
+
+
+def test_populations_are_counted_once_per_pair_of_generations(slice_dir, monkeypatch):
+    """Hybrid asks for them on every query: counted once, recounted when e5 publishes more."""
+    data_dir, paper_ids = slice_dir
+    monkeypatch.setattr(semantic, "REOPEN_CHECK_S", 0.0)  # look for a new generation on every call
+    _write(data_dir, DEFAULT_MODEL, paper_ids[::3], 384, len(paper_ids), seed=8)
+    try:
+        best, full, _ = _retrievers(data_dir)
+        assert best.populations() == (len(paper_ids[::3]), len(paper_ids) - len(paper_ids[::3]))
+        counted = []
+        monkeypatch.setattr(type(full.index), "row_of", property(lambda index: counted.append(1) or index.__dict__["row_of"]),
+                            raising=False)
+        best.populations()
+        assert not counted  # the same generations: nothing recounted
+        monkeypatch.undo()
+        monkeypatch.setattr(semantic, "REOPEN_CHECK_S", 0.0)
+        _write(data_dir, DEFAULT_MODEL, paper_ids[::2], 384, len(paper_ids), seed=9)
+        assert best.populations() == (len(paper_ids[::2]), len(paper_ids) - len(paper_ids[::2]))
+    finally:
+        shutil.rmtree(model_root(data_dir, DEFAULT_MODEL))

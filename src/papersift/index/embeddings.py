@@ -26,6 +26,8 @@ from papersift.record import Paper, paper_text
 from papersift.store import connect_readonly
 
 EMBEDDINGS_FOLDER = "embeddings"
+TOKENIZE_BLOCK = 4096  # papers tokenized at a time by embed_papers
+PUBLISH_GROWTH = 0.25  # past the ANN size, publish once the new vectors are this share of the index
 
 
 
@@ -160,7 +162,7 @@ class Encoder(BuiltModelEncoder):
             chunks[position].append(encoding.ids)
         return chunks
 
-    def encode_token_ids(self, token_lists: Sequence[Sequence[int]], batch_size: int | None = None,
+    def encode_token_ids(self, token_lists: Sequence[Sequence[int] | np.ndarray], batch_size: int | None = None,
                          on_batch: Callable[[int], None] | None = None) -> np.ndarray:
         """Embed token id lists in batches of similar length (padding: `padding_share`); rows come back
         in input order."""
@@ -319,29 +321,64 @@ def embed_papers(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: 
     from papersift.index import vectors as vector_index
 
     started = time.perf_counter()
+    # Papers are tokenized TOKENIZE_BLOCK at a time and only the token ids of texts the cache
+    # lacks are kept (int32): tokenizing every paper at once held ~40 KB per paper (the
+    # tokenizer's encodings and Python int lists; 800 MB for 20K papers), which at 1M papers
+    # does not fit in memory. A static model embeds each block at once (no sort by length is
+    # needed: it does not pad), so it keeps no token ids at all.
+    immediate = bool(encoder.spec.distilled_from) and limit is None
     row_papers: list[int] = []  # the paper (position in `papers`) of each text, chunks in order
-    token_lists: list[list[int]] = []
-    for position, chunks in enumerate(encoder.passage_chunks(papers)):
-        row_papers.extend([position] * len(chunks))
-        token_lists.extend(chunks)
-    keys = [token_key(encoder.cache_key_prefix, ids) for ids in token_lists]
-    vectors = np.zeros((len(token_lists), encoder.dim), dtype=np.float32)
-    have = np.zeros(len(token_lists), dtype=bool)
+    lengths: list[int] = []
+    pending: dict[int, np.ndarray] = {}  # row -> token ids of a text still to embed
+    keys: list[bytes] = []
+    vectors = np.zeros((len(papers), encoder.dim), dtype=np.float32)  # grows for papers with two passages
+    have = np.zeros(len(papers), dtype=bool)
+    cached = embedded = 0
     with EmbeddingCache(data_dir) as cache:
-        found = cache.get_many(keys)
-        for seed_dir in seed_dirs:
-            if (Path(seed_dir) / EMBEDDINGS_FOLDER / "cache.sqlite3").exists():
-                with EmbeddingCache(seed_dir, readonly=True) as seed:
-                    seeded = seed.get_many([key for key in keys if key not in found])
-                cache.put_many(seeded.items())
-                found.update(seeded)
-        for row, key in enumerate(keys):
-            vector = found.get(key)
-            if vector is not None:
-                vectors[row], have[row] = vector, True
-        del found
-        cached = int(have.sum())
-        missing = sorted(np.flatnonzero(~have).tolist(), key=lambda r: len(token_lists[r]))
+        seeds = [EmbeddingCache(seed_dir, readonly=True) for seed_dir in seed_dirs
+                 if (Path(seed_dir) / EMBEDDINGS_FOLDER / "cache.sqlite3").exists()]
+        try:
+            if on_progress and immediate:
+                on_progress(EmbedProgress(len(papers), 0, 0))
+            for block_start in range(0, len(papers), TOKENIZE_BLOCK):
+                first_row = len(keys)
+                for position, chunks in enumerate(encoder.passage_chunks(papers[block_start:block_start + TOKENIZE_BLOCK]),
+                                                  block_start):
+                    for ids in chunks:
+                        row_papers.append(position)
+                        lengths.append(len(ids))
+                        keys.append(token_key(encoder.cache_key_prefix, ids))
+                        pending[len(keys) - 1] = np.asarray(ids, dtype=np.int32)
+                if len(keys) > len(vectors):
+                    extra = max(len(keys) - len(vectors), len(vectors) // 2)
+                    vectors = np.concatenate([vectors, np.zeros((extra, encoder.dim), dtype=np.float32)])
+                    have = np.concatenate([have, np.zeros(extra, dtype=bool)])
+                block_keys = keys[first_row:]
+                found = cache.get_many(block_keys)
+                for seed in seeds:
+                    seeded = seed.get_many([key for key in block_keys if key not in found])
+                    cache.put_many(seeded.items())
+                    found.update(seeded)
+                for row, key in enumerate(block_keys, first_row):
+                    vector = found.get(key)
+                    if vector is not None:
+                        vectors[row], have[row] = vector, True
+                        del pending[row]
+                        cached += 1
+                if immediate and pending:
+                    rows = sorted(pending)
+                    block_vectors = encoder.encode_token_ids([pending[row] for row in rows])
+                    vectors[rows], have[rows] = block_vectors, True
+                    cache.put_many((keys[row], vector) for row, vector in zip(rows, block_vectors))
+                    embedded += len(rows)
+                    pending.clear()
+                if on_progress and immediate:
+                    on_progress(EmbedProgress(len(papers), cached, embedded))
+        finally:
+            for seed in seeds:
+                seed.close()
+        vectors, have = vectors[:len(keys)], have[:len(keys)]
+        missing = sorted(pending, key=lambda row: lengths[row])
         if limit is not None:
             missing = missing[:limit]
 
@@ -355,21 +392,21 @@ def embed_papers(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: 
         current = vector_index.current_generation(data_dir, encoder.name)
         folder = current
         stale = current is None or _meta_differs(current, int(have.sum()), len(papers), last_seq)
-        if on_progress:
-            on_progress(EmbedProgress(len(token_lists), cached, 0))
+        if on_progress and not immediate:
+            on_progress(EmbedProgress(len(keys), cached, 0))
         if missing and stale:
             folder = publish()  # what the cache already holds is searchable at once
-        embedded, since_publish = 0, 0
+        since_publish = 0
         for start in range(0, len(missing), chunk_size):
             rows = missing[start:start + chunk_size]
-            chunk_vectors = encoder.encode_token_ids([token_lists[r] for r in rows])
+            chunk_vectors = encoder.encode_token_ids([pending.pop(r) for r in rows])
             vectors[rows], have[rows] = chunk_vectors, True
             cache.put_many((keys[r], v) for r, v in zip(rows, chunk_vectors))
             embedded += len(rows)
             since_publish += len(rows)
             if on_progress:
-                on_progress(EmbedProgress(len(token_lists), cached, embedded))
-            if since_publish >= publish_every:
+                on_progress(EmbedProgress(len(keys), cached, embedded))
+            if since_publish >= publish_every and publish_due(since_publish, int(have.sum()), vector_index.ANN_MIN_ROWS):
                 folder, since_publish = publish(), 0
         if embedded or stale:
             folder = publish()
@@ -383,7 +420,16 @@ def embed_papers(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: 
                                                            on_progress=on_terms_progress, as_queries=True))
     covered = len({row_papers[row] for row in np.flatnonzero(have)})
     return EmbedSummary(len(papers), cached, embedded, time.perf_counter() - started, folder, bridge_folder,
-                        texts=len(token_lists), covered=covered)
+                        texts=len(keys), covered=covered)
+
+
+def publish_due(new_rows: int, rows: int, ann_min_rows: int) -> bool:
+    """Whether a run should publish its vectors now (it already has `publish_every` new ones).
+    Below the ANN size a generation is a file write (seconds); past it, each generation builds
+    a whole HNSW index (tens of minutes at 1M rows on 2 cores), so a run publishes only once
+    its new vectors are PUBLISH_GROWTH of the index: e5 at 1M papers would otherwise rebuild
+    the graph every 4,096 vectors."""
+    return rows < ann_min_rows or new_rows >= PUBLISH_GROWTH * rows
 
 
 def _meta_differs(folder: Path, rows: int, papers_total: int, last_seq: int) -> bool:

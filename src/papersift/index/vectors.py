@@ -4,14 +4,21 @@ Layout inside the data dir (one folder per model, generations swapped atomically
 lexical index, so a reader never sees a half-written index):
 
     vectors/<model>/CURRENT        name of the live generation
-    vectors/<model>/gen-<n>/       vectors.npy (float32 [n, dim], mmap-able),
-                                   ids.json (paper id per row), meta.json,
-                                   ann.usearch (only past ANN_MIN_ROWS rows)
+    vectors/<model>/gen-<n>/       vectors.npy ([n, dim], float32 or float16: meta.json's
+                                   `storage`, the model's setting when written), ids.json
+                                   (paper id per row), meta.json, ann.usearch (only past
+                                   ANN_MIN_ROWS rows; same storage kind)
 
 Exact search is a matrix-vector product; below ANN_MIN_ROWS it is as fast as HNSW and
 has perfect recall. Filters arrive as a boolean row mask: a small allowed subset is
 searched exactly; a large one goes through the ANN index with oversampling, and falls back
 to exact search when too few allowed rows come back, so filtering never loses recall.
+
+Storage: a model's `vector_storage` setting (models/registry.py) says how its rows are
+written; a generation written before the setting existed has no `storage` in its meta and
+reads as float32, so old generations open without a migration. Below ANN_MIN_ROWS the rows are
+read into memory as float32 whatever the file holds; above, the file is memory-mapped and
+float16 rows are widened block by block when an exact search needs them.
 """
 
 from __future__ import annotations
@@ -39,6 +46,13 @@ from papersift.index.publish import (
 )
 
 VECTORS_DIR = "vectors"
+# Storage kinds: numpy dtype of vectors.npy and usearch's scalar kind of ann.usearch. int8 was
+# measured and left out: recall@20 against exact float32 0.984 (e5) / 0.985 (static), below 0.99.
+STORAGE_KINDS = {"f32": np.float32, "f16": np.float16}
+STORAGE_ENV = "PAPERSIFT_VECTOR_STORAGE"  # overrides the models' setting (e.g. f32 to measure against)
+ANN_SCALAR_KINDS = ("f32", "f16", "i8")  # what build_ann accepts (bench vectors measures int8 too)
+DEFAULT_STORAGE = "f32"  # models without a setting (the term bridge, phrase vectors) and old generations
+EXACT_BLOCK_ROWS = 65_536  # rows widened to float32 at a time by an exact search over a float16 memmap
 # Where the publish-fault tests kill a writer (publish.fault_point), in order.
 FAULT_STEPS = ("vectors:vectors-written", "vectors:ids-written", "vectors:meta-written", *PUBLISH_STEPS)
 ANN_MIN_ROWS = 100_000  # rows (passages); measured: exact search over 61K x 384 (44,693 papers, 2 passages
@@ -49,6 +63,8 @@ OPEN_ATTEMPTS = 3
 # e5 vectors crowd into a narrow cone; at the default 64 HNSW's recall@20 against exact search
 # was 0.76 on the 44,693-paper corpus (bench semantic), so search wider.
 ANN_EXPANSION_SEARCH = 256
+ANN_CONNECTIVITY = 16  # HNSW graph degree (usearch's default)
+ANN_EXPANSION_ADD = 128
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +77,7 @@ class VectorMeta:
     written_at: float
     ann: bool
     papers: int = -1  # distinct papers (a long paper has a row per chunk); -1: written before chunks
+    storage: str = DEFAULT_STORAGE  # STORAGE_KINDS; absent in generations written before it: float32
 
     @property
     def coverage(self) -> float:
@@ -89,6 +106,24 @@ def read_meta(folder: Path) -> VectorMeta | None:
         return None
 
 
+def storage_for(model: str) -> str:
+    """The storage kind of a model's vectors: $PAPERSIFT_VECTOR_STORAGE when set, else its
+    registry setting; float32 for other indexes (a model name with a suffix,
+    "multilingual-e5-small@terms", is a derived index)."""
+    from papersift.models.registry import MODELS
+
+    spec = MODELS.get(model)
+    if spec is None:
+        return DEFAULT_STORAGE
+    return check_storage(os.environ.get(STORAGE_ENV) or spec.vector_storage)
+
+
+def check_storage(storage: str) -> str:
+    if storage not in STORAGE_KINDS:
+        raise ValueError(f"unknown vector storage {storage!r}: one of {', '.join(STORAGE_KINDS)}")
+    return storage
+
+
 def usearch_index_class():
     """usearch's Index class, imported after onnxruntime.
 
@@ -102,36 +137,46 @@ def usearch_index_class():
     return Index
 
 
-def build_ann(vectors: np.ndarray, path: Path, threads: int = 0):
-    """An HNSW index (cosine on unit vectors, inner product) keyed by row number."""
+def build_ann(vectors: np.ndarray, path: Path | None, threads: int = 0, storage: str = DEFAULT_STORAGE,
+              connectivity: int = ANN_CONNECTIVITY, expansion_add: int = ANN_EXPANSION_ADD,
+              expansion_search: int = ANN_EXPANSION_SEARCH):
+    """An HNSW index (cosine on unit vectors, inner product) keyed by row number, its vectors
+    kept in `storage`'s scalar kind (usearch converts); saved to `path` unless None."""
     index_class = usearch_index_class()
-    index = index_class(ndim=vectors.shape[1], metric="ip", dtype="f32", connectivity=16,
-                        expansion_add=128, expansion_search=ANN_EXPANSION_SEARCH)
-    index.add(np.arange(len(vectors), dtype=np.uint64), vectors, threads=threads)
-    index.save(str(path))
+    if storage not in ANN_SCALAR_KINDS:
+        raise ValueError(f"unknown HNSW scalar kind {storage!r}: one of {', '.join(ANN_SCALAR_KINDS)}")
+    index = index_class(ndim=vectors.shape[1], metric="ip", dtype=storage, connectivity=connectivity,
+                        expansion_add=expansion_add, expansion_search=expansion_search)
+    for start in range(0, len(vectors), EXACT_BLOCK_ROWS):  # float32 blocks: a float16 memmap is widened piecewise
+        block = np.asarray(vectors[start:start + EXACT_BLOCK_ROWS], dtype=np.float32)
+        index.add(np.arange(start, start + len(block), dtype=np.uint64), block, threads=threads)
+    if path is not None:
+        index.save(str(path))
     return index
 
 
 def write_index(data_dir: str | os.PathLike, model: str, paper_ids: list[str], vectors: np.ndarray,
-                papers_total: int, last_seq: int, ann_min_rows: int = ANN_MIN_ROWS) -> Path:
+                papers_total: int, last_seq: int, ann_min_rows: int = ANN_MIN_ROWS, storage: str | None = None) -> Path:
     """Write a new generation and make it live with one rename (index/publish.py); the one it
-    replaces and what killed writers left are removed. One writer per model at a time."""
+    replaces and what killed writers left are removed. One writer per model at a time.
+    `storage`: STORAGE_KINDS, by default the model's setting (storage_for)."""
     if len(paper_ids) != len(vectors):
         raise ValueError(f"{len(paper_ids)} ids but {len(vectors)} vectors")
+    storage = check_storage(storage or storage_for(model))
     root = model_root(data_dir, model)
     with writer_lock(root):
         remove_debris(root)
         name, staging = new_staging(root)
         try:
-            np.save(staging / "vectors.npy", np.ascontiguousarray(vectors, dtype=np.float32))
+            np.save(staging / "vectors.npy", np.ascontiguousarray(vectors, dtype=STORAGE_KINDS[storage]))
             fault_point("vectors:vectors-written")
             (staging / "ids.json").write_bytes(orjson.dumps(list(paper_ids)))
             fault_point("vectors:ids-written")
             ann = len(paper_ids) >= ann_min_rows
             if ann:
-                build_ann(vectors, staging / "ann.usearch")
+                build_ann(vectors, staging / "ann.usearch", storage=storage)
             meta = VectorMeta(model, int(vectors.shape[1]) if vectors.ndim == 2 else 0, len(paper_ids),
-                              papers_total, last_seq, time.time(), ann, papers=len(set(paper_ids)))
+                              papers_total, last_seq, time.time(), ann, papers=len(set(paper_ids)), storage=storage)
             (staging / "meta.json").write_bytes(orjson.dumps(asdict(meta)))
             fsync_files(*(path for path in staging.iterdir() if path.is_file()))
             fault_point("vectors:meta-written")
@@ -159,10 +204,12 @@ class VectorIndex:
     def __init__(self, folder: Path):
         self.folder = folder
         self.meta = VectorMeta(**orjson.loads((folder / "meta.json").read_bytes()))
-        # Below the ANN size the matrix is read into memory (68 MB for 44K papers): numpy's
-        # product over a read-only memmap was measured ~30x slower than over an array.
-        # Larger indexes stay memory-mapped and are searched through the HNSW view.
-        self.vectors = np.load(folder / "vectors.npy", mmap_mode=None if not self.meta.ann else "r")
+        # Below the ANN size the matrix is read into memory as float32 (94 MB for the 61K e5 rows
+        # of 44K papers): numpy's product over a read-only memmap was measured ~30x slower than
+        # over an array. Larger indexes stay memory-mapped (float16 rows are widened where read)
+        # and are searched through the HNSW view.
+        stored = np.load(folder / "vectors.npy", mmap_mode=None if not self.meta.ann else "r")
+        self.vectors = stored if self.meta.ann or stored.dtype == np.float32 else stored.astype(np.float32)
         self.paper_ids: list[str] = orjson.loads((folder / "ids.json").read_bytes())
         # A paper longer than the model reads has a row per chunk, its first chunk first:
         # row_of gives that first row (the paper's own vector, for "similar papers").
@@ -200,7 +247,7 @@ class VectorIndex:
 
     def vector_of(self, paper_id: str) -> np.ndarray | None:
         row = self.row_of.get(paper_id)
-        return None if row is None else np.asarray(self.vectors[row])
+        return None if row is None else np.asarray(self.vectors[row], dtype=np.float32)
 
     def mask_for_ids(self, paper_ids) -> np.ndarray:
         """Rows (every chunk) of these papers."""
@@ -217,10 +264,21 @@ class VectorIndex:
         """One row per paper (its first chunk), in row order."""
         return np.array(sorted(self.row_of.values()), dtype=np.int64)
 
+    def all_scores(self, query: np.ndarray) -> np.ndarray:
+        """Inner product of the query with every row (float32; a float16 memmap block by block,
+        so no float32 copy of the whole matrix is ever made)."""
+        if self.vectors.dtype == np.float32:
+            return self.vectors @ query
+        scores = np.empty(len(self.vectors), dtype=np.float32)
+        for start in range(0, len(self.vectors), EXACT_BLOCK_ROWS):
+            block = self.vectors[start:start + EXACT_BLOCK_ROWS]
+            scores[start:start + len(block)] = block.astype(np.float32) @ query
+        return scores
+
     def search_exact(self, query: np.ndarray, k: int, allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(rows, scores) of the k nearest allowed rows by inner product."""
         if allowed is None:
-            scores = self.vectors @ query
+            scores = self.all_scores(query)
             rows = top_k(scores, k)
             return rows, scores[rows]
         subset = np.flatnonzero(allowed)
@@ -228,9 +286,9 @@ class VectorIndex:
             # Most rows allowed (e.g. all but the title-only papers): one product over the whole
             # matrix, then pick the allowed scores. Gathering the allowed rows first copies them
             # (52 MB for 34K x 384) and measured ~7x slower than the product itself.
-            scores = (self.vectors @ query)[subset]
+            scores = self.all_scores(query)[subset]
         else:
-            scores = self.vectors[subset] @ query
+            scores = np.asarray(self.vectors[subset], dtype=np.float32) @ query
         best = top_k(scores, k)
         return subset[best], scores[best]
 
@@ -249,6 +307,10 @@ class VectorIndex:
         matches = self.ann.search(query, wanted)
         rows = np.asarray(matches.keys, dtype=np.int64)
         scores = 1.0 - np.asarray(matches.distances, dtype=np.float32)  # usearch ip distance = 1 - dot
+        if self.vectors.dtype != np.float32:  # the index's float16 dot products, recomputed in float32
+            scores = np.asarray(self.vectors[rows], dtype=np.float32) @ query
+            order = np.lexsort((rows, -scores))
+            rows, scores = rows[order], scores[order]
         if allowed is not None:
             keep = allowed[rows]
             rows, scores = rows[keep], scores[keep]

@@ -50,7 +50,7 @@ class BuiltModelEncoder:
         """Token ids of already-prefixed model inputs, truncated to max_tokens."""
         return [encoding.ids for encoding in self.tokenizer.encode_batch(list(inputs))]
 
-    def encode_token_ids(self, token_lists: Sequence[Sequence[int]], batch_size: int | None = None,
+    def encode_token_ids(self, token_lists: Sequence[Sequence[int] | np.ndarray], batch_size: int | None = None,
                          on_batch: Callable[[int], None] | None = None) -> np.ndarray:
         raise NotImplementedError
 

@@ -194,7 +194,7 @@ class StaticEncoder(BuiltModelEncoder):
         """One passage per paper: a static model reads max_tokens (512) at no extra cost."""
         return [[ids] for ids in self.tokenize([self.passage_input(paper_text(paper)) for paper in papers])]
 
-    def encode_token_ids(self, token_lists: Sequence[Sequence[int]], batch_size: int | None = None,
+    def encode_token_ids(self, token_lists: Sequence[Sequence[int] | np.ndarray], batch_size: int | None = None,
                          on_batch: Callable[[int], None] | None = None) -> np.ndarray:
         """The normalised sum of each text's token rows (a text of unknown tokens only: zeros).
 

@@ -45,6 +45,7 @@ class BestVectorRetriever:
         self.full = full  # e5 (None when it is not built)
         self.first_pass = first_pass
         first_pass.outside = full
+        self._populations: tuple[tuple, tuple[int, int]] = ((), (0, 0))  # (generations, counts)
 
     @property
     def model(self) -> str:
@@ -85,12 +86,17 @@ class BestVectorRetriever:
         return static_trust if not total else (with_full + only_first * static_trust) / total
 
     def populations(self) -> tuple[int, int]:
-        """Papers each side ranks: those with an e5 vector, and the others with a static one."""
+        """Papers each side ranks: those with an e5 vector, and the others with a static one;
+        counted once per pair of generations (hybrid asks on every query, and at 1M papers the
+        count is a loop over a million ids)."""
         full, first = (self.full.index if self.full is not None else None), self.first_pass.index
-        with_full = len(full.row_of) if full is not None else 0
-        only_first = sum(paper_id not in full.row_of for paper_id in first.row_of) if full is not None and first is not None \
-            else (len(first.row_of) if first is not None else 0)
-        return with_full, only_first
+        key = (full.folder if full is not None else None, first.folder if first is not None else None)
+        if self._populations[0] != key:
+            with_full = len(full.row_of) if full is not None else 0
+            only_first = sum(paper_id not in full.row_of for paper_id in first.row_of) if full is not None and first is not None \
+                else (len(first.row_of) if first is not None else 0)
+            self._populations = (key, (with_full, only_first))
+        return self._populations[1]
 
     def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
                  candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:

@@ -1,0 +1,88 @@
+"""The static first pass and the vector index build over a large corpus file, timed apart
+(docs/semantic.md, "At 1M synthetic papers").
+
+    python scripts/vectors_1m.py CORPUS.jsonl.gz DATA_DIR
+
+The papers are read with eval.datasets.read_corpus (no store needed); papersift's own
+embed_papers embeds them with the static model into DATA_DIR (its cache and a generation
+published without HNSW), then write_index publishes the same rows with the HNSW index, as
+embed would past ANN_MIN_ROWS. The HNSW build logs each block it adds, so a build stopped
+early still gives its rate. Figures go to stdout and DATA_DIR.vectors-1m.json.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+
+from papersift.eval.datasets import read_corpus
+from papersift.index import embeddings, vectors
+from papersift.models import STATIC_MODEL
+
+
+def rss_mb() -> int:
+    return round(int(Path("/proc/self/statm").read_text().split()[1]) * 4096 / 2**20)
+
+
+def peak_rss_mb() -> int:
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+
+
+class LoggedIndex:
+    """usearch's Index, logging each block add() gets (the build's rate, even unfinished)."""
+
+    def __init__(self, inner):
+        self.inner, self.started, self.rows = inner, time.perf_counter(), 0
+
+    def add(self, keys, block, threads=0):
+        self.inner.add(keys, block, threads=threads)
+        self.rows += len(keys)
+        print(f"  hnsw: {self.rows:,} rows in {time.perf_counter() - self.started:.0f} s", flush=True)
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+def main(corpus: str, data_dir: str) -> dict:
+    out: dict = {"corpus": corpus, "data_dir": data_dir}
+    started = time.perf_counter()
+    papers = list(read_corpus(corpus))
+    out.update(read_s=round(time.perf_counter() - started, 1), papers=len(papers), rss_after_read_mb=rss_mb())
+    print(out, flush=True)
+    encoder = embeddings.make_encoder(STATIC_MODEL, threads=1)
+    real_write, held = vectors.write_index, {}
+
+    def write_without_ann(directory, model, ids, rows, *args, **options):
+        held.update(ids=ids, rows=rows, args=args, options=options)
+        return real_write(directory, model, ids, rows, *args, ann_min_rows=10**12, **options)
+
+    vectors.write_index = write_without_ann
+    started = last = time.perf_counter()
+
+    def progress(state: embeddings.EmbedProgress) -> None:
+        nonlocal last
+        if time.perf_counter() - last > 60:
+            last = time.perf_counter()
+            print(f"  {state.embedded + state.cached:,} texts, {last - started:.0f} s", flush=True)
+
+    summary = embeddings.embed_papers(data_dir, papers, encoder, last_seq=len(papers), on_progress=progress)
+    out.update(embed_s=round(time.perf_counter() - started, 1), embedded=summary.embedded, cached=summary.cached,
+               texts=summary.texts, embed_peak_rss_mb=peak_rss_mb())
+    print(out, flush=True)
+    vectors.write_index = real_write
+    index_class = vectors.usearch_index_class
+    vectors.usearch_index_class = lambda: (lambda *args, **options: LoggedIndex(index_class()(*args, **options)))
+    started = time.perf_counter()
+    folder = real_write(data_dir, STATIC_MODEL, held["ids"], held["rows"], *held["args"], **held["options"])
+    out.update(index_build_s=round(time.perf_counter() - started, 1),
+               index_files={path.name: path.stat().st_size for path in folder.iterdir()},
+               meta=json.loads((folder / "meta.json").read_text()), peak_rss_mb=peak_rss_mb())
+    Path(f"{data_dir}.vectors-1m.json").write_text(json.dumps(out, indent=1))
+    return out
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(sys.argv[1], sys.argv[2])))
