@@ -8,6 +8,7 @@ only for the `shared` tier. Tiers: see tests/tiers.py and docs/testing.md.
 from __future__ import annotations
 
 import gzip
+import importlib.util
 import os
 import shutil
 import tempfile
@@ -110,6 +111,24 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         terminalreporter.section("tiers")
         for line in lines:
             terminalreporter.write_line(line)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def cheap_password_hashing():
+    """argon2 at its lowest cost (argon2.profiles.CHEAPEST) in tests: the default cost (64 MiB,
+    t=3) took ~150 ms a hash, seconds per accounts test module. The default itself is checked in
+    tests/accounts/test_passwords.py."""
+    if importlib.util.find_spec("argon2") is None:  # a core-only install: no accounts to test
+        yield
+        return
+    from argon2 import PasswordHasher, profiles
+
+    from papersift.accounts import passwords
+
+    cheap = PasswordHasher.from_parameters(profiles.CHEAPEST)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(passwords, "hasher", lambda: cheap)
+        yield
 
 
 @pytest.fixture(scope="session")
