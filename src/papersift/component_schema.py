@@ -20,6 +20,19 @@ LOCAL_USER = "local"  # the one user of a personal install (accounts add others)
 Migration = Callable[[sqlite3.Connection], None]
 
 
+def run_script(conn: sqlite3.Connection, script: str) -> None:
+    """A migration step's SQL statements, one by one inside the caller's transaction
+    (sqlite3's executescript would commit first)."""
+    for statement in script.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+def script_step(script: str) -> Migration:
+    """A migration step that only runs `script` (see run_script)."""
+    return lambda conn: run_script(conn, script)
+
+
 class ComponentSchema:
     """`migrations`: (version reached, step) in order; each step may run again on tables it
     already made (a crash between a step and recording the version repeats it)."""

@@ -9,9 +9,7 @@ database lets nobody act as a user. Passwords are argon2id hashes (accounts/pass
 
 from __future__ import annotations
 
-import sqlite3
-
-from papersift.component_schema import ComponentSchema
+from papersift.component_schema import ComponentSchema, script_step
 
 SCHEMA_KEY = "accounts_schema"
 
@@ -55,11 +53,5 @@ CREATE INDEX IF NOT EXISTS api_tokens_user ON api_tokens(user_id);
 """
 
 
-def _migrate_to_1(conn: sqlite3.Connection) -> None:
-    for statement in VERSION_1.split(";"):
-        if statement.strip():
-            conn.execute(statement)
-
-
-MIGRATIONS = ((1, _migrate_to_1),)
+MIGRATIONS = ((1, script_step(VERSION_1)),)
 SCHEMA = ComponentSchema(SCHEMA_KEY, MIGRATIONS)

@@ -12,7 +12,7 @@ import secrets
 import sqlite3
 import time
 
-from papersift.component_schema import ComponentSchema
+from papersift.component_schema import ComponentSchema, run_script
 
 SCHEMA_KEY = "follow_schema"
 
@@ -81,9 +81,7 @@ CREATE INDEX IF NOT EXISTS digests_unsent ON digests(user_id, sent_at);
 
 
 def _migrate_to_1(conn: sqlite3.Connection) -> None:
-    for statement in VERSION_1.split(";"):
-        if statement.strip():
-            conn.execute(statement)
+    run_script(conn, VERSION_1)
     # The CSRF key: created with the tables (a first write), never while serving a read.
     conn.execute("INSERT OR IGNORE INTO install_secrets (name, value, created_at) VALUES ('csrf', ?, ?)",
                  (secrets.token_urlsafe(32), time.time()))

@@ -13,9 +13,7 @@ paper still resolves through the store's source records.
 
 from __future__ import annotations
 
-import sqlite3
-
-from papersift.component_schema import LOCAL_USER, ComponentSchema  # noqa: F401 - LOCAL_USER: the library's user
+from papersift.component_schema import LOCAL_USER, ComponentSchema, script_step  # noqa: F401 - LOCAL_USER: the library's user
 
 SCHEMA_KEY = "library_schema"  # meta key holding the library's schema version
 
@@ -43,13 +41,7 @@ CREATE INDEX IF NOT EXISTS library_tags_paper ON library_tags(user_id, paper_id)
 """
 
 
-def _migrate_to_1(conn: sqlite3.Connection) -> None:
-    for statement in VERSION_1.split(";"):
-        if statement.strip():
-            conn.execute(statement)
-
-
 # (version reached, step), in order; each step may run again on tables it already made.
-MIGRATIONS = ((1, _migrate_to_1),)
+MIGRATIONS = ((1, script_step(VERSION_1)),)
 SCHEMA = ComponentSchema(SCHEMA_KEY, MIGRATIONS)
 LIBRARY_SCHEMA = SCHEMA.latest
