@@ -144,8 +144,8 @@ def raw_request(port: int, head: bytes, body_chunks=(), timeout: float = 30.0) -
     (status, response bytes, body bytes sent)."""
     sent = 0
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as connection:
-        connection.sendall(head)
         try:
+            connection.sendall(head)  # a server may answer a too-long head before it has all of it
             for chunk in body_chunks:
                 if select.select([connection], [], [], 0)[0]:
                     break  # the server has answered (and stopped reading)
