@@ -19,10 +19,12 @@ from pathlib import Path
 
 import orjson
 import uvicorn
+from fastapi.testclient import TestClient
 
 from papersift.api.security import LOOPBACK_HOSTS
 from papersift.index import lexical, termlexicon
 from papersift.record import paper_from_dict
+from papersift.server import create_app
 from papersift.store import Store
 from tiers import CHROMIUM as CHROMIUM  # re-exported; $PAPERSIFT_CHROMIUM overrides
 
@@ -69,6 +71,16 @@ def build_served_data_dir(data_dir: Path, sample_records: list[dict]) -> Path:
 
     key = hashlib.sha1(orjson.dumps(records, option=orjson.OPT_SORT_KEYS)).hexdigest()
     return copy_data_dir(built_once(template_root() / key, build), data_dir)
+
+
+@contextmanager
+def writable_client(records: list[dict], data_dir: Path, token: str, **client_options) -> Iterator[tuple[TestClient, Path]]:
+    """(client, data dir) of an app with writes on (write token `token`) over the records' served
+    data dir; a 500 comes back as a response the test can see."""
+    data_dir = build_served_data_dir(data_dir, records)
+    app = create_app(data_dir, enable_writes=True, write_token=token, allowed_hosts=TEST_HOSTS)
+    with TestClient(app, raise_server_exceptions=False, **client_options) as client:
+        yield client, data_dir
 
 
 def built_once(template: Path, build: Callable[[Path], None]) -> Path:

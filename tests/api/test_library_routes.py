@@ -4,12 +4,10 @@ library; export and import round trip through the API."""
 from __future__ import annotations
 
 import pytest
-from fastapi.testclient import TestClient
 
 from papersift.library.entries import Library
-from papersift.server import create_app
 from papersift.store import Store
-from served_papers import TEST_HOSTS, build_served_data_dir
+from served_papers import writable_client
 
 TOKEN = "library-token-of-24-chars"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -17,9 +15,7 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 @pytest.fixture()
 def writable(sample_records, tmp_path):
-    data_dir = build_served_data_dir(tmp_path / "data", sample_records[:60])
-    with TestClient(create_app(data_dir, enable_writes=True, write_token=TOKEN, allowed_hosts=TEST_HOSTS),
-                    raise_server_exceptions=False) as client:
+    with writable_client(sample_records[:60], tmp_path / "data", TOKEN) as (client, data_dir):
         yield client, data_dir
 
 

@@ -5,11 +5,9 @@ was saved (or last marked seen), and POST /api/seen marks them."""
 from __future__ import annotations
 
 import pytest
-from fastapi.testclient import TestClient
 
-from papersift.server import create_app
 from papersift.store import Store
-from served_papers import TEST_HOSTS, build_served_data_dir
+from served_papers import writable_client
 from write_checks import synthetic_records
 
 TOKEN = "saved-search-token-24-chars"
@@ -18,9 +16,7 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 @pytest.fixture()
 def writable(sample_records, tmp_path):
-    data_dir = build_served_data_dir(tmp_path / "data", sample_records[:60])
-    with TestClient(create_app(data_dir, enable_writes=True, write_token=TOKEN, allowed_hosts=TEST_HOSTS),
-                    raise_server_exceptions=False) as client:
+    with writable_client(sample_records[:60], tmp_path / "data", TOKEN) as (client, data_dir):
         yield client, data_dir
 
 

@@ -13,16 +13,14 @@ from fastapi.testclient import TestClient
 
 from papersift.library.entries import Library
 from papersift.server import create_app
-from served_papers import TEST_HOSTS, XSS_TITLE, build_served_data_dir
+from served_papers import TEST_HOSTS, XSS_TITLE, build_served_data_dir, writable_client
 
 TOKEN = "library-forms-token-24-chars"
 
 
 @pytest.fixture()
 def served(sample_records, tmp_path):
-    data_dir = build_served_data_dir(tmp_path / "data", sample_records[:60])
-    with TestClient(create_app(data_dir, enable_writes=True, write_token=TOKEN, allowed_hosts=TEST_HOSTS),
-                    raise_server_exceptions=False, follow_redirects=False) as client:
+    with writable_client(sample_records[:60], tmp_path / "data", TOKEN, follow_redirects=False) as (client, data_dir):
         yield client, data_dir
 
 

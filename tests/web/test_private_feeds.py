@@ -7,10 +7,8 @@ from __future__ import annotations
 import feedparser
 import lxml.html
 import pytest
-from fastapi.testclient import TestClient
 
-from papersift.server import create_app
-from served_papers import TEST_HOSTS, build_served_data_dir
+from served_papers import writable_client
 from write_checks import synthetic_records
 
 TOKEN = "private-feeds-token-24-chars"
@@ -19,9 +17,7 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 @pytest.fixture()
 def served(sample_records, tmp_path):
-    data_dir = build_served_data_dir(tmp_path / "data", sample_records[:60])
-    with TestClient(create_app(data_dir, enable_writes=True, write_token=TOKEN, allowed_hosts=TEST_HOSTS),
-                    raise_server_exceptions=False) as client:
+    with writable_client(sample_records[:60], tmp_path / "data", TOKEN) as (client, _data_dir):
         yield client
 
 

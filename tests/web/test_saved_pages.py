@@ -9,11 +9,9 @@ from urllib.parse import urlencode
 
 import lxml.html
 import pytest
-from fastapi.testclient import TestClient
 
-from papersift.server import create_app
 from papersift.store import Store
-from served_papers import TEST_HOSTS, build_served_data_dir
+from served_papers import writable_client
 from write_checks import synthetic_records
 
 TOKEN = "saved-pages-token-24-chars"
@@ -22,9 +20,7 @@ HOSTILE_NAME = "<b>zebra</b> & fish"
 
 @pytest.fixture()
 def served(sample_records, tmp_path):
-    data_dir = build_served_data_dir(tmp_path / "data", sample_records[:60])
-    with TestClient(create_app(data_dir, enable_writes=True, write_token=TOKEN, allowed_hosts=TEST_HOSTS),
-                    raise_server_exceptions=False, follow_redirects=False) as client:
+    with writable_client(sample_records[:60], tmp_path / "data", TOKEN, follow_redirects=False) as (client, data_dir):
         yield client, data_dir
 
 
