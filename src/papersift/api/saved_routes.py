@@ -21,7 +21,7 @@ from papersift.api.library_routes import _body_doc, _parse
 from papersift.api.params import QueryParams
 from papersift.api.schemas import ErrorOut
 from papersift.api.writes import require_write_access, user_tables_of
-from papersift.follow.saved import MAX_NAME_CHARS, FollowError, SavedQuery
+from papersift.follow.saved import MAX_NAME_CHARS, FollowError, SavedQuery, SavedSearch
 from papersift.follow.state import Following
 from papersift.follow.watches import Listing, list_watch, mark_listing_seen
 
@@ -67,7 +67,8 @@ def saved_query(body: QueryParams, sort: str, literal: bool = False) -> SavedQue
     return SavedQuery.from_dict({**values, "sort": sort, "literal": literal})
 
 
-def _refused(problem: FollowError) -> ApiError:
+def refused(problem: FollowError) -> ApiError:
+    """A refused change or lookup as the API's (and the pages') error: 404 for an unknown saved search."""
     status = 404 if str(problem).startswith("no saved search") else 422
     return ApiError(status, "not_found" if status == 404 else "invalid_change", str(problem))
 
@@ -85,7 +86,7 @@ async def _write(request: Request, call):
         try:
             return call(following_of(request))
         except FollowError as problem:
-            raise _refused(problem) from None
+            raise refused(problem) from None
     return await run_in_threadpool(run)
 
 
@@ -105,13 +106,19 @@ async def save(request: Request) -> dict:
 @router.get("/saved-searches/{ref}", summary="A saved search with its papers; new ones flagged (new=true: only them)")
 def show(request: Request, ref: Annotated[str, Path(max_length=MAX_NAME_CHARS)],
          new: Annotated[bool, Query(description="Only the papers new since the last 'seen'.")] = False) -> dict:
+    _, saved, listing = saved_listing(request, ref)
+    return {**saved.to_dict(), **listing_json(listing, new)}
+
+
+def saved_listing(request: Request, ref: str | int) -> tuple[Following, SavedSearch, Listing]:
+    """The request's user's tables, their saved search `ref` (id or name) and its papers, new
+    ones flagged (the API's and the page's view of one saved search)."""
     following = following_of(request)
     try:
         saved = following.saved_search(ref)
-        listing = list_watch(service_of(request), following, f"saved:{saved.id}")
+        return following, saved, list_watch(service_of(request), following, f"saved:{saved.id}")
     except FollowError as problem:
-        raise _refused(problem) from None
-    return {**saved.to_dict(), **listing_json(listing, new)}
+        raise refused(problem) from None
 
 
 @router.patch("/saved-searches/{ref}", summary="Rename a saved search", dependencies=[Depends(require_write_access)],

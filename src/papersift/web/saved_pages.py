@@ -17,7 +17,7 @@ from papersift.api.auth import accounts_on, request_user
 from papersift.api.backend import request_lang, service_of
 from papersift.api.errors import ApiError
 from papersift.api.params import PaperParams, SearchParams
-from papersift.api.saved_routes import following_of, saved_query
+from papersift.api.saved_routes import following_of, refused, saved_listing, saved_query
 from papersift.follow.saved import FollowError, watch_key
 from papersift.follow.watches import list_watch, mark_listing_seen
 from papersift.i18n import Lang
@@ -86,12 +86,6 @@ def _first(values: dict[str, list[str]], name: str) -> str | None:
     return values[name][0] if values.get(name) else None
 
 
-def _refused(problem: FollowError) -> ApiError:
-    if str(problem).startswith("no saved search"):
-        return ApiError(404, "not_found", str(problem))
-    return ApiError(422, "invalid_change", str(problem))
-
-
 @router.get("/saved", response_class=HTMLResponse)
 def saved_list_page(request: Request, params: Annotated[PaperParams, Query()]) -> HTMLResponse:
     lang = request_lang(request, params.lang)
@@ -101,12 +95,7 @@ def saved_list_page(request: Request, params: Annotated[PaperParams, Query()]) -
 @router.get("/saved/{saved_id}", response_class=HTMLResponse)
 def saved_page(request: Request, saved_id: int, params: Annotated[SavedPageParams, Query()]) -> HTMLResponse:
     lang = request_lang(request, params.lang)
-    following = following_of(request)
-    try:
-        saved = following.saved_search(saved_id)
-        listing = list_watch(service_of(request), following, f"saved:{saved.id}")
-    except FollowError as problem:
-        raise _refused(problem) from None
+    following, saved, listing = saved_listing(request, saved_id)
     token = following.feed_token()
     private_feed = f"/feeds/private/{quote(token, safe='')}/saved/{saved.id}" if token else None
     return _render(request, "saved.html", lang, saved=saved, listing=listing, only_new=params.new,
@@ -127,7 +116,7 @@ async def save_from_page(request: Request) -> RedirectResponse:
         try:
             return following_of(request).save_search(name, saved_query(search, search.sort, search.literal))
         except FollowError as problem:
-            raise _refused(problem) from None
+            raise refused(problem) from None
     saved = await run_in_threadpool(save)
     return _back(f"/saved/{saved.id}", _first(values, "lang"))
 
@@ -150,7 +139,7 @@ async def change_from_page(request: Request, saved_id: int, action: str) -> Redi
             else:
                 mark_listing_seen(following, list_watch(service_of(request), following, f"saved:{saved_id}"))
         except FollowError as problem:
-            raise _refused(problem) from None
+            raise refused(problem) from None
         return f"/saved/{saved_id}"
     return _back(await run_in_threadpool(change), lang)
 
@@ -169,6 +158,6 @@ async def seen_from_page(request: Request) -> RedirectResponse:
         try:
             mark_listing_seen(following, list_watch(service_of(request), following, watch_key(kind, key)))
         except FollowError as problem:
-            raise _refused(problem) from None
+            raise refused(problem) from None
     await run_in_threadpool(mark)
     return RedirectResponse(back, status_code=303)
