@@ -80,3 +80,20 @@ def test_csfcube_users_rank_each_query_pool_without_the_query_paper(tmp_path):
     knn = rows[2]
     assert knn["users"] == "csfcube" and knn["queries"] == 2 and knn["ndcg@5"] == 1.0 and knn["precision@5"] == 0.6
     assert all(0 <= row["ndcg@20"] <= 1 for row in rows)
+
+
+def test_paired_differences_count_users_and_resample_whole_clusters():
+    from papersift.bench.recommend import paired_differences
+
+    scores = {"papersift": [(1.0, 1.0), (0.0, 0.5), (1.0, 1.0)], "knn": [(0.0, 0.0), (0.0, 0.5), (0.0, 1.0)]}
+    [row] = paired_differences("topic", 5, scores, ["a", "a", "b"], ("precision@20", "ndcg@20"))
+    assert (row["versus"], row["clusters"], row["simulated_users"]) == ("knn", 2, 3)
+    precision = row["precision@20"]
+    assert precision["difference"] == round(2 / 3, 4)
+    assert (precision["won"], precision["tied"], precision["lost"]) == (2, 1, 0)
+    # Cluster a's users differ by 1 and 0, cluster b's by 1: any resample of whole clusters
+    # has a mean between 0.5 (a twice) and 1 (b twice), and both ends occur in 2,000 draws.
+    assert precision["ci95"] == [0.5, 1.0]
+    ndcg = row["ndcg@20"]
+    assert (ndcg["difference"], ndcg["won"], ndcg["tied"]) == (round(1 / 3, 4), 1, 2)
+    assert paired_differences("topic", 5, {"knn": scores["knn"]}, ["a", "a", "b"], ("precision@20", "ndcg@20")) == []

@@ -108,3 +108,25 @@ def test_vectors_join_the_keywords_and_explain_the_hits(labelled_dir, labeled_re
     assert hits and all(hit.because[0][1] > 0 for hit in hits)
     topic_of = {paper_id: name for name, group in topics.items() for paper_id in group}
     assert sum(topic_of[hit.paper_id] == topic for hit in hits) >= 8
+
+
+def test_a_one_paper_tag_ranks_its_embedding_neighbours_before_keyword_look_alikes():
+    """Papers 1-3 sit next to paper 0 in the e5 space and share none of its words; papers 4-6
+    repeat its words and sit anywhere in e5. The SVM alone mixed the two groups (one positive
+    against a background mostly learns its words); the centroid view puts 1-3 first."""
+    from papersift.library.features import Features, tfidf_matrix
+    from papersift.library.recommend import recommend_rows
+
+    rng = np.random.default_rng(5)
+    ids = [f"p{number}" for number in range(300)]
+    vectors = rng.normal(size=(300, 32)).astype(np.float32)
+    vectors[1:4] = vectors[0] + 0.3 * rng.normal(size=(3, 32))
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    words = [f"w{number}" for number in range(600)]
+    texts = [" ".join(rng.choice(words, 12)) for _ in ids]
+    for number in range(4, 7):
+        texts[number] = f"{texts[0]} {texts[number]}"
+    features = Features(ids, {paper_id: row for row, paper_id in enumerate(ids)}, tfidf_matrix(texts)[0], vectors,
+                        np.ones(300, dtype=bool), "test")
+    hits = recommend_rows(features, ["p0"], [], {"p0"}, k=3)
+    assert {hit.paper_id for hit in hits} == {"p1", "p2", "p3"}

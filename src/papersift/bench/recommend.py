@@ -43,6 +43,39 @@ def precision_ndcg(ranked: list[bool], relevant_total: int, cutoff: int = CUTOFF
     return sum(gains) / cutoff, (dcg / ideal if ideal else 0.0)
 
 
+BOOTSTRAP_RESAMPLES = 2000
+
+
+def paired_differences(users: str, k: int, scores: dict[str, list], clusters: list[str],
+                       metrics: tuple[str, ...], resamples: int = BOOTSTRAP_RESAMPLES) -> list[dict]:
+    """papersift minus each baseline, per metric: the mean difference over the same simulated
+    users, a 95% interval from a cluster bootstrap (whole clusters resampled: a subarea's draws,
+    or a query, are not independent users), and the users won / tied / lost. An interval above
+    zero is what "beats" means in the report."""
+    if "papersift" not in scores:
+        return []
+    rng = np.random.default_rng(0)
+    names = sorted(set(clusters))
+    members = [np.array([at for at, cluster in enumerate(clusters) if cluster == name]) for name in names]
+    picks = rng.integers(0, len(names), size=(resamples, len(names)))
+    out = []
+    for baseline in (method for method in scores if method != "papersift"):
+        differences = np.asarray(scores["papersift"], dtype=float) - np.asarray(scores[baseline], dtype=float)
+        row: dict = {"users": users, "k": k, "method": "papersift", "versus": baseline, "clusters": len(names),
+                     "simulated_users": len(clusters)}
+        for column, metric in enumerate(metrics):
+            values = differences[:, column]
+            sums = np.array([values[members[at]].sum() for at in range(len(names))])
+            counts = np.array([len(members[at]) for at in range(len(names))])
+            means = sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
+            low, high = np.percentile(means, [2.5, 97.5])
+            row[metric] = {"difference": round(float(values.mean()), 4), "ci95": [round(float(low), 4), round(float(high), 4)],
+                           "won": int((values > 1e-12).sum()), "tied": int((np.abs(values) <= 1e-12).sum()),
+                           "lost": int((values < -1e-12).sum())}
+        out.append(row)
+    return out
+
+
 def labelled_topics(store: Store, features: Features) -> dict[str, list[int]]:
     """`Area · Subarea` -> feature rows of its papers (papers with a gold subarea and features)."""
     topics: dict[str, list[int]] = defaultdict(list)
@@ -66,7 +99,10 @@ def topic_users(topics: dict[str, list[int]], k: int, draws: int, seed: int = 0)
 
 
 def run_topic_users(features: Features, topics: dict[str, list[int]], ks=KS, draws: int = 3,
-                    methods=tuple(RANKERS), log: Callable[[str], None] = lambda message: None) -> list[dict]:
+                    methods=tuple(RANKERS), log: Callable[[str], None] = lambda message: None,
+                    paired: list[dict] | None = None) -> list[dict]:
+    """Rows of mean scores per k and method; `paired`, when given, gets papersift's paired
+    differences to each baseline (see `paired_differences`)."""
     labelled = np.array(sorted(row for rows in topics.values() for row in rows))
     topic_of = {row: topic for topic, rows in topics.items() for row in rows}
     rows_out = []
@@ -85,6 +121,9 @@ def run_topic_users(features: Features, topics: dict[str, list[int]], ks=KS, dra
             if number % 20 == 0:
                 log(f"k={k}: user {number + 1}/{len(users)}")
         topics_used = len({topic for topic, _, _ in users})
+        if paired is not None:
+            paired += paired_differences("topic", k, scores, [topic for topic, _, _ in users],
+                                         ("precision@20", "ndcg@20"))
         for method in methods:
             precision, ndcg = np.mean(scores[method], axis=0) if scores[method] else (0.0, 0.0)
             rows_out.append({"users": "topic", "k": k, "method": method, "precision@20": round(float(precision), 4),
@@ -115,9 +154,10 @@ def run(data_dir: Path, draws: int = 3, ks=KS, methods=tuple(RANKERS),
     """Topic users over the data dir; with `csfcube` (the shared data's csfcube/ folder), the
     similar-paper users too, over CSFCube's own corpus."""
     started = time.perf_counter()
-    csfcube_rows = []
+    csfcube_rows: list[dict] = []
+    paired: list[dict] = []
     if csfcube is not None:
-        csfcube_rows = run_csfcube_users(csfcube_features(csfcube, csfcube_cache), csfcube, methods, log)
+        csfcube_rows = run_csfcube_users(csfcube_features(csfcube, csfcube_cache), csfcube, methods, log, paired)
     features = load_features(data_dir, build_missing_tfidf=True)
     load_seconds = time.perf_counter() - started
     log(f"features: {len(features):,} papers ({features.source}) in {load_seconds:.1f} s")
@@ -126,9 +166,10 @@ def run(data_dir: Path, draws: int = 3, ks=KS, methods=tuple(RANKERS),
     topics = labelled_topics(Store(data_dir, readonly=True), features)
     if not topics:
         raise ValueError(f"no papers with a gold area and subarea in {data_dir}: the topic users need them")
-    rows = run_topic_users(features, topics, ks, draws, methods, log) + csfcube_rows
+    topic_paired: list[dict] = []
+    rows = run_topic_users(features, topics, ks, draws, methods, log, topic_paired) + csfcube_rows
     latency = measure_latency(features, topics)
-    return {"rows": rows, "latency": latency, "data_dir": str(data_dir), "features": features.source,
+    return {"rows": rows, "paired": topic_paired + paired, "latency": latency, "data_dir": str(data_dir), "features": features.source,
             "papers": len(features), "labelled": sum(len(rows) for rows in topics.values()), "draws": draws,
             "feature_load_s": round(load_seconds, 1), "seconds": round(time.perf_counter() - started, 1)}
 
@@ -145,10 +186,25 @@ def markdown(report: dict) -> str:
     csfcube_rows = [row for row in report["rows"] if row["users"] == "csfcube"]
     if csfcube_rows:
         lines += csfcube_markdown(csfcube_rows)
+    if report.get("paired"):
+        lines += paired_markdown(report["paired"])
     latency = report["latency"]
     lines += ["", (f"Recommendations for a {latency['tag_papers']}-paper tag over {latency['corpus_papers']:,} papers: "
               f"p50 {latency['p50_ms']} ms, p90 {latency['p90_ms']} ms ({latency['repeats']} calls)."), ""]
     return "\n".join(lines)
+
+
+def paired_markdown(paired: list[dict]) -> list[str]:
+    lines = ["", ("papersift minus each baseline on the same users: mean difference [95% cluster-bootstrap interval] "
+             "and users won / tied / lost (clusters: subareas, or CSFCube queries):"), "",
+             "| users | k | versus | metric | difference | 95% interval | won / tied / lost |", "|---|---|---|---|---|---|---|"]
+    for row in paired:
+        for metric, value in row.items():
+            if isinstance(value, dict):
+                low, high = value["ci95"]
+                lines.append(f"| {row['users']} | {row['k']} | {row['versus']} | {metric} | {value['difference']:+.4f} "
+                             f"| [{low:+.4f}, {high:+.4f}] | {value['won']} / {value['tied']} / {value['lost']} |")
+    return lines
 
 
 # -- similar-paper users: CSFCube ----------------------------------------------------------
@@ -182,7 +238,7 @@ def csfcube_features(folder: Path, cache_dir: Path | None = None) -> Features:
 
 
 def run_csfcube_users(features: Features, folder: Path, methods=tuple(RANKERS),
-                      log: Callable[[str], None] = lambda message: None) -> list[dict]:
+                      log: Callable[[str], None] = lambda message: None, paired: list[dict] | None = None) -> list[dict]:
     """Each CSFCube dev query (a paper and a facet) is a user who tagged that one paper; each
     method ranks the query's judged pool (the query paper left out) and is scored by graded
     nDCG and by precision (relevance 2 or 3: "similar" or "identical") at 5 and 20."""
@@ -196,14 +252,14 @@ def run_csfcube_users(features: Features, folder: Path, methods=tuple(RANKERS),
             users.append((query["_id"], str(query["query_pid"])))
     scores: dict[str, list[list[float]]] = defaultdict(list)
     seconds: dict[str, float] = defaultdict(float)
-    used = 0
+    used_queries: list[str] = []
     for number, (query_id, query_paper) in enumerate(users):
         judged = qrels.get(query_id, {})
         pool = [paper_id for paper_id in pools.get(query_id, []) if paper_id != query_paper]
         positives, candidates = features.rows([query_paper]), features.rows(pool)
         if not len(positives) or not len(candidates) or not any(judged.values()):
             continue
-        used += 1
+        used_queries.append(query_id)
         all_gains = [judged.get(paper_id, 0) for paper_id in pool]
         for method in methods:
             started = time.perf_counter()
@@ -214,6 +270,10 @@ def run_csfcube_users(features: Features, folder: Path, methods=tuple(RANKERS),
             scores[method].append([value for cutoff in CSFCUBE_CUTOFFS for value in (
                 graded_ndcg(gains, all_gains, cutoff), sum(gain >= 2 for gain in gains[:cutoff]) / cutoff)])
         log(f"csfcube: user {number + 1}/{len(users)}")
+    used = len(used_queries)
+    if paired is not None:
+        paired += paired_differences("csfcube", 1, scores, used_queries,
+                                     tuple(f"{name}@{cutoff}" for cutoff in CSFCUBE_CUTOFFS for name in ("ndcg", "precision")))
     rows_out = []
     for method in methods:
         means = np.mean(scores[method], axis=0) if scores[method] else np.zeros(2 * len(CSFCUBE_CUTOFFS))

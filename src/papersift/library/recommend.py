@@ -1,15 +1,21 @@
 """Recommendations learned from a library: per tag, or from every liked / tagged paper.
 
-papersift's method: a linear SVM (scikit-learn's LinearSVC, as arxiv-sanity) trained on the
-user's positives (a tag's papers, or every tagged and liked paper) against their "not
-interested" papers (weighted up) and a fixed random sample of the corpus, over the e5 vector
-of each paper beside its tf-idf keyword features (features.py). Training on a sample instead
-of the whole corpus keeps a request to tens of milliseconds; the model is trained per request,
-so it always reflects the library as it is (nothing is stored). Every paper is then scored
-by one product with the weights; papers in the library are left out, filters restrict the
-candidates, and each hit is explained by the positives nearest to it. (Blending in the
-similarity to the nearest positive was measured and dropped: it lowered precision@20 at
-k = 5 and 20 in `bench recommend`.)
+papersift's method: two views of "papers like these", each standardized over the corpus and
+added with equal weight:
+- a linear SVM (scikit-learn's LinearSVC, as arxiv-sanity) trained on the user's positives (a
+  tag's papers, or every tagged and liked paper) against their "not interested" papers
+  (weighted up) and a fixed random sample of the corpus, over the e5 vector of each paper
+  beside its tf-idf keyword features (features.py): what sets the positives apart;
+- the e5 cosine to the positives' centroid (Rocchio): what they are about. With one or two
+  positives the SVM mostly learns that paper's words; the centroid is what a one-paper tag
+  asks for (similar-paper users in `bench recommend`), and as the tag grows the SVM's spread
+  dominates.
+Standardizing over every paper (not over the candidates) keeps the order of two papers the
+same under any filter. Training on a sample instead of the whole corpus keeps a request to
+tens of milliseconds; the model is trained per request, so it always reflects the library as
+it is (nothing is stored). Papers in the library are left out, filters restrict the
+candidates, and each hit is explained by the positives nearest to it. Evidence and the
+variants measured: docs/library.md.
 
 The two baselines of `bench recommend` live here too, as pure rankers with the same
 signature: arxiv-sanity's (tf-idf only, trained on every paper) and nearest neighbours on the
@@ -74,12 +80,28 @@ def svm_scores(features: Features, positive_rows: np.ndarray, negative_rows: np.
     return scores
 
 
+def standardized(scores: np.ndarray) -> np.ndarray:
+    """(scores - mean) / standard deviation, over every paper (all zeros when they are all equal)."""
+    spread = float(scores.std())
+    return (scores - float(scores.mean())) / spread if spread > 0 else np.zeros_like(scores)
+
+
+def papersift_scores(features: Features, positive_rows: np.ndarray, negative_rows: np.ndarray,
+                     seed: int = 0) -> np.ndarray:
+    """Every paper's score: the standardized SVM decision value plus, with e5 vectors, the
+    standardized cosine to the positives' centroid."""
+    scores = standardized(svm_scores(features, positive_rows, negative_rows, seed))
+    if features.vectors is not None:
+        scores += standardized(features.vectors @ features.vectors[positive_rows].mean(axis=0))
+    return scores
+
+
 def papersift_rank(features: Features, positive_rows: np.ndarray, negative_rows: np.ndarray,
                    candidates: np.ndarray, k: int, seed: int = 0) -> np.ndarray:
-    """papersift's ranking: the candidates by the SVM's decision value."""
+    """papersift's ranking: the candidates by `papersift_scores`."""
     if not len(candidates):
         return candidates
-    scores = svm_scores(features, positive_rows, negative_rows, seed)
+    scores = papersift_scores(features, positive_rows, negative_rows, seed)
     return candidates[top_k(scores[candidates], k)]
 
 
