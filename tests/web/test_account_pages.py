@@ -175,6 +175,26 @@ def test_changing_the_password_keeps_this_session_and_ends_the_others(app):
     assert elsewhere.get("/account", headers=HTML, follow_redirects=False).status_code == 303
 
 
+def test_wrong_current_passwords_are_rate_limited_like_logins(app, clock):
+    here = logged_in(app, "alice")
+
+    def change(current: str, new: str = "n" * 12):
+        return here.post("/account/password", data={"csrf": session_csrf(here), "password": current,
+                                                     "new_password": new, "password_again": new})
+
+    short = change(PASSWORDS["alice"], "short")  # the right current password: not a guess, not counted
+    assert short.status_code == 422 and "at least 10 characters" in short.text
+    for _ in range(MAX_FAILURES_PER_ACCOUNT):
+        assert change("not-it").status_code == 422
+    limited = change(PASSWORDS["alice"])  # even the right password, while the account is locked
+    assert limited.status_code == 429 and int(limited.headers["retry-after"]) == WINDOW_S
+    assert login(_client(app), "alice").status_code == 429  # one count of guesses at alice's password
+    assert app.state.accounts.check_password("alice", PASSWORDS["alice"]) == "alice"  # unchanged
+    clock.advance(WINDOW_S)
+    done = change(PASSWORDS["alice"])
+    assert done.status_code == 200 and "Password changed" in done.text
+
+
 def test_public_pages_work_anonymously_with_no_forms_and_a_login_link(app):
     client = _client(app)
     page = client.get("/?q=learning", headers=HTML)

@@ -35,6 +35,10 @@ class AccountError(ValueError):
     """A refused change or login, with a one-line reason a user may read."""
 
 
+class WrongPassword(AccountError):
+    """The current password given to change it is wrong: a guess, counted by the rate limiter."""
+
+
 @dataclass(frozen=True)
 class User:
     user_id: str
@@ -158,7 +162,7 @@ class Accounts:
     def change_password(self, user_id: str, old: str, new: str, keep_session: str | None = None) -> None:
         """Needs the old password; every other session of the user ends (a stolen one with it)."""
         if self.check_password(user_id, old) != user_id:
-            raise AccountError("the current password is wrong")
+            raise WrongPassword("the current password is wrong")
         try:
             password_hash = passwords.hash_password(new)
         except passwords.PasswordError as problem:

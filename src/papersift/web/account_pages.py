@@ -21,7 +21,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import Field
 
-from papersift.accounts.users import SESSION_TTL_S, AccountError, digest
+from papersift.accounts.users import SESSION_TTL_S, AccountError, WrongPassword, digest
 from papersift.api.auth import ANONYMOUS, SESSION_COOKIE, request_user, require_user
 from papersift.api.backend import request_lang
 from papersift.api.errors import ApiError
@@ -129,18 +129,28 @@ def login_page(request: Request, params: Annotated[LoginParams, Query()]) -> HTM
                            problem=None, name="")
 
 
+def _guess_allowed(request: Request, account: str) -> tuple[str, str]:
+    """Before a password is looked at (login, change password): past the limits of wrong
+    passwords per account or per client address (accounts/ratelimit.py), 429 with Retry-After,
+    right password or not; else the attempt is counted now, so parallel guesses cannot all pass
+    while argon2 runs (the caller takes it back with succeeded() when the password was right).
+    Both forms share one limiter: a guess at a password counts the same through either."""
+    address = request.client.host if request.client else "-"
+    refusal = request.app.state.login_limiter.attempt(account, address)
+    if refusal is not None:
+        raise ApiError(429, "too_many_logins", f"too many wrong passwords: try again in {refusal.retry_after_s} s",
+                       headers={"Retry-After": str(refusal.retry_after_s)})
+    return account, address
+
+
 @router.post("/login")
 async def login(request: Request) -> Response:
     """Rate limited per account and per client address before the password is looked at
     (accounts/ratelimit.py): past the limit, 429 with Retry-After, right password or not."""
     values = await _pre_login_fields(request)
     lang, name, target = _lang_of(values.get("lang")), values.get("name", "")[:200], values.get("next", "/")
-    account, address = name.strip().lower(), request.client.host if request.client else "-"
+    account, address = _guess_allowed(request, name.strip().lower())
     limiter = request.app.state.login_limiter
-    refusal = limiter.attempt(account, address)  # counted now: parallel guesses cannot all pass
-    if refusal is not None:
-        raise ApiError(429, "too_many_logins", f"too many wrong passwords: try again in {refusal.retry_after_s} s",
-                       headers={"Retry-After": str(refusal.retry_after_s)})
     user_id = await run_in_threadpool(request.app.state.accounts.check_password, name, values.get("password", ""))
     if user_id is None:
         return _pre_login_form(request, "login.html", lang, 401, next=_local_path(target),
@@ -230,9 +240,15 @@ async def change_password(request: Request) -> Response:
     lang, user = _lang_of(values.get("lang")), require_user(request)
     if values.get("new_password", "") != values.get("password_again", ""):
         return _account_page(request, lang, 422, problem=LABELS[lang]["mismatch"])
+    # A stolen session must not buy unlimited guesses at the password: limited like the login
+    account, address = _guess_allowed(request, user.user_id)
     try:
         await run_in_threadpool(request.app.state.accounts.change_password, user.user_id, values.get("password", ""),
                                 values.get("new_password", ""), user.session_hash)
-    except AccountError as problem:
+    except WrongPassword as problem:  # stays counted
         return _account_page(request, lang, 422, problem=str(problem))
+    except AccountError as problem:  # the current password was right; the new one refused
+        request.app.state.login_limiter.succeeded(account, address)
+        return _account_page(request, lang, 422, problem=str(problem))
+    request.app.state.login_limiter.succeeded(account, address)
     return _account_page(request, lang, notice=LABELS[lang]["password_changed"])
