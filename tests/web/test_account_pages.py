@@ -195,6 +195,41 @@ def test_wrong_current_passwords_are_rate_limited_like_logins(app, clock):
     assert done.status_code == 200 and "Password changed" in done.text
 
 
+def test_a_reset_link_sets_a_new_password_and_ends_every_session(app):
+    token, _ = app.state.accounts.create_reset("alice")
+    before = logged_in(app, "alice")
+    client = _client(app)
+    form = client.get(f"/reset?token={token}&lang=zh")
+    assert form.status_code == 200 and "设置新密码" in form.text and "alice" in form.text
+    fields = {"csrf": csrf_of(form.text), "token": token, "password": "n" * 12, "password_again": "n" * 12, "lang": "zh"}
+    assert client.post("/reset", data={**fields, "csrf": ""}).status_code == 403
+    other_browser = csrf_of(_client(app).get("/login").text)
+    assert client.post("/reset", data={**fields, "csrf": other_browser}).status_code == 403
+    assert client.post("/reset", data={**fields, "password_again": "m" * 12}).status_code == 422
+    done = client.post("/reset", data=fields)
+    assert done.status_code == 200 and "请用新密码登录" in done.text and 'action="/login"' in done.text
+    assert before.get("/account", headers=HTML, follow_redirects=False).status_code == 303  # its session ended
+    assert login(_client(app), "alice", "n" * 12).status_code == 303
+    assert login(_client(app), "alice").status_code == 401  # the old password
+    assert client.get(f"/reset?token={token}").status_code == 404  # used up
+    again = client.post("/reset", data={**fields, "csrf": csrf_of(client.get("/login").text), "password": "o" * 12,
+                                        "password_again": "o" * 12})
+    assert again.status_code == 422 and "unknown, used or expired" in again.text
+    assert app.state.accounts.check_password("alice", "n" * 12) == "alice"
+
+
+def test_a_reset_link_forgets_the_accounts_failed_logins(app):
+    client = _client(app)
+    for _ in range(MAX_FAILURES_PER_ACCOUNT):
+        login(client, "alice", "not-the-password")
+    assert login(client, "alice").status_code == 429
+    token, _ = app.state.accounts.create_reset("alice")
+    form = client.get(f"/reset?token={token}")
+    fields = {"csrf": csrf_of(form.text), "token": token, "password": "n" * 12, "password_again": "n" * 12}
+    assert client.post("/reset", data=fields).status_code == 200
+    assert login(client, "alice", "n" * 12).status_code == 303
+
+
 def test_public_pages_work_anonymously_with_no_forms_and_a_login_link(app):
     client = _client(app)
     page = client.get("/?q=learning", headers=HTML)

@@ -2,7 +2,7 @@
 library's and the follow tables (library/schema.py's pattern; `meta` row `accounts_schema`).
 
 Install-wide rather than per user: a user row, and the secrets that prove who a request is.
-Every secret the server hands out (session ids, invitation and API tokens) is stored as its
+Every secret the server hands out (session ids, invitation, reset and API tokens) is stored as its
 SHA-256 only: they are 256-bit random strings, so a fast hash suffices and a copy of the
 database lets nobody act as a user. Passwords are argon2id hashes (accounts/passwords.py).
 """
@@ -53,5 +53,19 @@ CREATE INDEX IF NOT EXISTS api_tokens_user ON api_tokens(user_id);
 """
 
 
-MIGRATIONS = ((1, script_step(VERSION_1)),)
+# Version 2.
+# password_resets: single-use links an admin makes (`papersift users reset NAME`) for a user
+#   who lost their password (hash, expiry, when used); a new link for a user replaces the old.
+VERSION_2 = """
+CREATE TABLE IF NOT EXISTS password_resets (
+    token_hash TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL REFERENCES users(user_id),
+    created_at REAL NOT NULL,
+    expires_at REAL NOT NULL,
+    used_at REAL
+);
+CREATE INDEX IF NOT EXISTS password_resets_user ON password_resets(user_id);
+"""
+
+MIGRATIONS = ((1, script_step(VERSION_1)), (2, script_step(VERSION_2)))
 SCHEMA = ComponentSchema(SCHEMA_KEY, MIGRATIONS)

@@ -44,7 +44,9 @@ LABELS = {
            "new_token": "Your new API token (copy it now: it is not shown again)", "change_password": "Change password",
            "current_password": "Current password", "new_password": "New password", "created": "created",
            "wrong_login": "Wrong user name or password.", "password_changed": "Password changed; other sessions ended.",
-           "mismatch": "The two passwords differ.", "invite_invalid": "This invitation is unknown, used or expired: ask for a new one."},
+           "mismatch": "The two passwords differ.", "invite_invalid": "This invitation is unknown, used or expired: ask for a new one.",
+           "reset": "Set a new password", "reset_invalid": "This reset link is unknown, used or expired: ask the admin for a new one.",
+           "reset_done": "Password set; every session of this account has ended. Log in with the new password."},
     "zh": {"login": "登录", "logout": "退出登录", "name": "用户名", "password": "密码", "account": "账户",
            "signup": "注册", "password_again": "再次输入密码", "signed_in_as": "当前用户", "tokens": "API 令牌",
            "tokens_help": "供脚本使用：向 /api 发送 'Authorization: Bearer <令牌>'。令牌只在创建时显示一次。",
@@ -52,7 +54,9 @@ LABELS = {
            "new_token": "新的 API 令牌（请立即复制：不会再次显示）", "change_password": "修改密码",
            "current_password": "当前密码", "new_password": "新密码", "created": "创建于",
            "wrong_login": "用户名或密码错误。", "password_changed": "密码已修改；其他会话已结束。",
-           "mismatch": "两次输入的密码不一致。", "invite_invalid": "邀请无效、已用或已过期：请索取新的邀请。"},
+           "mismatch": "两次输入的密码不一致。", "invite_invalid": "邀请无效、已用或已过期：请索取新的邀请。",
+           "reset": "设置新密码", "reset_invalid": "重置链接无效、已用或已过期：请向管理员索取新的链接。",
+           "reset_done": "密码已设置；此账户的所有会话均已结束。请用新密码登录。"},
 }
 
 
@@ -178,6 +182,41 @@ async def signup(request: Request) -> Response:
     except AccountError as problem:
         return _pre_login_form(request, "signup.html", lang, 422, invite=invite, problem=str(problem), name=name)
     return await run_in_threadpool(_logged_in, request, user.user_id, f"/account?lang={lang}")
+
+
+class ResetParams(PaperParams):
+    token: Annotated[str, Field(max_length=100)] = ""
+
+
+@router.get("/reset", response_class=HTMLResponse)
+def reset_page(request: Request, params: Annotated[ResetParams, Query()]) -> HTMLResponse:
+    """The page behind `papersift users reset NAME`'s link: a new password for its user. The
+    link is the capability (the user has lost the password, so has no session); the form's CSRF
+    token is bound to this browser like the login form's."""
+    lang = request_lang(request, params.lang)
+    user_id = request.app.state.accounts.reset_user(params.token)
+    return _pre_login_form(request, "reset.html", lang, 200 if user_id else 404, token=params.token, user_name=user_id,
+                           problem=None if user_id else LABELS[lang]["reset_invalid"])
+
+
+@router.post("/reset")
+async def reset_password(request: Request) -> Response:
+    """Sets the password, uses the link up and ends every session of its user (one transaction,
+    Accounts.reset_password); then the login form, with the account's failed logins forgotten."""
+    values = await _pre_login_fields(request)
+    lang, token = _lang_of(values.get("lang")), values.get("token", "")[:100]
+    accounts = request.app.state.accounts
+    if values.get("password", "") != values.get("password_again", ""):
+        return _pre_login_form(request, "reset.html", lang, 422, token=token, user_name=accounts.reset_user(token),
+                               problem=LABELS[lang]["mismatch"])
+    try:
+        user_id = await run_in_threadpool(accounts.reset_password, token, values.get("password", ""))
+    except AccountError as problem:
+        return _pre_login_form(request, "reset.html", lang, 422, token=token, user_name=accounts.reset_user(token),
+                               problem=str(problem))
+    request.app.state.login_limiter.succeeded(user_id)
+    return _pre_login_form(request, "login.html", lang, next="/account", problem=None, name=user_id,
+                           notice=LABELS[lang]["reset_done"])
 
 
 async def _session_form(request: Request) -> dict[str, str]:
