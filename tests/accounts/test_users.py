@@ -214,3 +214,41 @@ def test_accounts_of_schema_version_1_migrate_to_the_latest_keeping_users_and_se
     assert accounts.session("old-session-id").user_id == "alice"
     token, _ = accounts.create_reset("alice")
     assert accounts.reset_user(token) == "alice"
+
+
+def test_sessions_are_listed_per_user_with_their_browser_and_the_others_end(accounts, clock):
+    accounts.add_user("alice", "a-long-password")
+    accounts.add_user("bob", "bobs-long-password")
+    first = accounts.start_session("alice", user_agent="Firefox/130  on\nLinux")
+    clock.advance(10)
+    second = accounts.start_session("alice", user_agent="x" * 500)
+    expired = accounts.start_session("alice", ttl_s=5)
+    bobs = accounts.start_session("bob", user_agent="Bob's browser")
+    clock.advance(6)
+    here = accounts.session(second).session_hash
+    listed = accounts.sessions("alice", current=here)
+    assert [(info.user_agent, info.current) for info in listed] == [("x" * 200, True), ("Firefox/130 on Linux", False)]
+    assert accounts.session(expired) is None
+    assert accounts.end_other_sessions("alice", here) == 2  # the first and the expired one
+    assert accounts.session(first) is None and accounts.session(second) is not None
+    assert accounts.session(bobs) is not None and [info.user_agent for info in accounts.sessions("bob")] == ["Bob's browser"]
+
+
+def test_accounts_of_schema_version_2_gain_the_sessions_user_agent(tmp_path, clock):
+    from papersift.accounts.schema import VERSION_1, VERSION_2
+    from papersift.component_schema import run_script
+
+    store = Store(tmp_path / "data")
+    with store.transaction("the accounts tables of version 2") as conn:
+        run_script(conn, VERSION_1)
+        run_script(conn, VERSION_2)
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '2')", (SCHEMA.key,))
+        conn.execute("INSERT INTO users (user_id, password_hash, created_at) VALUES ('alice', NULL, 1)")
+        conn.execute("INSERT INTO sessions (session_hash, user_id, created_at, expires_at) VALUES (?, 'alice', 1, ?)",
+                     (digest("old-session-id"), clock() + 60))
+    accounts = Accounts(store, clock)
+    assert SCHEMA.stored_version(store) == SCHEMA.latest == 3
+    assert accounts.session("old-session-id").user_id == "alice"
+    assert [(info.created_at, info.user_agent) for info in accounts.sessions("alice")] == [(1, None)]
+    with store.transaction("run the step again") as conn:  # a step may run twice (ComponentSchema)
+        SCHEMA.migrations[-1][1](conn)

@@ -179,6 +179,7 @@ def calls(w: World) -> dict[str, list[Call]]:
         "GET /account": [Call("GET", "/account")],
         "POST /account/tokens": [Call("POST", "/account/tokens", form={"name": "bobs"})],
         "POST /account/tokens/{token_id}/revoke": [Call("POST", f"/account/tokens/{w.alice_token_id}/revoke", form={})],
+        "POST /account/sessions/end-others": [Call("POST", "/account/sessions/end-others", form={})],
         "POST /account/password": [Call("POST", "/account/password", form={"password": "alice-password-1",
                                                                            "new_password": "q" * 12, "password_again": "q" * 12})],
         "POST /logout": [Call("POST", "/logout", form={})],  # last: ends Bob's session
@@ -197,7 +198,8 @@ def alice_state(w: World) -> dict:
             "seen": following.mark(f"tag:{TAG}"), "feed": following.feed_token(),
             "tokens": [token.to_dict() for token in app.state.accounts.api_tokens("alice")],
             "password": app.state.accounts.check_password("alice", "alice-password-1"),
-            "reset": app.state.accounts.reset_user(w.alice_reset)}
+            "reset": app.state.accounts.reset_user(w.alice_reset),
+            "sessions": [(info.created_at, info.user_agent) for info in app.state.accounts.sessions("alice")]}
 
 
 def send(client: TestClient, call: Call, headers: dict, csrf: str | None):

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from account_clients import PASSWORDS, Clock, accounts_app, csrf_of, logged_in, login, session_csrf
 from papersift.accounts.ratelimit import MAX_FAILURES_PER_ACCOUNT, WINDOW_S
-from papersift.accounts.users import SESSION_TTL_S
+from papersift.accounts.users import SESSION_TTL_S, digest
 from papersift.library.entries import Library
 from served_papers import build_served_data_dir
 
@@ -228,6 +228,28 @@ def test_a_reset_link_forgets_the_accounts_failed_logins(app):
     fields = {"csrf": csrf_of(form.text), "token": token, "password": "n" * 12, "password_again": "n" * 12}
     assert client.post("/reset", data=fields).status_code == 200
     assert login(client, "alice", "n" * 12).status_code == 303
+
+
+def test_the_account_page_lists_the_sessions_and_signs_out_the_others(app):
+    here = _client(app)
+    here.headers["User-Agent"] = "HereBrowser/1.0"
+    assert login(here, "alice").status_code == 303
+    elsewhere = _client(app)
+    elsewhere.headers["User-Agent"] = "<script>alert(1)</script> Elsewhere/2"
+    assert login(elsewhere, "alice").status_code == 303
+    bob = logged_in(app, "bob")
+    page = here.get("/account").text
+    assert "HereBrowser/1.0" in page and "&lt;script&gt;alert(1)&lt;/script&gt; Elsewhere/2" in page
+    assert "<script>alert(1)" not in page and page.count('<li class="session') == 2 and "current-session" in page
+    for value in (here.cookies.get("papersift_session"), elsewhere.cookies.get("papersift_session")):
+        assert value and value not in page and digest(value) not in page  # neither the cookie nor its hash
+    assert here.post("/account/sessions/end-others", data={}).status_code == 403  # no CSRF token
+    assert here.post("/account/sessions/end-others", data={"csrf": session_csrf(bob)}).status_code == 403
+    assert elsewhere.get("/account", follow_redirects=False).status_code == 200
+    done = here.post("/account/sessions/end-others", data={"csrf": session_csrf(here)})
+    assert done.status_code == 200 and "Signed out 1 other session(s)." in done.text and done.text.count('<li class="session') == 1
+    assert elsewhere.get("/account", headers=HTML, follow_redirects=False).status_code == 303
+    assert here.get("/account").status_code == 200 and bob.get("/account").status_code == 200
 
 
 def test_public_pages_work_anonymously_with_no_forms_and_a_login_link(app):

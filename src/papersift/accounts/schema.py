@@ -9,6 +9,8 @@ database lets nobody act as a user. Passwords are argon2id hashes (accounts/pass
 
 from __future__ import annotations
 
+import sqlite3
+
 from papersift.component_schema import ComponentSchema, script_step
 
 SCHEMA_KEY = "accounts_schema"
@@ -67,5 +69,15 @@ CREATE TABLE IF NOT EXISTS password_resets (
 CREATE INDEX IF NOT EXISTS password_resets_user ON password_resets(user_id);
 """
 
-MIGRATIONS = ((1, script_step(VERSION_1)), (2, script_step(VERSION_2)))
+# Version 3.
+# sessions.user_agent: the browser's User-Agent at login (at most 200 characters), shown in the
+#   account page's list of sessions so a user can tell theirs apart. No "last seen": keeping it
+#   would make every page view a write queued on the store's write lock.
+def _version_3(conn: sqlite3.Connection) -> None:
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(sessions)")}
+    if "user_agent" not in columns:  # a step may run again (component_schema.ComponentSchema)
+        conn.execute("ALTER TABLE sessions ADD COLUMN user_agent TEXT")
+
+
+MIGRATIONS = ((1, script_step(VERSION_1)), (2, script_step(VERSION_2)), (3, _version_3))
 SCHEMA = ComponentSchema(SCHEMA_KEY, MIGRATIONS)

@@ -27,6 +27,7 @@ SESSION_TTL_S = 14 * 24 * 3600
 INVITATION_TTL_S = 7 * 24 * 3600
 RESET_TTL_S = 24 * 3600
 MAX_TOKEN_NAME_CHARS = 100
+MAX_USER_AGENT_CHARS = 200
 MAX_TOKENS_PER_USER = 50
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 API_TOKEN_PREFIX = "pst_"  # tells a user's API token apart from the server's write token in logs and configs
@@ -55,6 +56,16 @@ class Session:
     user_id: str
     session_hash: str  # what CSRF tokens are bound to: a new login is a new session
     expires_at: float
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """A live session as the account page lists it: never its id nor the id's hash."""
+
+    created_at: float
+    expires_at: float
+    user_agent: str | None
+    current: bool  # the session of the request that asks
 
 
 @dataclass(frozen=True)
@@ -250,14 +261,29 @@ class Accounts:
         return user_id
 
     # -- sessions ----------------------------------------------------------------------
-    def start_session(self, user_id: str, ttl_s: float = SESSION_TTL_S) -> str:
+    def start_session(self, user_id: str, ttl_s: float = SESSION_TTL_S, user_agent: str | None = None) -> str:
         """A new session's id (the cookie's value); expired sessions are dropped on the way."""
         session_id, now = secrets.token_urlsafe(32), self.clock()
+        agent = " ".join((user_agent or "").split())[:MAX_USER_AGENT_CHARS] or None
         with self._writing(f"log in {user_id}") as conn:
             conn.execute("DELETE FROM sessions WHERE expires_at <= ?", (now,))
-            conn.execute("INSERT INTO sessions (session_hash, user_id, created_at, expires_at) VALUES (?,?,?,?)",
-                         (digest(session_id), user_id, now, now + ttl_s))
+            conn.execute("INSERT INTO sessions (session_hash, user_id, created_at, expires_at, user_agent)"
+                         " VALUES (?,?,?,?,?)", (digest(session_id), user_id, now, now + ttl_s, agent))
         return session_id
+
+    def sessions(self, user_id: str, current: str | None = None) -> list[SessionInfo]:
+        """The user's live sessions, newest first; `current` (a session hash) is marked."""
+        if not self._ready(3):
+            return []
+        rows = self.store.read("SELECT session_hash, created_at, expires_at, user_agent FROM sessions"
+                               " WHERE user_id=? AND expires_at > ? ORDER BY created_at DESC", (user_id, self.clock()))
+        return [SessionInfo(row[1], row[2], row[3], row[0] == current) for row in rows]
+
+    def end_other_sessions(self, user_id: str, keep_session: str | None) -> int:
+        """End every session of the user but `keep_session` (a session hash); how many ended."""
+        with self._writing(f"end the other sessions of {user_id}") as conn:
+            return conn.execute("DELETE FROM sessions WHERE user_id=? AND session_hash IS NOT ?",
+                                (user_id, keep_session)).rowcount
 
     def session(self, session_id: str) -> Session | None:
         """The live session with this id (None: unknown, ended or expired)."""

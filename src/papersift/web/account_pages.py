@@ -13,6 +13,7 @@ never sends from another site. Secure when the request came over https or --secu
 from __future__ import annotations
 
 import secrets
+import time
 from typing import Annotated
 from urllib.parse import quote
 
@@ -45,6 +46,9 @@ LABELS = {
            "current_password": "Current password", "new_password": "New password", "created": "created",
            "wrong_login": "Wrong user name or password.", "password_changed": "Password changed; other sessions ended.",
            "mismatch": "The two passwords differ.", "invite_invalid": "This invitation is unknown, used or expired: ask for a new one.",
+           "sessions": "Sessions", "sessions_help": "Browsers logged in to this account.",
+           "this_session": "this session", "expires": "expires", "unknown_agent": "(browser not known)",
+           "end_others": "Sign out all other sessions", "others_ended": "Signed out {count} other session(s).",
            "reset": "Set a new password", "reset_invalid": "This reset link is unknown, used or expired: ask the admin for a new one.",
            "reset_done": "Password set; every session of this account has ended. Log in with the new password."},
     "zh": {"login": "登录", "logout": "退出登录", "name": "用户名", "password": "密码", "account": "账户",
@@ -55,6 +59,8 @@ LABELS = {
            "current_password": "当前密码", "new_password": "新密码", "created": "创建于",
            "wrong_login": "用户名或密码错误。", "password_changed": "密码已修改；其他会话已结束。",
            "mismatch": "两次输入的密码不一致。", "invite_invalid": "邀请无效、已用或已过期：请索取新的邀请。",
+           "sessions": "会话", "sessions_help": "登录了此账户的浏览器。", "this_session": "当前会话", "expires": "过期于",
+           "unknown_agent": "（未知浏览器）", "end_others": "退出所有其他会话", "others_ended": "已退出 {count} 个其他会话。",
            "reset": "设置新密码", "reset_invalid": "重置链接无效、已用或已过期：请向管理员索取新的链接。",
            "reset_done": "密码已设置；此账户的所有会话均已结束。请用新密码登录。"},
 }
@@ -116,7 +122,7 @@ async def _pre_login_fields(request: Request) -> dict[str, str]:
 
 
 def _logged_in(request: Request, user_id: str, target: str) -> Response:
-    session_id = request.app.state.accounts.start_session(user_id)
+    session_id = request.app.state.accounts.start_session(user_id, user_agent=request.headers.get("user-agent", "")[:1000])
     response = RedirectResponse(_local_path(target), status_code=303)
     response.set_cookie(SESSION_COOKIE, session_id, max_age=SESSION_TTL_S, httponly=True, samesite="lax",
                         secure=_secure(request))
@@ -242,7 +248,14 @@ def _account_page(request: Request, lang: Lang, status: int = 200, **context) ->
     context = {"new_token": None, "notice": None, "problem": None, **context}
     return _render(request, "account.html", lang, status, user_name=user.user_id,
                    tokens=request.app.state.accounts.api_tokens(user.user_id),
+                   sessions=[{"created": _when(info.created_at), "expires": _when(info.expires_at),
+                              "user_agent": info.user_agent, "current": info.current}
+                             for info in request.app.state.accounts.sessions(user.user_id, user.session_hash)],
                    csrf=csrf_token(following.csrf_key(), following.user_id), **context)
+
+
+def _when(timestamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(timestamp))
 
 
 @router.get("/account", response_class=HTMLResponse)
@@ -271,6 +284,16 @@ async def revoke_token(request: Request, token_id: int) -> Response:
     if not await run_in_threadpool(request.app.state.accounts.revoke_api_token, user.user_id, token_id):
         raise ApiError(404, "not_found", "no such API token of yours")
     return RedirectResponse(f"/account?lang={quote(_lang_of(values.get('lang')))}", status_code=303)
+
+
+@router.post("/account/sessions/end-others", dependencies=[Depends(require_form_writes)])
+async def end_other_sessions(request: Request) -> Response:
+    """Every session of this user but the one asking ends (a browser left logged in elsewhere,
+    a stolen cookie); only the asker's own: the user id comes from the session, never the form."""
+    values = await _session_form(request)
+    lang, user = _lang_of(values.get("lang")), require_user(request)
+    ended = await run_in_threadpool(request.app.state.accounts.end_other_sessions, user.user_id, user.session_hash)
+    return _account_page(request, lang, notice=LABELS[lang]["others_ended"].format(count=ended))
 
 
 @router.post("/account/password", dependencies=[Depends(require_form_writes)])
