@@ -296,6 +296,8 @@ def _send_digests(data_dir: Path, env, log: Log) -> StepReport | None:
               for user, report in run.reports.items() if report.delivery.error]
     if errors:
         counts["error"] = "; ".join(errors)
+    if run.no_address:  # accounts with no e-mail address: their digests wait until they set one
+        counts["no_address"] = len(run.no_address)
     return StepReport("digest", counts)
 
 
