@@ -9,7 +9,7 @@ import pytest
 
 from account_clients import Clock
 from papersift.accounts.schema import SCHEMA
-from papersift.accounts.users import API_TOKEN_PREFIX, SESSION_TTL_S, AccountError, Accounts
+from papersift.accounts.users import API_TOKEN_PREFIX, RESET_TTL_S, SESSION_TTL_S, AccountError, Accounts, digest
 from papersift.component_schema import LOCAL_USER
 from papersift.library.entries import Library
 from papersift.store import Store
@@ -151,3 +151,104 @@ def test_a_store_made_before_accounts_keeps_the_local_users_library(tmp_path, sa
     assert Library(Store(data_dir, readonly=True), "alice").entries() == []
     Accounts.open(data_dir)  # a second open migrates nothing and loses nothing
     assert [user.user_id for user in Accounts.open(data_dir).users()] == ["alice"]
+
+
+def test_a_reset_link_sets_the_password_once_and_ends_every_session(accounts, clock):
+    accounts.add_user("alice", "a-long-password")
+    accounts.add_user("bob", "bobs-long-password")
+    sessions = [accounts.start_session("alice") for _ in range(2)]
+    bobs = accounts.start_session("bob")
+    token, expires_at = accounts.create_reset("Alice")
+    assert expires_at == clock() + RESET_TTL_S and token.encode() not in _database_text(accounts)
+    assert accounts.reset_user(token) == "alice" and accounts.reset_user(token + "x") is None
+    with pytest.raises(AccountError, match="at least 10"):
+        accounts.reset_password(token, "short")
+    assert accounts.reset_user(token) == "alice"  # a refused password leaves the link usable
+    assert accounts.reset_password(token, "a-new-long-password") == "alice"
+    assert [accounts.session(session) for session in sessions] == [None, None]
+    assert accounts.session(bobs) is not None  # only the link's user's sessions end
+    assert accounts.check_password("alice", "a-new-long-password") == "alice"
+    assert accounts.check_password("alice", "a-long-password") is None
+    assert accounts.check_password("bob", "bobs-long-password") == "bob"
+    assert accounts.reset_user(token) is None
+    with pytest.raises(AccountError, match="unknown, used or expired"):
+        accounts.reset_password(token, "a-third-long-password")
+
+
+def test_a_reset_link_expires_is_replaced_by_a_newer_one_and_dies_with_its_user(accounts, clock):
+    accounts.add_user("alice", "a-long-password")
+    expired, _ = accounts.create_reset("alice", ttl_s=60)
+    clock.advance(61)
+    assert accounts.reset_user(expired) is None
+    with pytest.raises(AccountError, match="unknown, used or expired"):
+        accounts.reset_password(expired, "a-new-long-password")
+    older, _ = accounts.create_reset("alice")
+    newer, _ = accounts.create_reset("alice")
+    assert accounts.reset_user(older) is None and accounts.reset_user(newer) == "alice"
+    accounts.remove_user("alice")
+    assert accounts.reset_user(newer) is None
+    with pytest.raises(AccountError, match="removed"):
+        accounts.create_reset("alice")
+    with pytest.raises(AccountError, match="no user 'nobody'"):
+        accounts.create_reset("nobody")
+    assert accounts.check_password("alice", "a-long-password") is None
+
+
+def test_accounts_of_schema_version_1_migrate_to_the_latest_keeping_users_and_sessions(tmp_path, clock):
+    from papersift.accounts import passwords
+    from papersift.accounts.schema import VERSION_1
+    from papersift.component_schema import run_script
+
+    store = Store(tmp_path / "data")
+    with store.transaction("the accounts tables of version 1") as conn:
+        run_script(conn, VERSION_1)
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')", (SCHEMA.key,))
+        conn.execute("INSERT INTO users (user_id, password_hash, created_at) VALUES ('alice', ?, 1)",
+                     (passwords.hash_password("a-long-password"),))
+        conn.execute("INSERT INTO sessions (session_hash, user_id, created_at, expires_at) VALUES (?, 'alice', 1, ?)",
+                     (digest("old-session-id"), clock() + 60))
+    assert SCHEMA.stored_version(store) == 1
+    accounts = Accounts(store, clock)
+    assert SCHEMA.stored_version(store) == SCHEMA.latest >= 2
+    assert accounts.check_password("alice", "a-long-password") == "alice"
+    assert accounts.session("old-session-id").user_id == "alice"
+    token, _ = accounts.create_reset("alice")
+    assert accounts.reset_user(token) == "alice"
+
+
+def test_sessions_are_listed_per_user_with_their_browser_and_the_others_end(accounts, clock):
+    accounts.add_user("alice", "a-long-password")
+    accounts.add_user("bob", "bobs-long-password")
+    first = accounts.start_session("alice", user_agent="Firefox/130  on\nLinux")
+    clock.advance(10)
+    second = accounts.start_session("alice", user_agent="x" * 500)
+    expired = accounts.start_session("alice", ttl_s=5)
+    bobs = accounts.start_session("bob", user_agent="Bob's browser")
+    clock.advance(6)
+    here = accounts.session(second).session_hash
+    listed = accounts.sessions("alice", current=here)
+    assert [(info.user_agent, info.current) for info in listed] == [("x" * 200, True), ("Firefox/130 on Linux", False)]
+    assert accounts.session(expired) is None
+    assert accounts.end_other_sessions("alice", here) == 2  # the first and the expired one
+    assert accounts.session(first) is None and accounts.session(second) is not None
+    assert accounts.session(bobs) is not None and [info.user_agent for info in accounts.sessions("bob")] == ["Bob's browser"]
+
+
+def test_accounts_of_schema_version_2_gain_the_sessions_user_agent(tmp_path, clock):
+    from papersift.accounts.schema import VERSION_1, VERSION_2
+    from papersift.component_schema import run_script
+
+    store = Store(tmp_path / "data")
+    with store.transaction("the accounts tables of version 2") as conn:
+        run_script(conn, VERSION_1)
+        run_script(conn, VERSION_2)
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '2')", (SCHEMA.key,))
+        conn.execute("INSERT INTO users (user_id, password_hash, created_at) VALUES ('alice', NULL, 1)")
+        conn.execute("INSERT INTO sessions (session_hash, user_id, created_at, expires_at) VALUES (?, 'alice', 1, ?)",
+                     (digest("old-session-id"), clock() + 60))
+    accounts = Accounts(store, clock)
+    assert SCHEMA.stored_version(store) == SCHEMA.latest == 3
+    assert accounts.session("old-session-id").user_id == "alice"
+    assert [(info.created_at, info.user_agent) for info in accounts.sessions("alice")] == [(1, None)]
+    with store.transaction("run the step again") as conn:  # a step may run twice (ComponentSchema)
+        SCHEMA.migrations[-1][1](conn)

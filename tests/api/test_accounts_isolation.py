@@ -13,7 +13,7 @@ from urllib.parse import quote
 import pytest
 from fastapi.testclient import TestClient
 
-from account_clients import Clock, accounts_app, api_token, logged_in, session_csrf
+from account_clients import Clock, accounts_app, api_token, csrf_of, logged_in, session_csrf
 from papersift.follow.state import Following
 from papersift.library.entries import Library
 from served_papers import build_served_data_dir
@@ -65,6 +65,7 @@ class World:
     bob_feed: str
     alice_token_id: int
     paper: dict
+    alice_reset: str  # a reset link the admin made for Alice: no call of Bob's may use or show it
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +87,8 @@ def world(sample_records, tmp_path_factory) -> World:
     record = sample_records[0]
     return World(app, logged_in(app, "alice"), logged_in(app, "bob"), alice_api, bob_api, ids, saved.json()["id"],
                  alice_feed, bob_feed, app.state.accounts.api_tokens("alice")[0].id,
-                 {"id": record["id"], "author": record["authors"][0], "venue": record["venue"], "year": record["year"]})
+                 {"id": record["id"], "author": record["authors"][0], "venue": record["venue"], "year": record["year"]},
+                 app.state.accounts.create_reset("alice")[0])
 
 
 def calls(w: World) -> dict[str, list[Call]]:
@@ -171,9 +173,13 @@ def calls(w: World) -> dict[str, list[Call]]:
         "GET /signup": [Call("GET", "/signup?invite=nothing", user=False)],
         "POST /signup": [Call("POST", "/signup", form={"invite": "x", "name": "mallory", "password": "p" * 12,
                                                        "password_again": "p" * 12}, user=False)],
+        "GET /reset": [Call("GET", "/reset?token=nothing", user=False)],
+        "POST /reset": [Call("POST", "/reset", form={"token": "nothing", "password": "p" * 12, "password_again": "p" * 12},
+                             user=False)],
         "GET /account": [Call("GET", "/account")],
         "POST /account/tokens": [Call("POST", "/account/tokens", form={"name": "bobs"})],
         "POST /account/tokens/{token_id}/revoke": [Call("POST", f"/account/tokens/{w.alice_token_id}/revoke", form={})],
+        "POST /account/sessions/end-others": [Call("POST", "/account/sessions/end-others", form={})],
         "POST /account/password": [Call("POST", "/account/password", form={"password": "alice-password-1",
                                                                            "new_password": "q" * 12, "password_again": "q" * 12})],
         "POST /logout": [Call("POST", "/logout", form={})],  # last: ends Bob's session
@@ -183,14 +189,17 @@ def calls(w: World) -> dict[str, list[Call]]:
     return table
 
 
-def alice_state(app) -> dict:
+def alice_state(w: World) -> dict:
+    app = w.app
     store = app.state.accounts.store
     library, following = Library(store, "alice"), Following(store, "alice")
     return {"entries": [entry.to_dict() for entry in library.entries()], "tags": library.tags(),
             "saved": [saved.to_dict() for saved in following.saved_searches()], "marks": following.watches("page"),
             "seen": following.mark(f"tag:{TAG}"), "feed": following.feed_token(),
             "tokens": [token.to_dict() for token in app.state.accounts.api_tokens("alice")],
-            "password": app.state.accounts.check_password("alice", "alice-password-1")}
+            "password": app.state.accounts.check_password("alice", "alice-password-1"),
+            "reset": app.state.accounts.reset_user(w.alice_reset),
+            "sessions": [(info.created_at, info.user_agent) for info in app.state.accounts.sessions("alice")]}
 
 
 def send(client: TestClient, call: Call, headers: dict, csrf: str | None):
@@ -208,8 +217,8 @@ def test_every_route_of_the_app_is_listed_here(world):
 
 
 def test_bob_with_alices_ids_sees_nothing_of_alice_and_changes_nothing(world):
-    before = alice_state(world.app)
-    secrets = [TAG, NOTE, SAVED_NAME, SAVED_QUERY, world.alice_feed]
+    before = alice_state(world)
+    secrets = [TAG, NOTE, SAVED_NAME, SAVED_QUERY, world.alice_feed, world.alice_reset]
     csrf = session_csrf(world.bob)
     leaks, failures, sent = [], [], ""
     for key, route_calls in calls(world).items():
@@ -222,7 +231,7 @@ def test_bob_with_alices_ids_sees_nothing_of_alice_and_changes_nothing(world):
             if response.status_code >= 500 and response.status_code != 503:
                 failures.append(f"{key} {call.path}: {response.status_code}")
     assert not leaks and not failures
-    assert alice_state(world.app) == before
+    assert alice_state(world) == before
     # Bob's own changes landed in Bob's tables: the calls did run as Bob.
     bob = Library(world.app.state.accounts.store, "bob")
     assert bob.tagged(TAG) == world.ids[:1] and "bobs" in {s.name for s in Following(bob.store, "bob").saved_searches()}
@@ -234,7 +243,7 @@ def test_bob_with_alices_ids_sees_nothing_of_alice_and_changes_nothing(world):
 def test_anonymous_calls_of_user_routes_are_refused(world):
     anonymous = TestClient(world.app, raise_server_exceptions=False)
     wrong = {"Authorization": "Bearer pst_not-a-token-of-anyone"}
-    before = alice_state(world.app)
+    before = alice_state(world)
     for key, route_calls in calls(world).items():
         for call in (call for call in route_calls if call.user):
             for headers in ({}, wrong, {"Authorization": "Bearer write-token-of-the-server"}):
@@ -243,7 +252,7 @@ def test_anonymous_calls_of_user_routes_are_refused(world):
                     assert response.status_code == 401, (key, call.path, response.status_code)
                 else:
                     assert response.status_code == 303 and response.headers["location"].startswith("/login?next="), key
-    assert alice_state(world.app) == before
+    assert alice_state(world) == before
 
 
 def test_the_page_session_does_not_open_the_api_nor_an_api_token_the_pages(world):
@@ -264,3 +273,17 @@ def test_the_search_page_has_controls_for_a_user_and_none_for_an_anonymous_visit
     users = logged_in(world.app, "alice").get("/?q=learning&mode=keyword", headers={"Accept": "text/html"})
     assert users.status_code == 200 and 'class="marks-form"' in users.text
     assert 'name="token"' not in users.text  # the session is the proof: no write-token field
+
+
+def test_bob_cannot_use_or_guess_alices_reset_link(world):
+    before = alice_state(world)
+    assert before["reset"] == "alice"
+    bob = logged_in(world.app, "bob")  # a session of his own (the route test logged world.bob out)
+    for token in ("", "nothing", world.alice_reset[:-1], world.alice_reset + "x"):
+        page = bob.get(f"/reset?token={token}", headers={"Accept": "text/html"})
+        assert page.status_code == 404 and "alice" not in page.text
+        form = bob.get("/login")
+        sent = bob.post("/reset", data={"csrf": csrf_of(form.text), "token": token, "password": "b" * 12,
+                                        "password_again": "b" * 12})
+        assert sent.status_code == 422
+    assert alice_state(world) == before

@@ -71,7 +71,7 @@ def test_a_digest_with_the_smtp_server_down_exits_1_and_keeps_it(data_dir, sampl
     monkeypatch.setenv("PAPERSIFT_SMTP_STARTTLS", "0")
     result = runner.invoke(app, ["digest", "--data-dir", str(data_dir), "--json"])
     assert result.exit_code == 1, result.output
-    report = json.loads(result.stdout)
+    report = json.loads(result.stdout)["users"]["local"]
     assert report["delivery"]["waiting"] == [1] and "Connection" in report["delivery"]["error"]
     assert [digest.sent_at for digest in Following.open(data_dir).digests()] == [None]
 

@@ -49,7 +49,22 @@ def test_invite_prints_a_single_use_link(data_dir):
     assert not accounts.invitation_valid(invitation["token"])
 
 
+def test_reset_prints_a_single_use_link_for_the_user(data_dir):
+    Accounts.open(data_dir).add_user("alice", "a-long-password")
+    made = _users(data_dir, "reset", "Alice", "--base-url", "https://lab.example/", "--hours", "2", "--json")
+    assert made.exit_code == 0, made.output
+    reset = json.loads(made.stdout)
+    assert reset["link"] == f"https://lab.example/reset?token={reset['token']}"
+    accounts = Accounts.open(data_dir)
+    assert accounts.reset_user(reset["token"]) == "alice"
+    assert abs(reset["expires_at"] - accounts.clock() - 2 * 3600) < 60
+    text = _users(data_dir, "reset", "alice")
+    assert text.exit_code == 0 and "/reset?token=" in text.stdout and "single use" in text.stdout
+    assert accounts.reset_user(reset["token"]) is None  # the newer link replaced it
+
+
 @pytest.mark.parametrize(("args", "stdin", "message"), [
+    (["reset", "nobody"], None, "no user 'nobody'"),
     (["add", "bob", "--password-stdin"], "short\n", "at least 10 characters"),
     (["add", "local", "--password-stdin"], "a-long-password\n", "reserved"),
     (["add", "bob"], "", "--password-stdin"),

@@ -125,3 +125,49 @@ def test_a_tags_recommendations_are_sent_once_each(data_dir, sample_records):
     html = (data_dir / "digests" / f"digest-{first.queued:06d}.html").read_text(encoding="utf-8")
     assert "&lt;seed&gt; tag" in html and "<seed>" not in html
     assert run_digest(data_dir, env={}).queued is None  # the same recommendations: nothing new
+
+
+def _two_accounts(data_dir) -> None:
+    from papersift.accounts.users import Accounts
+
+    accounts = Accounts.open(data_dir)
+    accounts.add_user("alice", "alice-password-1")
+    accounts.add_user("bob", "bob-password-22")
+    Following.open(data_dir, user_id="alice").save_search("alices zebras", SavedQuery(q="zebrafish", mode="keyword"))
+    Following.open(data_dir, user_id="bob").save_search("bobs quiet search", SavedQuery(q="qqqnothing", mode="keyword"))
+
+
+def test_every_account_gets_a_digest_of_its_own_searches_in_its_own_folder(data_dir):
+    from papersift.follow.digest import run_digests
+
+    _two_accounts(data_dir)
+    titles = arrive(data_dir, "zebra", 2)
+    run = run_digests(data_dir, env={})
+    assert list(run.reports) == ["local", "alice", "bob"] and run.no_address == []
+    assert run.reports["local"].papers == run.reports["alice"].papers == 2 and run.reports["bob"].queued is None
+    alice_text = (data_dir / "digests" / "alice" / f"digest-{run.reports['alice'].queued:06d}.txt").read_text()
+    local_text = (data_dir / "digests" / f"digest-{run.reports['local'].queued:06d}.txt").read_text()
+    assert "alices zebras" in alice_text and all(title in alice_text for title in titles)
+    assert "alices zebras" not in local_text and "Saved search: zebra" in local_text
+    assert not (data_dir / "digests" / "bob").exists()
+    assert [digest.id for digest in Following.open(data_dir, user_id="bob").digests()] == []
+    only_bob = run_digests(data_dir, users=["bob"], env={})
+    assert list(only_bob.reports) == ["bob"]
+
+
+def test_by_smtp_each_account_gets_its_own_address_and_none_falls_back_to_digest_to(data_dir, smtp_server):
+    from papersift.follow.digest import run_digests
+
+    inbox, port = smtp_server
+    _two_accounts(data_dir)
+    Following.open(data_dir, user_id="alice").set_setting("email", "alice@example.org")
+    Following.open(data_dir, user_id="bob").save_search("bobs zebras too", SavedQuery(q="zebrafish", mode="keyword"))
+    arrive(data_dir, "zebra", 2)
+    run = run_digests(data_dir, env=smtp_env(port))
+    assert run.no_address == ["bob"] and list(run.reports) == ["local", "alice"] and not run.failed
+    by_recipient = {tuple(recipients): message for recipients, message in inbox.messages}
+    assert set(by_recipient) == {("reader@example.org",), ("alice@example.org",)}  # never Bob's digest to DIGEST_TO
+    alice_text = by_recipient[("alice@example.org",)].get_body(("plain",)).get_content()
+    local_text = by_recipient[("reader@example.org",)].get_body(("plain",)).get_content()
+    assert "alices zebras" in alice_text and "bobs" not in alice_text
+    assert "alices zebras" not in local_text and "bobs" not in local_text

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from account_clients import PASSWORDS, Clock, accounts_app, csrf_of, logged_in, login, session_csrf
 from papersift.accounts.ratelimit import MAX_FAILURES_PER_ACCOUNT, WINDOW_S
-from papersift.accounts.users import SESSION_TTL_S
+from papersift.accounts.users import SESSION_TTL_S, digest
 from papersift.library.entries import Library
 from served_papers import build_served_data_dir
 
@@ -173,6 +173,83 @@ def test_changing_the_password_keeps_this_session_and_ends_the_others(app):
     assert done.status_code == 200 and "Password changed" in done.text
     assert here.get("/account").status_code == 200
     assert elsewhere.get("/account", headers=HTML, follow_redirects=False).status_code == 303
+
+
+def test_wrong_current_passwords_are_rate_limited_like_logins(app, clock):
+    here = logged_in(app, "alice")
+
+    def change(current: str, new: str = "n" * 12):
+        return here.post("/account/password", data={"csrf": session_csrf(here), "password": current,
+                                                     "new_password": new, "password_again": new})
+
+    short = change(PASSWORDS["alice"], "short")  # the right current password: not a guess, not counted
+    assert short.status_code == 422 and "at least 10 characters" in short.text
+    for _ in range(MAX_FAILURES_PER_ACCOUNT):
+        assert change("not-it").status_code == 422
+    limited = change(PASSWORDS["alice"])  # even the right password, while the account is locked
+    assert limited.status_code == 429 and int(limited.headers["retry-after"]) == WINDOW_S
+    assert login(_client(app), "alice").status_code == 429  # one count of guesses at alice's password
+    assert app.state.accounts.check_password("alice", PASSWORDS["alice"]) == "alice"  # unchanged
+    clock.advance(WINDOW_S)
+    done = change(PASSWORDS["alice"])
+    assert done.status_code == 200 and "Password changed" in done.text
+
+
+def test_a_reset_link_sets_a_new_password_and_ends_every_session(app):
+    token, _ = app.state.accounts.create_reset("alice")
+    before = logged_in(app, "alice")
+    client = _client(app)
+    form = client.get(f"/reset?token={token}&lang=zh")
+    assert form.status_code == 200 and "设置新密码" in form.text and "alice" in form.text
+    fields = {"csrf": csrf_of(form.text), "token": token, "password": "n" * 12, "password_again": "n" * 12, "lang": "zh"}
+    assert client.post("/reset", data={**fields, "csrf": ""}).status_code == 403
+    other_browser = csrf_of(_client(app).get("/login").text)
+    assert client.post("/reset", data={**fields, "csrf": other_browser}).status_code == 403
+    assert client.post("/reset", data={**fields, "password_again": "m" * 12}).status_code == 422
+    done = client.post("/reset", data=fields)
+    assert done.status_code == 200 and "请用新密码登录" in done.text and 'action="/login"' in done.text
+    assert before.get("/account", headers=HTML, follow_redirects=False).status_code == 303  # its session ended
+    assert login(_client(app), "alice", "n" * 12).status_code == 303
+    assert login(_client(app), "alice").status_code == 401  # the old password
+    assert client.get(f"/reset?token={token}").status_code == 404  # used up
+    again = client.post("/reset", data={**fields, "csrf": csrf_of(client.get("/login").text), "password": "o" * 12,
+                                        "password_again": "o" * 12})
+    assert again.status_code == 422 and "unknown, used or expired" in again.text
+    assert app.state.accounts.check_password("alice", "n" * 12) == "alice"
+
+
+def test_a_reset_link_forgets_the_accounts_failed_logins(app):
+    client = _client(app)
+    for _ in range(MAX_FAILURES_PER_ACCOUNT):
+        login(client, "alice", "not-the-password")
+    assert login(client, "alice").status_code == 429
+    token, _ = app.state.accounts.create_reset("alice")
+    form = client.get(f"/reset?token={token}")
+    fields = {"csrf": csrf_of(form.text), "token": token, "password": "n" * 12, "password_again": "n" * 12}
+    assert client.post("/reset", data=fields).status_code == 200
+    assert login(client, "alice", "n" * 12).status_code == 303
+
+
+def test_the_account_page_lists_the_sessions_and_signs_out_the_others(app):
+    here = _client(app)
+    here.headers["User-Agent"] = "HereBrowser/1.0"
+    assert login(here, "alice").status_code == 303
+    elsewhere = _client(app)
+    elsewhere.headers["User-Agent"] = "<script>alert(1)</script> Elsewhere/2"
+    assert login(elsewhere, "alice").status_code == 303
+    bob = logged_in(app, "bob")
+    page = here.get("/account").text
+    assert "HereBrowser/1.0" in page and "&lt;script&gt;alert(1)&lt;/script&gt; Elsewhere/2" in page
+    assert "<script>alert(1)" not in page and page.count('<li class="session') == 2 and "current-session" in page
+    for value in (here.cookies.get("papersift_session"), elsewhere.cookies.get("papersift_session")):
+        assert value and value not in page and digest(value) not in page  # neither the cookie nor its hash
+    assert here.post("/account/sessions/end-others", data={}).status_code == 403  # no CSRF token
+    assert here.post("/account/sessions/end-others", data={"csrf": session_csrf(bob)}).status_code == 403
+    assert elsewhere.get("/account", follow_redirects=False).status_code == 200
+    done = here.post("/account/sessions/end-others", data={"csrf": session_csrf(here)})
+    assert done.status_code == 200 and "Signed out 1 other session(s)." in done.text and done.text.count('<li class="session') == 1
+    assert elsewhere.get("/account", headers=HTML, follow_redirects=False).status_code == 303
+    assert here.get("/account").status_code == 200 and bob.get("/account").status_code == 200
 
 
 def test_public_pages_work_anonymously_with_no_forms_and_a_login_link(app):

@@ -55,18 +55,20 @@ def test_sign_up_tag_log_out_and_another_user_sees_nothing(browser, sample_recor
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_the_account_pages_have_no_serious_accessibility_violations(browser, sample_records, tmp_path, lang):
-    """axe-core (as tests/web/test_accessibility.py runs it) on the login, sign-up and account pages."""
+    """axe-core (as tests/web/test_accessibility.py runs it) on the login, sign-up, reset and account pages."""
     from test_accessibility import AXE, BLOCKING, PINNED
 
     assert AXE.is_file(), f"axe-core missing at {AXE}: run scripts/setup.sh (npm install axe-core@{PINNED}) or set $PAPERSIFT_AXE"
     app = accounts_app(build_served_data_dir(tmp_path / "data", sample_records[:20]), Clock(), users=("bob",))
     invitation, _ = app.state.accounts.invite()
+    reset, _ = app.state.accounts.create_reset("bob")
     with serve_in_thread(app) as base_url:
         context = browser.new_context(base_url=base_url)
         context.add_init_script(AXE.read_text())
         tab = context.new_page()
         found = {}
-        for name, path in (("login", "/login"), ("signup", f"/signup?invite={invitation}"), ("account", "/account")):
+        for name, path in (("login", "/login"), ("signup", f"/signup?invite={invitation}"), ("reset", f"/reset?token={reset}"),
+                           ("account", "/account")):
             if name == "account":
                 tab.goto(f"/login?next=/account&lang={lang}")
                 tab.fill("input[name=name]", "bob")
@@ -79,4 +81,4 @@ def test_the_account_pages_have_no_serious_accessibility_violations(browser, sam
                 "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
                 ".map(v => ({id: v.id, impact: v.impact, help: v.help}))") if violation["impact"] in BLOCKING]
         context.close()
-    assert found == {"login": [], "signup": [], "account": []}
+    assert found == {"login": [], "signup": [], "reset": [], "account": []}

@@ -100,3 +100,33 @@ def test_tag_mark_recommend_note_export_and_reimport(browser, sample_records, tm
     assert after.rated(-1) == before.rated(-1) and len(after.rated(-1)) == 1
     assert after.entry(before.tagged(TAG)[1]).note == NOTE
     assert {entry.paper_id for entry in after.entries()} == {entry.paper_id for entry in before.entries()}
+
+
+def test_a_recommendation_is_liked_and_marked_not_interested_in_place(browser, sample_records, tmp_path):
+    data_dir = build_served_data_dir(tmp_path / "data", sample_records[:60])
+    Library.open(data_dir).tag([record["id"] for record in sample_records[:3]], TAG)
+    build_features(data_dir)
+    app = create_app(data_dir, enable_writes=True, write_token=TOKEN, allowed_hosts=TEST_HOSTS)
+    with serve_in_thread(app) as base_url:
+        context = browser.new_context(base_url=base_url, locale="en-US")
+        context.add_init_script(CSP_WATCH)
+        page = context.new_page()
+        page.goto(f"/library/recommend?tag={TAG}&lang=en&k=5")
+        page.evaluate("window.__stayed = true")  # gone if a click below reloads the page
+        page.fill("form.marks-form input[name=token]", TOKEN)
+        rows = page.locator("li.recommendation")
+        assert rows.count() == 5
+        ids = [rows.nth(number).locator("input[name^=paper-]").get_attribute("value") for number in range(2)]
+        rows.nth(0).locator("button.like").click()
+        rows.nth(0).locator(".marks-now .badge.liked").wait_for()
+        assert rows.nth(0).locator("button.like").get_attribute("aria-pressed") == "true"
+        rows.nth(1).locator(".tag-input").click()
+        page.keyboard.type("later")
+        page.keyboard.press("Enter")
+        rows.nth(1).locator(".marks-now a.badge.tag", has_text="later").wait_for()
+        rows.nth(1).locator("button.dislike").click()
+        rows.nth(1).locator(".marks-now .badge.not-interested").wait_for()
+        assert page.evaluate("window.__stayed") is True and page.evaluate("window.__csp") == []
+        context.close()
+    library = Library.open(data_dir, readonly=True)
+    assert library.rated(1) == [ids[0]] and library.rated(-1) == [ids[1]] and library.tagged("later") == [ids[1]]

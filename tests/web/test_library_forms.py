@@ -70,6 +70,36 @@ def test_tag_like_and_not_interested_from_the_results_without_javascript(served)
     assert _post(client, action, fields, json=True, do=f"none:{first}").json()["entries"][0]["rating"] == 0
 
 
+def test_recommended_papers_carry_the_same_controls(served, sample_records):
+    from papersift.library.features import build_features
+
+    client, data_dir = served
+    seed = [record["id"] for record in sample_records[:4]]
+    Library.open(data_dir).tag(seed, "seed")
+    build_features(data_dir)
+    page = client.get("/library/recommend", params={"tag": "seed", "lang": "en", "k": 5})
+    assert page.status_code == 200
+    action, fields = _form_fields(page.text, "marks-form")
+    back = "/library/recommend?tag=seed&lang=en&k=5"
+    assert action == "/library/marks" and ("back", back) in fields
+    ids = [value for name, value in fields if name.startswith("paper-")]
+    assert len(ids) == 5 and not set(ids) & set(seed)
+    assert page.text.count('class="hit-marks"') == 5 and '<option value="seed">' in page.text
+    first, second = (_hit_index(fields, paper_id) for paper_id in ids[:2])
+    tagged = _post(client, action, fields, do=f"tag:{first}", **{f"tag-{first}": XSS_TITLE})
+    assert tagged.status_code == 303 and tagged.headers["location"] == back  # no JavaScript: back to the page
+    assert _post(client, action, fields, do=f"dislike:{second}").status_code == 303
+    liked = _post(client, action, fields, json=True, do=f"like:{first}")  # what static/library.js sends
+    assert liked.status_code == 200 and liked.json()["entries"][0] == {**liked.json()["entries"][0], "rating": 1,
+                                                                       "tags": [XSS_TITLE]}
+    library = Library.open(data_dir, readonly=True)
+    assert library.tagged(XSS_TITLE) == [ids[0]] and library.rated(-1) == [ids[1]] and library.rated(1) == [ids[0]]
+    again = client.get("/library/recommend", params={"tag": "seed", "lang": "en", "k": 5}).text
+    assert "<img src=x" not in again and "&lt;img src=x onerror=alert(1)&gt;" in again  # the new tag, offered escaped
+    _, fields_again = _form_fields(again, "marks-form")
+    assert not {value for name, value in fields_again if name.startswith("paper-")} & set(ids[:2])  # kept or refused
+
+
 def test_the_forms_refuse_bad_tokens_and_foreign_redirects(served):
     client, data_dir = served
     page = client.get("/", params={"q": "transformers", "lang": "en"})
@@ -94,6 +124,13 @@ def test_a_read_only_server_shows_marks_but_no_controls(sample_records, tmp_path
         assert 'class="marks-form"' not in page and 'name="do"' not in page
         assert page.count('class="badge tag"') >= 3
         assert client.post("/library/marks", content="do=like:1").status_code == 403
+        from papersift.library.features import build_features
+
+        build_features(data_dir)
+        Library.open(data_dir).tag(page_ids[:1], "one")
+        recommended = client.get("/library/recommend", params={"lang": "en", "k": 3}).text
+        assert '<li class="recommendation' in recommended and 'class="marks-form"' not in recommended
+        assert 'name="do"' not in recommended
 
 
 def test_notes_reading_state_and_import_from_the_library_page(served, sample_records):

@@ -25,7 +25,9 @@ from papersift.store import Store
 
 SESSION_TTL_S = 14 * 24 * 3600
 INVITATION_TTL_S = 7 * 24 * 3600
+RESET_TTL_S = 24 * 3600
 MAX_TOKEN_NAME_CHARS = 100
+MAX_USER_AGENT_CHARS = 200
 MAX_TOKENS_PER_USER = 50
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 API_TOKEN_PREFIX = "pst_"  # tells a user's API token apart from the server's write token in logs and configs
@@ -33,6 +35,10 @@ API_TOKEN_PREFIX = "pst_"  # tells a user's API token apart from the server's wr
 
 class AccountError(ValueError):
     """A refused change or login, with a one-line reason a user may read."""
+
+
+class WrongPassword(AccountError):
+    """The current password given to change it is wrong: a guess, counted by the rate limiter."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,16 @@ class Session:
     user_id: str
     session_hash: str  # what CSRF tokens are bound to: a new login is a new session
     expires_at: float
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """A live session as the account page lists it: never its id nor the id's hash."""
+
+    created_at: float
+    expires_at: float
+    user_agent: str | None
+    current: bool  # the session of the request that asks
 
 
 @dataclass(frozen=True)
@@ -86,8 +102,8 @@ class Accounts:
     def open(cls, data_dir: str | Path, readonly: bool = False, clock: Callable[[], float] = time.time) -> Accounts:
         return cls(Store(data_dir, readonly=readonly), clock)
 
-    def _ready(self) -> bool:
-        return SCHEMA.stored_version(self.store) >= 1
+    def _ready(self, version: int = 1) -> bool:
+        return SCHEMA.stored_version(self.store) >= version
 
     def _writing(self, action: str):
         if self.store.readonly:
@@ -136,6 +152,7 @@ class Accounts:
             conn.execute("UPDATE users SET removed_at=?, password_hash=NULL WHERE user_id=?", (self.clock(), user.user_id))
             conn.execute("DELETE FROM sessions WHERE user_id=?", (user.user_id,))
             conn.execute("DELETE FROM api_tokens WHERE user_id=?", (user.user_id,))
+            conn.execute("DELETE FROM password_resets WHERE user_id=?", (user.user_id,))
         return self.user(user.user_id)
 
     def check_password(self, name: str, password: str) -> str | None:
@@ -158,7 +175,7 @@ class Accounts:
     def change_password(self, user_id: str, old: str, new: str, keep_session: str | None = None) -> None:
         """Needs the old password; every other session of the user ends (a stolen one with it)."""
         if self.check_password(user_id, old) != user_id:
-            raise AccountError("the current password is wrong")
+            raise WrongPassword("the current password is wrong")
         try:
             password_hash = passwords.hash_password(new)
         except passwords.PasswordError as problem:
@@ -197,15 +214,76 @@ class Accounts:
             conn.execute("UPDATE invitations SET used_at=?, used_by=? WHERE token_hash=?", (self.clock(), user_id, digest(token)))
         return self.user(user_id)
 
+    # -- password resets (an admin's link for a user who lost the password) -------------
+    def create_reset(self, name: str, ttl_s: float = RESET_TTL_S) -> tuple[str, float]:
+        """A single-use reset token for this user and when it expires; any earlier unused
+        link of the user stops working (the newest one the admin handed out is the one)."""
+        user = self.user(name)
+        if user.removed_at is not None:
+            raise AccountError(f"user {user.user_id!r} is removed")
+        token, now = secrets.token_urlsafe(32), self.clock()
+        with self._writing(f"create a password reset for {user.user_id}") as conn:
+            conn.execute("DELETE FROM password_resets WHERE user_id=? AND used_at IS NULL", (user.user_id,))
+            conn.execute("INSERT INTO password_resets (token_hash, user_id, created_at, expires_at) VALUES (?,?,?,?)",
+                         (digest(token), user.user_id, now, now + ttl_s))
+        return token, now + ttl_s
+
+    _RESET_QUERY = ("SELECT r.user_id, r.expires_at, r.used_at FROM password_resets r JOIN users u"
+                    " ON u.user_id = r.user_id WHERE r.token_hash=? AND u.removed_at IS NULL")
+
+    def _live_reset(self, row) -> str | None:
+        """The user id of a reset row that is unused and unexpired."""
+        return row[0] if row is not None and row[2] is None and row[1] > self.clock() else None
+
+    def reset_user(self, token: str) -> str | None:
+        """The user a live reset token is for (None: unknown, used, expired or the user removed)."""
+        if not token or len(token) > 100 or not self._ready(2):
+            return None
+        rows = self.store.read(self._RESET_QUERY, (digest(token),))
+        return self._live_reset(rows[0] if rows else None)
+
+    def reset_password(self, token: str, new: str) -> str:
+        """Set the password of the token's user, use the token up and end every session of the
+        user (whoever held one, with the old password or a stolen cookie, is out), in one
+        transaction; the user id. API tokens stay: the user revokes them on /account."""
+        try:
+            password_hash = passwords.hash_password(new)
+        except passwords.PasswordError as problem:
+            raise AccountError(str(problem)) from None
+        with self._writing("reset a password") as conn:
+            found = conn.execute(self._RESET_QUERY, (digest(token),)).fetchone() if 0 < len(token) <= 100 else None
+            user_id, now = self._live_reset(found), self.clock()
+            if user_id is None:
+                raise AccountError("this reset link is unknown, used or expired: ask the admin for a new one")
+            conn.execute("UPDATE users SET password_hash=?, password_changed_at=? WHERE user_id=?", (password_hash, now, user_id))
+            conn.execute("UPDATE password_resets SET used_at=? WHERE token_hash=?", (now, digest(token)))
+            conn.execute("DELETE FROM sessions WHERE user_id=?", (user_id,))
+        return user_id
+
     # -- sessions ----------------------------------------------------------------------
-    def start_session(self, user_id: str, ttl_s: float = SESSION_TTL_S) -> str:
+    def start_session(self, user_id: str, ttl_s: float = SESSION_TTL_S, user_agent: str | None = None) -> str:
         """A new session's id (the cookie's value); expired sessions are dropped on the way."""
         session_id, now = secrets.token_urlsafe(32), self.clock()
+        agent = " ".join((user_agent or "").split())[:MAX_USER_AGENT_CHARS] or None
         with self._writing(f"log in {user_id}") as conn:
             conn.execute("DELETE FROM sessions WHERE expires_at <= ?", (now,))
-            conn.execute("INSERT INTO sessions (session_hash, user_id, created_at, expires_at) VALUES (?,?,?,?)",
-                         (digest(session_id), user_id, now, now + ttl_s))
+            conn.execute("INSERT INTO sessions (session_hash, user_id, created_at, expires_at, user_agent)"
+                         " VALUES (?,?,?,?,?)", (digest(session_id), user_id, now, now + ttl_s, agent))
         return session_id
+
+    def sessions(self, user_id: str, current: str | None = None) -> list[SessionInfo]:
+        """The user's live sessions, newest first; `current` (a session hash) is marked."""
+        if not self._ready(3):
+            return []
+        rows = self.store.read("SELECT session_hash, created_at, expires_at, user_agent FROM sessions"
+                               " WHERE user_id=? AND expires_at > ? ORDER BY created_at DESC", (user_id, self.clock()))
+        return [SessionInfo(row[1], row[2], row[3], row[0] == current) for row in rows]
+
+    def end_other_sessions(self, user_id: str, keep_session: str | None) -> int:
+        """End every session of the user but `keep_session` (a session hash); how many ended."""
+        with self._writing(f"end the other sessions of {user_id}") as conn:
+            return conn.execute("DELETE FROM sessions WHERE user_id=? AND session_hash IS NOT ?",
+                                (user_id, keep_session)).rowcount
 
     def session(self, session_id: str) -> Session | None:
         """The live session with this id (None: unknown, ended or expired)."""

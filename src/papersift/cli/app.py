@@ -91,10 +91,38 @@ DataDirOption = Annotated[
     typer.Option("--data-dir", envvar=DATA_DIR_ENV, help="Data directory (default: ~/.local/share/papersift)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+UserOption = Annotated[
+    str | None,
+    typer.Option("--user", metavar="NAME",
+                 help="Act on this account's data (a server run with --accounts; default: the local user)."),
+]
 
 
 def data_dir_of(data_dir: Path | None) -> Path:
     return resolve_data_dir(data_dir)
+
+
+def user_id_of(directory: Path, name: str | None) -> str:
+    """The user id whose rows a command reads and writes: the local user by default (a
+    personal install has no accounts), else an existing, not removed account of this data dir
+    (a typo must not make rows under a name nobody logs in as)."""
+    from papersift.component_schema import LOCAL_USER
+
+    if name is None or name.strip().lower() == LOCAL_USER:
+        return LOCAL_USER
+    from rich.markup import escape
+
+    from papersift.accounts.users import AccountError, Accounts
+
+    if not (directory / "papers.sqlite3").exists():
+        fail(f"no papersift store in {directory}; run 'papersift ingest' first")
+    try:
+        user = Accounts.open(directory, readonly=True).user(name)  # read-only: looking a name up creates no table
+    except AccountError as problem:
+        fail(escape(f"--user: {problem} in {directory} (see 'papersift users list')"))
+    if user.removed_at is not None:
+        fail(escape(f"--user: user {user.user_id!r} was removed"))
+    return user.user_id
 
 
 def print_json(value) -> None:

@@ -9,7 +9,18 @@ from typing import Annotated
 
 import typer
 
-from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_of, err_console, fail, print_json
+from papersift.cli.app import (
+    DataDirOption,
+    JsonOption,
+    UserOption,
+    app,
+    console,
+    data_dir_of,
+    err_console,
+    fail,
+    print_json,
+    user_id_of,
+)
 from papersift.library.entries import RATINGS, Library, LibraryError
 
 library_app = typer.Typer(help="Your library: tags, like / not interested, notes, reading state; export and import.",
@@ -20,11 +31,12 @@ PaperIdsArgument = Annotated[list[str], typer.Argument(help="Paper ids (as `pape
 FORMAT_HELP = "bibtex, ris, csl-json or json"
 
 
-def _open(data_dir: Path | None) -> Library:
+def _open(data_dir: Path | None, user: str | None) -> Library:
+    """The library of `--user` (default: the local user) in the data dir."""
     directory = data_dir_of(data_dir)
     if not (directory / "papers.sqlite3").exists():
         fail(f"no papersift store in {directory}; run 'papersift ingest' first")
-    return Library.open(directory)
+    return Library.open(directory, user_id=user_id_of(directory, user))
 
 
 def _done(as_json: bool, message: str, **result) -> None:
@@ -43,63 +55,63 @@ def _run(call):
 
 @library_app.command("tag")
 def tag(tag_name: Annotated[str, typer.Argument(metavar="TAG", help="The tag.")], paper_ids: PaperIdsArgument,
-        data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
+        user: UserOption = None, data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
     """Tag papers (adding them to the library)."""
-    added = _run(lambda: _open(data_dir).tag(paper_ids, tag_name))
+    added = _run(lambda: _open(data_dir, user).tag(paper_ids, tag_name))
     _done(as_json, f"tagged {added} paper(s) {tag_name!r}", tagged=added)
 
 
 @library_app.command("untag")
 def untag(tag_name: Annotated[str, typer.Argument(metavar="TAG", help="The tag.")], paper_ids: PaperIdsArgument,
-          data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
+          user: UserOption = None, data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
     """Remove a tag from papers (they stay in the library)."""
-    removed = _run(lambda: _open(data_dir).untag(paper_ids, tag_name))
+    removed = _run(lambda: _open(data_dir, user).untag(paper_ids, tag_name))
     _done(as_json, f"untagged {removed} paper(s)", untagged=removed)
 
 
 @library_app.command("like")
-def like(paper_ids: PaperIdsArgument, data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
+def like(paper_ids: PaperIdsArgument, user: UserOption = None, data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
     """Like papers (+): recommendations learn from them."""
-    _run(lambda: _open(data_dir).rate(paper_ids, RATINGS["like"]))
+    _run(lambda: _open(data_dir, user).rate(paper_ids, RATINGS["like"]))
     _done(as_json, f"liked {len(paper_ids)} paper(s)", rating="like", papers=len(paper_ids))
 
 
 @library_app.command("dislike")
-def dislike(paper_ids: PaperIdsArgument, data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
+def dislike(paper_ids: PaperIdsArgument, user: UserOption = None, data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
     """Mark papers "not interested" (-): recommendations learn to avoid their like."""
-    _run(lambda: _open(data_dir).rate(paper_ids, RATINGS["dislike"]))
+    _run(lambda: _open(data_dir, user).rate(paper_ids, RATINGS["dislike"]))
     _done(as_json, f"marked {len(paper_ids)} paper(s) not interested", rating="dislike", papers=len(paper_ids))
 
 
 @library_app.command("unmark")
-def unmark(paper_ids: PaperIdsArgument, data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
+def unmark(paper_ids: PaperIdsArgument, user: UserOption = None, data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
     """Clear the like / not-interested mark of papers."""
-    _run(lambda: _open(data_dir).rate(paper_ids, RATINGS["none"]))
+    _run(lambda: _open(data_dir, user).rate(paper_ids, RATINGS["none"]))
     _done(as_json, f"cleared the mark of {len(paper_ids)} paper(s)", rating="none", papers=len(paper_ids))
 
 
 @library_app.command("note")
 def note(paper_id: Annotated[str, typer.Argument(help="Paper id.")],
          text: Annotated[str, typer.Argument(help="The note; '-' reads it from stdin, '' removes it.")],
-         data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
+         user: UserOption = None, data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
     """Set (replace) or remove a paper's note."""
     text = sys.stdin.read() if text == "-" else text
-    _run(lambda: _open(data_dir).set_note(paper_id, text))
+    _run(lambda: _open(data_dir, user).set_note(paper_id, text))
     _done(as_json, "note stored" if text.strip() else "note removed", paper_id=paper_id)
 
 
 @library_app.command("state")
 def state(reading: Annotated[str, typer.Argument(metavar="STATE", help="to-read, read or none.")],
-          paper_ids: PaperIdsArgument, data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
+          paper_ids: PaperIdsArgument, user: UserOption = None, data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
     """Set the reading state of papers."""
-    _run(lambda: _open(data_dir).set_reading(paper_ids, reading))
+    _run(lambda: _open(data_dir, user).set_reading(paper_ids, reading))
     _done(as_json, f"{len(paper_ids)} paper(s): {reading}", state=reading, papers=len(paper_ids))
 
 
 @library_app.command("remove")
-def remove(paper_ids: PaperIdsArgument, data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
+def remove(paper_ids: PaperIdsArgument, user: UserOption = None, data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
     """Drop papers from the library with their tags, mark and note."""
-    removed = _run(lambda: _open(data_dir).remove(paper_ids))
+    removed = _run(lambda: _open(data_dir, user).remove(paper_ids))
     _done(as_json, f"removed {removed} paper(s)", removed=removed)
 
 
@@ -109,10 +121,10 @@ def list_entries(
     liked: Annotated[bool, typer.Option("--liked", help="Only liked papers.")] = False,
     disliked: Annotated[bool, typer.Option("--disliked", help="Only papers marked not interested.")] = False,
     reading: Annotated[str | None, typer.Option("--state", help="Only papers in this reading state.")] = None,
-    data_dir: DataDirOption = None, as_json: JsonOption = False,
+    user: UserOption = None, data_dir: DataDirOption = None, as_json: JsonOption = False,
 ) -> None:
     """The library's papers (newest first) with their tags, marks, state and notes; the tag counts."""
-    library = _open(data_dir)
+    library = _open(data_dir, user)
     rating = RATINGS["like"] if liked else RATINGS["dislike"] if disliked else None
     entries = _run(lambda: library.entries(tag=tag_name, rating=rating, reading=reading))
     papers = library.store.get_many([entry.paper_id for entry in entries])
@@ -138,14 +150,14 @@ def export(
     export_format: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "bibtex",
     tag_name: Annotated[str | None, typer.Option("--tag", help="Only papers with this tag.")] = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")] = None,
-    data_dir: DataDirOption = None,
+    user: UserOption = None, data_dir: DataDirOption = None,
 ) -> None:
     """The whole library (or one tag) as BibTeX, RIS, CSL-JSON or JSON, with tags and notes."""
     from papersift.library.interchange import FORMATS, export_library
 
     if export_format not in FORMATS:
         fail(f"--format must be one of {', '.join(FORMATS)}, not {export_format!r}")
-    text = _run(lambda: export_library(_open(data_dir), export_format, tag_name))
+    text = _run(lambda: export_library(_open(data_dir, user), export_format, tag_name))
     if output is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     else:
@@ -159,7 +171,7 @@ def import_file(
     import_format: Annotated[str | None, typer.Option("--format", help=f"{FORMAT_HELP} (default: from the file).")] = None,
     tag_name: Annotated[str | None, typer.Option("--tag", help="Also tag every matched paper with this.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Match and report, store nothing.")] = False,
-    data_dir: DataDirOption = None, as_json: JsonOption = False,
+    user: UserOption = None, data_dir: DataDirOption = None, as_json: JsonOption = False,
 ) -> None:
     """Match each entry to a stored paper (paper id, DOI / arXiv / OpenReview forum in links, then
     title + year) and merge the matched ones into the library; each miss is one line on stderr."""
@@ -171,7 +183,7 @@ def import_file(
         fail(f"{path}: no such file")
     try:
         text = path.read_text(encoding="utf-8-sig")
-        summary = import_library(_open(data_dir), text, import_format, filename=path.name, tag=tag_name, dry_run=dry_run)
+        summary = import_library(_open(data_dir, user), text, import_format, filename=path.name, tag=tag_name, dry_run=dry_run)
     except UnicodeDecodeError:
         fail(f"{path}: not UTF-8 text")
     except (LibraryFormatError, LibraryError) as problem:
@@ -211,7 +223,7 @@ def recommend(
     venue: Annotated[list[str] | None, typer.Option("--venue", help="Only papers of this venue (repeatable).")] = None,
     year: Annotated[str | None, typer.Option("--year", help="Year or range: 2020, 2020..2024, 2020.., ..2019.")] = None,
     area: Annotated[list[str] | None, typer.Option("--area", help="Only papers of this area (repeatable).")] = None,
-    data_dir: DataDirOption = None, as_json: JsonOption = False,
+    user: UserOption = None, data_dir: DataDirOption = None, as_json: JsonOption = False,
 ) -> None:
     """Papers like those of a tag (or of the whole library), learned from your tags and likes
     against the papers you marked not interested; each one explained by its nearest tagged papers."""
@@ -225,7 +237,7 @@ def recommend(
     from papersift.search.types import Filters, QuerySyntaxError
 
     require("recommend", "recommend")
-    library = _open(data_dir)
+    library = _open(data_dir, user)
     try:  # the filters of `papersift search`, read and applied by the search's own code
         year_filter = parse_query(f"year:{year}").filters if year else Filters()
     except QuerySyntaxError as problem:

@@ -9,7 +9,17 @@ from typing import Annotated
 
 import typer
 
-from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_of, fail, print_json
+from papersift.cli.app import (
+    DataDirOption,
+    JsonOption,
+    UserOption,
+    app,
+    console,
+    data_dir_of,
+    fail,
+    print_json,
+    user_id_of,
+)
 from papersift.follow.saved import FollowError, SavedQuery
 from papersift.follow.state import Following
 
@@ -22,11 +32,12 @@ app.add_typer(token_app, name="feed-token")
 NameArgument = Annotated[str, typer.Argument(metavar="NAME", help="The saved search's name (or its id).")]
 
 
-def open_following(data_dir: Path | None) -> Following:
+def open_following(data_dir: Path | None, user: str | None = None) -> Following:
+    """The saved searches, marks, settings and feed token of `--user` (default: the local user)."""
     directory = data_dir_of(data_dir)
     if not (directory / "papers.sqlite3").exists():
         fail(f"no papersift store in {directory}; run 'papersift ingest' first")
-    return Following.open(directory)
+    return Following.open(directory, user_id=user_id_of(directory, user))
 
 
 def _run(call):
@@ -54,22 +65,22 @@ def add(name: Annotated[str, typer.Argument(metavar="NAME", help="A name for the
         status: Annotated[list[str] | None, typer.Option(help="Only this status (repeatable).")] = None,
         year_from: Annotated[int | None, typer.Option(help="Earliest year.")] = None,
         year_to: Annotated[int | None, typer.Option(help="Latest year.")] = None,
-        data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
+        user: UserOption = None, data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
     """Save a search; it starts with nothing new (papers arriving later are new)."""
     def save():
         saved_query = SavedQuery.from_dict({"q": query, "mode": mode, "sort": sort, "venue": venue or [],
                                             "area": area or [], "author": author or [], "status": status or [],
                                             "year_from": year_from, "year_to": year_to})
-        return open_following(data_dir).save_search(name, saved_query)
+        return open_following(data_dir, user).save_search(name, saved_query)
 
     saved = _run(save)
     _say(as_json, f"saved search {saved.id}: {saved.name!r}", saved.to_dict())
 
 
 @saved_app.command("list")
-def list_saved(data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
+def list_saved(user: UserOption = None, data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
     """The saved searches, by name."""
-    searches = open_following(data_dir).saved_searches()
+    searches = open_following(data_dir, user).saved_searches()
     if as_json:
         print_json({"saved_searches": [saved.to_dict() for saved in searches]})
         return
@@ -81,24 +92,24 @@ def list_saved(data_dir: DataDirOption = None, as_json: JsonOption = False) -> N
 
 @saved_app.command("rename")
 def rename(name: NameArgument, new_name: Annotated[str, typer.Argument(metavar="NEW_NAME")],
-           data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
+           user: UserOption = None, data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
     """Rename a saved search."""
-    saved = _run(lambda: open_following(data_dir).rename_search(name, new_name))
+    saved = _run(lambda: open_following(data_dir, user).rename_search(name, new_name))
     _say(as_json, f"renamed saved search {saved.id} to {saved.name!r}", saved.to_dict())
 
 
 @saved_app.command("delete")
-def delete(name: NameArgument, data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
+def delete(name: NameArgument, user: UserOption = None, data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
     """Delete a saved search (and what it remembers having shown)."""
-    saved = _run(lambda: open_following(data_dir).delete_search(name))
+    saved = _run(lambda: open_following(data_dir, user).delete_search(name))
     _say(as_json, f"deleted saved search {saved.id}: {saved.name!r}", {"deleted": saved.to_dict()})
 
 
 @saved_app.command("show")
 def show(name: NameArgument, new: Annotated[bool, typer.Option("--new", help="Only the papers new since 'seen'.")] = False,
-         data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
+         user: UserOption = None, data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
     """The saved search's papers (its first 100), the new ones marked with *."""
-    listing = _listing(data_dir, name)
+    listing = _listing(data_dir, user, name)
     papers = listing.new_papers if new else listing.papers
     if as_json:
         print_json({"watch": listing.watch, "name": listing.title, "new": len(listing.new_ids), "problem": listing.problem,
@@ -113,22 +124,22 @@ def show(name: NameArgument, new: Annotated[bool, typer.Option("--new", help="On
 
 
 @saved_app.command("seen")
-def seen(name: NameArgument, data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
+def seen(name: NameArgument, user: UserOption = None, data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
     """Mark what the saved search lists now as seen (its papers stop being new)."""
     from papersift.follow.watches import mark_listing_seen
 
-    listing = _listing(data_dir, name)
-    _run(lambda: mark_listing_seen(open_following(data_dir), listing))
+    listing = _listing(data_dir, user, name)
+    _run(lambda: mark_listing_seen(open_following(data_dir, user), listing))
     _say(as_json, f"marked {len(listing.papers)} papers seen ({len(listing.new_ids)} were new)",
          {"watch": listing.watch, "marked": len(listing.papers), "were_new": len(listing.new_ids)})
 
 
-def _listing(data_dir: Path | None, name: str):
+def _listing(data_dir: Path | None, user: str | None, name: str):
     from papersift.follow.watches import list_watch
     from papersift.index.lexical import IndexMissingError
     from papersift.search.service import SearchService
 
-    following = open_following(data_dir)
+    following = open_following(data_dir, user)
     saved = _run(lambda: following.saved_search(name))
     try:
         return list_watch(SearchService(following.store.data_dir), following, f"saved:{saved.id}")
@@ -137,21 +148,21 @@ def _listing(data_dir: Path | None, name: str):
 
 
 @token_app.command("show")
-def token_show(data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
+def token_show(user: UserOption = None, data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
     """Print the current feed token (none until `create`)."""
-    token = open_following(data_dir).feed_token()
+    token = open_following(data_dir, user).feed_token()
     _say(as_json, token or "no feed token: papersift feed-token create", {"token": token})
 
 
 @token_app.command("create")
-def token_create(data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
+def token_create(user: UserOption = None, data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
     """Make a new token; feed URLs with the old one stop working."""
-    token = _run(lambda: open_following(data_dir).new_feed_token())
+    token = _run(lambda: open_following(data_dir, user).new_feed_token())
     _say(as_json, token, {"token": token})
 
 
 @token_app.command("revoke")
-def token_revoke(data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
+def token_revoke(user: UserOption = None, data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
     """Revoke the token: every private feed URL answers 404 until a new one is made."""
-    revoked = _run(lambda: open_following(data_dir).revoke_feed_token())
+    revoked = _run(lambda: open_following(data_dir, user).revoke_feed_token())
     _say(as_json, "feed token revoked" if revoked else "there was no feed token", {"revoked": revoked})

@@ -1,5 +1,5 @@
 """papersift users ...: the accounts of a shared server (`serve --accounts`, docs/accounts.md):
-add a user, invite one (a sign-up link), list, remove. Thin wrappers over papersift.accounts."""
+add a user, invite one (a sign-up link), reset a password (a link), list, remove. Thin wrappers over papersift.accounts."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import typer
 
 from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_of, fail, print_json
 
-users_app = typer.Typer(help="Accounts of a server run with --accounts: add, invite, list, remove.", no_args_is_help=True)
+users_app = typer.Typer(help="Accounts of a server run with --accounts: add, invite, reset, list, remove.", no_args_is_help=True)
 app.add_typer(users_app, name="users")
 
 UserArgument = Annotated[str, typer.Argument(metavar="NAME", help="The user name (1-64 letters, digits, '.', '_', '-').")]
@@ -76,6 +76,23 @@ def invite(base_url: Annotated[str, typer.Option("--base-url", help="The server'
     accounts = open_accounts(data_dir)
     token, expires_at = _run(lambda: accounts.invite(days * 24 * 3600))
     link = f"{base_url.rstrip('/')}/signup?invite={token}"
+    if as_json:
+        print_json({"link": link, "token": token, "expires_at": expires_at})
+    else:
+        console.print(f"{link}\n(single use; expires {time.strftime('%Y-%m-%d %H:%M', time.localtime(expires_at))})",
+                      highlight=False, markup=False)
+
+
+@users_app.command("reset")
+def reset(name: UserArgument,
+          base_url: Annotated[str, typer.Option("--base-url", help="The server's address, for the link.")] = "http://127.0.0.1:8000",
+          hours: Annotated[float, typer.Option("--hours", min=0.1, max=24 * 14, help="Hours until the link expires.")] = 24,
+          data_dir: DataDirOption = None, as_json: JsonOption = False) -> None:
+    """Print a single-use link that sets a new password for NAME (stored hashed: shown only now;
+    a newer link replaces it). Using it ends every session of NAME."""
+    accounts = open_accounts(data_dir)
+    token, expires_at = _run(lambda: accounts.create_reset(name, hours * 3600))
+    link = f"{base_url.rstrip('/')}/reset?token={token}"
     if as_json:
         print_json({"link": link, "token": token, "expires_at": expires_at})
     else:

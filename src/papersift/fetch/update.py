@@ -279,20 +279,25 @@ def _index(data_dir: Path) -> StepReport:
 
 def _send_digests(data_dir: Path, env, log: Log) -> StepReport | None:
     """The digest step when SMTP is configured (None when it is not: update sends no files)."""
-    from papersift.follow.digest import DigestRunning, run_digest
+    from papersift.follow.digest import DigestRunning, run_digests
     from papersift.follow.mail import smtp_config
     from papersift.follow.saved import FollowError
 
     try:
         if smtp_config(env) is None:
             return None
-        report = run_digest(data_dir, env=env)
+        run = run_digests(data_dir, env=env)  # the local user and every account, each their own
     except (DigestRunning, FollowError) as problem:  # another digest running, a bad SMTP setting
         return StepReport("digest", {}, str(problem))
-    delivery = report.delivery
-    counts: dict = {"papers": report.papers, "delivered": len(delivery.delivered), "waiting": len(delivery.waiting)}
-    if delivery.error:
-        counts["error"] = delivery.error
+    deliveries = [report.delivery for report in run.reports.values()]
+    counts: dict = {"papers": run.papers, "delivered": sum(len(delivery.delivered) for delivery in deliveries),
+                    "waiting": sum(len(delivery.waiting) for delivery in deliveries)}
+    errors = [(f"{user}: " if len(run.reports) > 1 else "") + report.delivery.error
+              for user, report in run.reports.items() if report.delivery.error]
+    if errors:
+        counts["error"] = "; ".join(errors)
+    if run.no_address:  # accounts with no e-mail address: their digests wait until they set one
+        counts["no_address"] = len(run.no_address)
     return StepReport("digest", counts)
 
 

@@ -22,6 +22,7 @@ from urllib.parse import quote
 import jinja2
 
 from papersift import run_locks
+from papersift.component_schema import LOCAL_USER
 from papersift.follow.mail import DeliveryReport, deliver, smtp_config
 from papersift.follow.state import Following
 from papersift.follow.watches import Listing, list_watch
@@ -122,10 +123,41 @@ def compose(service, following: Following, data_dir: Path, lang: Lang, base_url:
                                             for listing in listings if not listing.problem])
 
 
-def run_digest(data_dir: str | Path, *, service=None, env: Mapping[str, str] | None = None,
-               log: Callable[[str], None] = lambda _: None) -> DigestReport:
-    """Compose this run's digest, then deliver every digest waiting in the outbox: by SMTP when
-    PAPERSIFT_SMTP_HOST is set, else as files under DATA_DIR/digests/."""
+def digest_users(data_dir: Path) -> list[str]:
+    """Whom a run composes for: the local user (a personal install's only one), then every
+    account not removed (read-only: a store without accounts gains no table by this)."""
+    from papersift.accounts.users import Accounts
+
+    return [LOCAL_USER] + [user.user_id for user in Accounts.open(data_dir, readonly=True).users()]
+
+
+@dataclass
+class DigestRun:
+    """One run's reports, per user."""
+
+    reports: dict[str, DigestReport] = field(default_factory=dict)
+    no_address: list[str] = field(default_factory=list)  # accounts skipped: SMTP is on and they set no e-mail
+
+    @property
+    def papers(self) -> int:
+        return sum(report.papers for report in self.reports.values())
+
+    @property
+    def failed(self) -> bool:
+        return any(report.delivery.error for report in self.reports.values())
+
+    def to_dict(self) -> dict:
+        return {"papers": self.papers, "users": {user: report.to_dict() for user, report in self.reports.items()},
+                "no_address": self.no_address}
+
+
+def run_digests(data_dir: str | Path, *, users: list[str] | None = None, service=None,
+                env: Mapping[str, str] | None = None, log: Callable[[str], None] = lambda _: None) -> DigestRun:
+    """For each user (default: digest_users), compose the digest of that user's own saved searches
+    and tags, then deliver every digest waiting in that user's outbox: by SMTP when
+    PAPERSIFT_SMTP_HOST is set (to the user's `email` setting; PAPERSIFT_DIGEST_TO stands in for
+    the local user only, so no account's digest lands in another's mailbox), else as files
+    under DATA_DIR/digests/ (an account's under DATA_DIR/digests/<user>/)."""
     data_dir = Path(data_dir)
     settings_env: Mapping[str, str] = os.environ if env is None else env
     lock = data_dir / LOCK_FILE
@@ -134,18 +166,33 @@ def run_digest(data_dir: str | Path, *, service=None, env: Mapping[str, str] | N
     except BlockingIOError:
         raise DigestRunning(f"another 'papersift digest' is running on {data_dir}") from None
     try:
+        config = smtp_config(settings_env)
         if service is None:
             from papersift.search.service import SearchService
 
             service = SearchService(data_dir)
-        following = Following.open(data_dir)
-        settings = following.settings()
-        lang: Lang = "zh" if settings.get("lang") == "zh" else "en"
-        report = DigestReport()
-        compose(service, following, data_dir, lang, settings_env.get(BASE_URL_ENV, DEFAULT_BASE_URL).rstrip("/"), report)
-        log(f"digest: {report.papers} new papers" + (f" in digest {report.queued}" if report.queued else ""))
-        report.delivery = deliver(following, data_dir, smtp_config(settings_env), settings.get("email"))
-        log(f"digest delivery: {report.delivery.summary()}")
-        return report
+        base_url = settings_env.get(BASE_URL_ENV, DEFAULT_BASE_URL).rstrip("/")
+        run = DigestRun()
+        for user_id in digest_users(data_dir) if users is None else users:
+            following = Following.open(data_dir, user_id=user_id)
+            settings = following.settings()
+            if config is not None and user_id != LOCAL_USER and not settings.get("email"):
+                run.no_address.append(user_id)  # composing would only fill an outbox nobody receives
+                log(f"digest for {user_id}: skipped, no e-mail address (papersift digest --user {user_id} --email ...)")
+                continue
+            lang: Lang = "zh" if settings.get("lang") == "zh" else "en"
+            report = run.reports[user_id] = DigestReport()
+            compose(service, following, data_dir, lang, base_url, report)
+            log(f"digest for {user_id}: {report.papers} new papers" + (f" in digest {report.queued}" if report.queued else ""))
+            report.delivery = deliver(following, data_dir, config, settings.get("email"))
+            log(f"digest delivery for {user_id}: {report.delivery.summary()}")
+        return run
     finally:
         run_locks.release(handle, lock)
+
+
+def run_digest(data_dir: str | Path, *, user_id: str = LOCAL_USER, service=None, env: Mapping[str, str] | None = None,
+               log: Callable[[str], None] = lambda _: None) -> DigestReport:
+    """One user's run of run_digests (the local user's by default)."""
+    run = run_digests(data_dir, users=[user_id], service=service, env=env, log=log)
+    return run.reports.get(user_id) or DigestReport()

@@ -4,7 +4,7 @@ SMTP settings come from the environment (credentials never touch the data dir):
 PAPERSIFT_SMTP_HOST (set: SMTP is on), PAPERSIFT_SMTP_PORT (587), PAPERSIFT_SMTP_STARTTLS
 (1: required, the default; 0: plain, for a local relay), PAPERSIFT_SMTP_USER and
 PAPERSIFT_SMTP_PASSWORD (login when set), PAPERSIFT_SMTP_FROM, PAPERSIFT_SMTP_TIMEOUT (30 s).
-The recipient is the user's `email` setting, else PAPERSIFT_DIGEST_TO.
+The recipient is the user's `email` setting, else (for the local user only) PAPERSIFT_DIGEST_TO.
 
 A digest is recorded sent only after the server accepted it (send_message returned); on any
 failure delivery stops and the rest wait, in order, for the next run. The one window left is a
@@ -22,6 +22,7 @@ from email.message import EmailMessage
 from email.utils import formatdate
 from pathlib import Path
 
+from papersift.component_schema import LOCAL_USER
 from papersift.follow.saved import FollowError
 from papersift.follow.state import Digest, Following
 
@@ -91,9 +92,14 @@ def _send(config: SmtpConfig, message: EmailMessage) -> None:
         client.send_message(message)
 
 
-def _write_files(data_dir: Path, digest: Digest) -> Path:
-    """digests/digest-<id>.txt and .html, each written whole (temporary file, then rename)."""
-    folder = data_dir / DIGESTS_DIR
+def digests_folder(data_dir: Path, user_id: str) -> Path:
+    """DATA_DIR/digests for the local user (as before accounts), DATA_DIR/digests/<user> for an
+    account (user ids are [a-z0-9._-], starting with a letter or digit: a plain folder name)."""
+    return data_dir / DIGESTS_DIR if user_id == LOCAL_USER else data_dir / DIGESTS_DIR / user_id
+
+
+def _write_files(folder: Path, digest: Digest) -> Path:
+    """FOLDER/digest-<id>.txt and .html, each written whole (temporary file, then rename)."""
     folder.mkdir(parents=True, exist_ok=True)
     stem = folder / f"digest-{digest.id:06d}"
     for suffix, body in ((".txt", digest.text_body), (".html", digest.html_body)):
@@ -109,7 +115,8 @@ def deliver(following: Following, data_dir: Path, config: SmtpConfig | None, ema
     """Every unsent digest, oldest first; stops at the first failure (the rest wait)."""
     waiting = following.unsent_digests()
     report = DeliveryReport("smtp" if config else "files")
-    recipient = email or (config.recipient if config else None)
+    # PAPERSIFT_DIGEST_TO is the install's one reader: an account's digest goes to its own address only
+    recipient = email or (config.recipient if config and following.user_id == LOCAL_USER else None)
     if config and not recipient and waiting:
         report.waiting = [digest.id for digest in waiting]
         report.error = "no recipient: set one with 'papersift digest --email ADDRESS' or PAPERSIFT_DIGEST_TO"
@@ -120,7 +127,7 @@ def deliver(following: Following, data_dir: Path, config: SmtpConfig | None, ema
                 _send(config, message_of(digest, config.sender, recipient))
                 sent_to = recipient
             else:
-                sent_to = f"file:{_write_files(data_dir, digest)}"
+                sent_to = f"file:{_write_files(digests_folder(data_dir, following.user_id), digest)}"
         except (OSError, smtplib.SMTPException) as error:
             report.waiting = [item.id for item in waiting[position:]]
             report.error = f"{type(error).__name__}: {error}".strip()

@@ -13,6 +13,7 @@ never sends from another site. Secure when the request came over https or --secu
 from __future__ import annotations
 
 import secrets
+import time
 from typing import Annotated
 from urllib.parse import quote
 
@@ -21,7 +22,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import Field
 
-from papersift.accounts.users import SESSION_TTL_S, AccountError, digest
+from papersift.accounts.users import SESSION_TTL_S, AccountError, WrongPassword, digest
 from papersift.api.auth import ANONYMOUS, SESSION_COOKIE, request_user, require_user
 from papersift.api.backend import request_lang
 from papersift.api.errors import ApiError
@@ -44,7 +45,12 @@ LABELS = {
            "new_token": "Your new API token (copy it now: it is not shown again)", "change_password": "Change password",
            "current_password": "Current password", "new_password": "New password", "created": "created",
            "wrong_login": "Wrong user name or password.", "password_changed": "Password changed; other sessions ended.",
-           "mismatch": "The two passwords differ.", "invite_invalid": "This invitation is unknown, used or expired: ask for a new one."},
+           "mismatch": "The two passwords differ.", "invite_invalid": "This invitation is unknown, used or expired: ask for a new one.",
+           "sessions": "Sessions", "sessions_help": "Browsers logged in to this account.",
+           "this_session": "this session", "expires": "expires", "unknown_agent": "(browser not known)",
+           "end_others": "Sign out all other sessions", "others_ended": "Signed out {count} other session(s).",
+           "reset": "Set a new password", "reset_invalid": "This reset link is unknown, used or expired: ask the admin for a new one.",
+           "reset_done": "Password set; every session of this account has ended. Log in with the new password."},
     "zh": {"login": "登录", "logout": "退出登录", "name": "用户名", "password": "密码", "account": "账户",
            "signup": "注册", "password_again": "再次输入密码", "signed_in_as": "当前用户", "tokens": "API 令牌",
            "tokens_help": "供脚本使用：向 /api 发送 'Authorization: Bearer <令牌>'。令牌只在创建时显示一次。",
@@ -52,7 +58,11 @@ LABELS = {
            "new_token": "新的 API 令牌（请立即复制：不会再次显示）", "change_password": "修改密码",
            "current_password": "当前密码", "new_password": "新密码", "created": "创建于",
            "wrong_login": "用户名或密码错误。", "password_changed": "密码已修改；其他会话已结束。",
-           "mismatch": "两次输入的密码不一致。", "invite_invalid": "邀请无效、已用或已过期：请索取新的邀请。"},
+           "mismatch": "两次输入的密码不一致。", "invite_invalid": "邀请无效、已用或已过期：请索取新的邀请。",
+           "sessions": "会话", "sessions_help": "登录了此账户的浏览器。", "this_session": "当前会话", "expires": "过期于",
+           "unknown_agent": "（未知浏览器）", "end_others": "退出所有其他会话", "others_ended": "已退出 {count} 个其他会话。",
+           "reset": "设置新密码", "reset_invalid": "重置链接无效、已用或已过期：请向管理员索取新的链接。",
+           "reset_done": "密码已设置；此账户的所有会话均已结束。请用新密码登录。"},
 }
 
 
@@ -112,7 +122,7 @@ async def _pre_login_fields(request: Request) -> dict[str, str]:
 
 
 def _logged_in(request: Request, user_id: str, target: str) -> Response:
-    session_id = request.app.state.accounts.start_session(user_id)
+    session_id = request.app.state.accounts.start_session(user_id, user_agent=request.headers.get("user-agent", "")[:1000])
     response = RedirectResponse(_local_path(target), status_code=303)
     response.set_cookie(SESSION_COOKIE, session_id, max_age=SESSION_TTL_S, httponly=True, samesite="lax",
                         secure=_secure(request))
@@ -129,18 +139,28 @@ def login_page(request: Request, params: Annotated[LoginParams, Query()]) -> HTM
                            problem=None, name="")
 
 
+def _guess_allowed(request: Request, account: str) -> tuple[str, str]:
+    """Before a password is looked at (login, change password): past the limits of wrong
+    passwords per account or per client address (accounts/ratelimit.py), 429 with Retry-After,
+    right password or not; else the attempt is counted now, so parallel guesses cannot all pass
+    while argon2 runs (the caller takes it back with succeeded() when the password was right).
+    Both forms share one limiter: a guess at a password counts the same through either."""
+    address = request.client.host if request.client else "-"
+    refusal = request.app.state.login_limiter.attempt(account, address)
+    if refusal is not None:
+        raise ApiError(429, "too_many_logins", f"too many wrong passwords: try again in {refusal.retry_after_s} s",
+                       headers={"Retry-After": str(refusal.retry_after_s)})
+    return account, address
+
+
 @router.post("/login")
 async def login(request: Request) -> Response:
     """Rate limited per account and per client address before the password is looked at
     (accounts/ratelimit.py): past the limit, 429 with Retry-After, right password or not."""
     values = await _pre_login_fields(request)
     lang, name, target = _lang_of(values.get("lang")), values.get("name", "")[:200], values.get("next", "/")
-    account, address = name.strip().lower(), request.client.host if request.client else "-"
+    account, address = _guess_allowed(request, name.strip().lower())
     limiter = request.app.state.login_limiter
-    refusal = limiter.attempt(account, address)  # counted now: parallel guesses cannot all pass
-    if refusal is not None:
-        raise ApiError(429, "too_many_logins", f"too many wrong passwords: try again in {refusal.retry_after_s} s",
-                       headers={"Retry-After": str(refusal.retry_after_s)})
     user_id = await run_in_threadpool(request.app.state.accounts.check_password, name, values.get("password", ""))
     if user_id is None:
         return _pre_login_form(request, "login.html", lang, 401, next=_local_path(target),
@@ -170,6 +190,41 @@ async def signup(request: Request) -> Response:
     return await run_in_threadpool(_logged_in, request, user.user_id, f"/account?lang={lang}")
 
 
+class ResetParams(PaperParams):
+    token: Annotated[str, Field(max_length=100)] = ""
+
+
+@router.get("/reset", response_class=HTMLResponse)
+def reset_page(request: Request, params: Annotated[ResetParams, Query()]) -> HTMLResponse:
+    """The page behind `papersift users reset NAME`'s link: a new password for its user. The
+    link is the capability (the user has lost the password, so has no session); the form's CSRF
+    token is bound to this browser like the login form's."""
+    lang = request_lang(request, params.lang)
+    user_id = request.app.state.accounts.reset_user(params.token)
+    return _pre_login_form(request, "reset.html", lang, 200 if user_id else 404, token=params.token, user_name=user_id,
+                           problem=None if user_id else LABELS[lang]["reset_invalid"])
+
+
+@router.post("/reset")
+async def reset_password(request: Request) -> Response:
+    """Sets the password, uses the link up and ends every session of its user (one transaction,
+    Accounts.reset_password); then the login form, with the account's failed logins forgotten."""
+    values = await _pre_login_fields(request)
+    lang, token = _lang_of(values.get("lang")), values.get("token", "")[:100]
+    accounts = request.app.state.accounts
+    if values.get("password", "") != values.get("password_again", ""):
+        return _pre_login_form(request, "reset.html", lang, 422, token=token, user_name=accounts.reset_user(token),
+                               problem=LABELS[lang]["mismatch"])
+    try:
+        user_id = await run_in_threadpool(accounts.reset_password, token, values.get("password", ""))
+    except AccountError as problem:
+        return _pre_login_form(request, "reset.html", lang, 422, token=token, user_name=accounts.reset_user(token),
+                               problem=str(problem))
+    request.app.state.login_limiter.succeeded(user_id)
+    return _pre_login_form(request, "login.html", lang, next="/account", problem=None, name=user_id,
+                           notice=LABELS[lang]["reset_done"])
+
+
 async def _session_form(request: Request) -> dict[str, str]:
     """A logged-in form's fields, its CSRF token checked against the session's key."""
     values = dict(await read_fields(request))
@@ -193,7 +248,14 @@ def _account_page(request: Request, lang: Lang, status: int = 200, **context) ->
     context = {"new_token": None, "notice": None, "problem": None, **context}
     return _render(request, "account.html", lang, status, user_name=user.user_id,
                    tokens=request.app.state.accounts.api_tokens(user.user_id),
+                   sessions=[{"created": _when(info.created_at), "expires": _when(info.expires_at),
+                              "user_agent": info.user_agent, "current": info.current}
+                             for info in request.app.state.accounts.sessions(user.user_id, user.session_hash)],
                    csrf=csrf_token(following.csrf_key(), following.user_id), **context)
+
+
+def _when(timestamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(timestamp))
 
 
 @router.get("/account", response_class=HTMLResponse)
@@ -224,15 +286,31 @@ async def revoke_token(request: Request, token_id: int) -> Response:
     return RedirectResponse(f"/account?lang={quote(_lang_of(values.get('lang')))}", status_code=303)
 
 
+@router.post("/account/sessions/end-others", dependencies=[Depends(require_form_writes)])
+async def end_other_sessions(request: Request) -> Response:
+    """Every session of this user but the one asking ends (a browser left logged in elsewhere,
+    a stolen cookie); only the asker's own: the user id comes from the session, never the form."""
+    values = await _session_form(request)
+    lang, user = _lang_of(values.get("lang")), require_user(request)
+    ended = await run_in_threadpool(request.app.state.accounts.end_other_sessions, user.user_id, user.session_hash)
+    return _account_page(request, lang, notice=LABELS[lang]["others_ended"].format(count=ended))
+
+
 @router.post("/account/password", dependencies=[Depends(require_form_writes)])
 async def change_password(request: Request) -> Response:
     values = await _session_form(request)
     lang, user = _lang_of(values.get("lang")), require_user(request)
     if values.get("new_password", "") != values.get("password_again", ""):
         return _account_page(request, lang, 422, problem=LABELS[lang]["mismatch"])
+    # A stolen session must not buy unlimited guesses at the password: limited like the login
+    account, address = _guess_allowed(request, user.user_id)
     try:
         await run_in_threadpool(request.app.state.accounts.change_password, user.user_id, values.get("password", ""),
                                 values.get("new_password", ""), user.session_hash)
-    except AccountError as problem:
+    except WrongPassword as problem:  # stays counted
         return _account_page(request, lang, 422, problem=str(problem))
+    except AccountError as problem:  # the current password was right; the new one refused
+        request.app.state.login_limiter.succeeded(account, address)
+        return _account_page(request, lang, 422, problem=str(problem))
+    request.app.state.login_limiter.succeeded(account, address)
     return _account_page(request, lang, notice=LABELS[lang]["password_changed"])

@@ -2,7 +2,9 @@
 export links) and a tag's recommendations (/library/recommend?tag=...), read-only and
 server-rendered like the other pages. Library changes go through the CLI or the token-gated API;
 a tag's recommendations page marks the ones never shown (new=1: only them), has the "mark all
-as seen" form (web/forms.py) and links its private feed when the user has a feed token."""
+as seen" form (web/forms.py) and links its private feed when the user has a feed token. Each
+recommended paper carries the search hits' tag / like / not-interested controls
+(web/library_forms.py), so a recommendation can be acted on where it is shown."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from papersift.api.params import PaperParams, SearchParams
 from papersift.i18n import Lang
 from papersift.library.entries import MAX_TAG_CHARS, LibraryError
 from papersift.library.recommend import explanation
+from papersift.web.library_forms import marks_context
 from papersift.web.saved_pages import form_context
 from papersift.web.urls import SearchState
 
@@ -120,5 +123,7 @@ def recommend_page(request: Request, params: Annotated[RecommendPageParams, Quer
         if params.new:
             rows = [row for row in rows if row[0].paper_id in fresh]
     back = f"/library/recommend?{urlencode({'tag': tag or '', 'lang': lang})}"
+    # The hits' tag / like / not-interested controls: the search hits' own (library_forms, _hit.html)
+    marks = marks_context(request, [paper.id for _, paper, _ in rows if paper is not None])
     return _render(request, "library_recommend.html", lang, tag=tag, rows=rows, problem=problem, new_ids=fresh,
-                   private_feed=private_feed, forms=forms, back=back, only_new=params.new, params=params)
+                   private_feed=private_feed, forms=forms, back=back, only_new=params.new, params=params, marks=marks)
