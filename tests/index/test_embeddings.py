@@ -274,3 +274,77 @@ def test_embed_papers_publishes_less_often_past_the_ann_size(tmp_path, monkeypat
     # nothing cached (published at once), every 4 vectors up to 12 rows, then only when the new
     # ones are a quarter of the index (16: 4 new; 24: 8 >= 6; 32: 8 >= 8; not 36: 4 < 9), then the end
     assert published == [0, 4, 8, 12, 16, 24, 32, 40]
+
+
+def _version0_cache(data_dir, rows: int, dim: int = 256) -> dict[bytes, np.ndarray]:
+    """A cache file as papersift wrote it before CACHE_SCHEMA_VERSION 1 (WITHOUT ROWID)."""
+    import hashlib
+    import sqlite3
+
+    (data_dir / "embeddings").mkdir(parents=True)
+    rng = np.random.default_rng(1)
+    kept = {hashlib.sha1(str(number).encode()).digest(): rng.normal(size=dim).astype(np.float32) for number in range(rows)}
+    with sqlite3.connect(data_dir / "embeddings" / "cache.sqlite3") as db:
+        db.execute("CREATE TABLE vectors (key BLOB PRIMARY KEY, vec BLOB NOT NULL) WITHOUT ROWID")
+        db.executemany("INSERT INTO vectors VALUES (?, ?)", [(key, vec.tobytes()) for key, vec in kept.items()])
+    db.close()
+    return kept
+
+
+def _assert_holds(cache: EmbeddingCache, kept: dict[bytes, np.ndarray]) -> None:
+    found = cache.get_many(list(kept))
+    assert found.keys() == kept.keys()
+    assert all(np.array_equal(found[key], vec) for key, vec in kept.items())
+
+
+def test_an_old_cache_is_read_as_it_is_and_migrated_whole_when_opened_for_writing(tmp_path):
+    import sqlite3
+
+    from papersift.index.embeddings import CACHE_SCHEMA_VERSION
+
+    kept = _version0_cache(tmp_path, 3000)
+    path = tmp_path / "embeddings" / "cache.sqlite3"
+    before = path.stat().st_size
+    with EmbeddingCache(tmp_path, readonly=True) as cache:  # a server: reads the old layout, changes nothing
+        _assert_holds(cache, kept)
+    assert path.stat().st_size == before
+    with EmbeddingCache(tmp_path) as cache:
+        _assert_holds(cache, kept)
+        cache.put_many([(b"k" * 20, np.ones(256, dtype=np.float32))])
+        assert cache.count() == 3001
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == CACHE_SCHEMA_VERSION
+        tables = dict(db.execute("SELECT name, sql FROM sqlite_master WHERE type='table'").fetchall())
+    db.close()
+    assert set(tables) == {"vectors"} and "WITHOUT ROWID" not in tables["vectors"]
+    # 4.7 KB a 1 KB vector before (each on an overflow page of its own); measured 1.4 KB after.
+    assert before / 3000 > 4000 and path.stat().st_size / 3001 < 1600
+
+
+def test_a_migration_that_fails_midway_leaves_the_old_cache_whole(tmp_path, monkeypatch):
+    import sqlite3
+
+    from papersift.index import embeddings
+
+    kept = _version0_cache(tmp_path, 200)
+    real_execute = sqlite3.Connection.execute
+
+    class Killed(Exception):
+        pass
+
+    class FailingConnection(sqlite3.Connection):
+        def execute(self, sql, *args):
+            if sql.startswith("DROP TABLE vectors_v0"):
+                raise Killed  # after the rows were copied, before the old table goes
+            return real_execute(self, sql, *args)
+
+    connect = sqlite3.connect
+    monkeypatch.setattr(embeddings.sqlite3, "connect", lambda *args, **kwargs: connect(*args, factory=FailingConnection, **kwargs))
+    with pytest.raises(Killed):
+        EmbeddingCache(tmp_path)
+    monkeypatch.undo()
+    with EmbeddingCache(tmp_path, readonly=True) as cache:
+        _assert_holds(cache, kept)
+    with EmbeddingCache(tmp_path) as cache:  # the next writer migrates it
+        _assert_holds(cache, kept)
+        assert cache.count() == 200

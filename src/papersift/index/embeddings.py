@@ -192,8 +192,44 @@ def token_key(prefix: str, token_ids: Sequence[int]) -> bytes:
     return hashlib.sha1(prefix.encode() + b"\x00" + np.asarray(token_ids, dtype=np.uint32).tobytes()).digest()
 
 
+CACHE_SCHEMA_VERSION = 1  # PRAGMA user_version of cache.sqlite3
+# Version 0 kept `vectors` WITHOUT ROWID: an index b-tree holds at most ~1,000 bytes of a row
+# on its leaf page (4 KB pages), so every 1-1.5 KB vector spilled onto an overflow page of its
+# own: 4.7 KB on disk per vector. A rowid table holds a row of up to ~4 KB on the leaf; with
+# the unique index on the 20-byte key it takes 1.4 KB per 256-d vector, and writes and reads
+# measured 3-4x faster (docs/semantic.md, "The embedding cache").
+CACHE_TABLE = "CREATE TABLE IF NOT EXISTS vectors (id INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, vec BLOB NOT NULL)"
+
+
+def migrate_cache(conn: sqlite3.Connection) -> bool:
+    """Bring a writable cache to CACHE_SCHEMA_VERSION in one transaction (another process may
+    have done it: the version is read again under the write lock); True when rows were moved
+    out of a version-0 table, so the file has free pages worth a VACUUM."""
+    if conn.execute("PRAGMA user_version").fetchone()[0] >= CACHE_SCHEMA_VERSION:
+        return False
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if conn.execute("PRAGMA user_version").fetchone()[0] >= CACHE_SCHEMA_VERSION:
+            conn.rollback()
+            return False
+        old = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='vectors'").fetchone() is not None
+        if old:
+            conn.execute("ALTER TABLE vectors RENAME TO vectors_v0")
+        conn.execute(CACHE_TABLE)
+        if old:
+            conn.execute("INSERT OR IGNORE INTO vectors (key, vec) SELECT key, vec FROM vectors_v0")
+            conn.execute("DROP TABLE vectors_v0")
+        conn.execute(f"PRAGMA user_version = {CACHE_SCHEMA_VERSION}")
+        conn.commit()
+    except BaseException:
+        conn.rollback()
+        raise
+    return old
+
+
 class EmbeddingCache:
-    """SQLite table key -> float32 vector, in DATA_DIR/embeddings/cache.sqlite3 (WAL, safe to kill)."""
+    """SQLite table key -> float32 vector, in DATA_DIR/embeddings/cache.sqlite3 (WAL, safe to
+    kill). Opening it writable migrates an older layout (migrate_cache); read-only, both read."""
 
     def __init__(self, data_dir: str | os.PathLike, readonly: bool = False):
         folder = Path(data_dir) / EMBEDDINGS_FOLDER
@@ -205,8 +241,8 @@ class EmbeddingCache:
         else:
             self.conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
             self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vec BLOB NOT NULL) WITHOUT ROWID")
-            self.conn.commit()
+            if migrate_cache(self.conn):
+                self.conn.execute("VACUUM")  # return the old table's pages to the file system
 
     def close(self) -> None:
         self.conn.close()
