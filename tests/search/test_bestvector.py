@@ -85,7 +85,9 @@ def test_without_e5_vectors_the_static_model_ranks_every_paper(slice_dir):
     assert [paper_id for paper_id, _ in ranked] == [paper_id for paper_id, _ in first.rank_text(
         "graph neural networks", ParsedQuery(), k=len(paper_ids))]
     assert {paper_id for paper_id, _ in ranked} == set(paper_ids)
-    assert best.notices() == []  # the static pass covers every paper
+    # The static pass covers every paper, and the page says they are all ranked by it.
+    assert best.notices() == ["100% of papers are ranked by fast first-pass vectors until 'papersift embed' finishes "
+                              "the full model"]
 
 
 def test_each_paper_is_ranked_in_the_space_of_its_best_vector(slice_dir, tmp_path):
@@ -103,6 +105,8 @@ def test_each_paper_is_ranked_in_the_space_of_its_best_vector(slice_dir, tmp_pat
         assert set(static_order) == set(paper_ids) - set(with_e5)  # the static side ranks only the rest
         assert [paper_id for paper_id in ranked if paper_id not in set(with_e5)] == static_order
         assert best.populations() == (len(with_e5), len(paper_ids) - len(with_e5))
+        [notice] = best.notices()
+        assert notice.code == "first_pass" and notice.values["share"] == 200 / 300
         # similar papers: a paper with an e5 vector gets neighbours from both spaces, never itself
         similar = best.retrieve(SearchRequest(like_id=with_e5[0], mode="semantic"), ParsedQuery(), k=40)
         similar_ids = {paper_id for paper_id, _ in similar}
@@ -117,7 +121,7 @@ def test_once_e5_covers_every_paper_it_alone_answers(slice_dir, tmp_path):
     try:
         best, full, _ = _retrievers(data_dir)
         request = SearchRequest(query="graph neural networks", mode="semantic")
-        assert best.complete() and best.model == DEFAULT_MODEL
+        assert best.complete() and best.model == DEFAULT_MODEL and best.notices() == []
         assert best.retrieve(request, QUERY, k=50) == full.retrieve(request, QUERY, k=50)
     finally:
         shutil.rmtree(model_root(data_dir, DEFAULT_MODEL))

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from papersift.search.fusion import standardized
+from papersift.search.notices import Notice
 from papersift.search.query import ParsedQuery
 from papersift.search.semantic import DenseRetriever
 from papersift.search.types import SearchRequest
@@ -68,7 +69,14 @@ class BestVectorRetriever:
         return max(self.first_pass.coverage(), self.full.coverage() if self.full is not None else 0.0)
 
     def notices(self) -> list[str]:
-        return self.full.notices() if self.full is not None and self.complete() else self.first_pass.notices()
+        """The full model's once complete; before, the first pass's own, and how many papers it ranks."""
+        if self.complete():
+            return self.full.notices() if self.full is not None else []
+        notices = self.first_pass.notices()
+        with_full, only_first = self.populations()
+        if only_first:
+            notices.append(Notice("first_pass", share=only_first / (with_full + only_first)))
+        return notices
 
     def reading_for(self, text: str):
         """The query's English reading, through e5's term bridge when there is one."""

@@ -16,6 +16,7 @@ ENGLISH = {
     "mode_unavailable": "{mode} search is not available in this data dir; showing keyword results",
     "semantic_not_built": "semantic index not built yet (run 'papersift embed'); results are keyword matches only",
     "semantic_partial": "semantic index covers {coverage:.0%} of papers ({rows:,} of {total:,}); embedding is in progress",
+    "first_pass": "{share:.0%} of papers are ranked by fast first-pass vectors until 'papersift embed' finishes the full model",
     "similar_by_words": "similar papers by shared words: the semantic index cannot answer yet",
     "unknown_tag": "your library has no paper tagged '{tag}' (tag: searches the papers you tagged)",
 }
