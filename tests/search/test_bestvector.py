@@ -86,8 +86,8 @@ def test_without_e5_vectors_the_static_model_ranks_every_paper(slice_dir):
         "graph neural networks", ParsedQuery(), k=len(paper_ids))]
     assert {paper_id for paper_id, _ in ranked} == set(paper_ids)
     # The static pass covers every paper, and the page says they are all ranked by it.
-    assert best.notices() == ["100% of papers are ranked by fast first-pass vectors until 'papersift embed' finishes "
-                              "the full model"]
+    assert best.notices() == [("100% of papers are ranked by fast first-pass vectors until 'papersift embed' finishes "
+                               "the full model")]
 
 
 def test_each_paper_is_ranked_in_the_space_of_its_best_vector(slice_dir, tmp_path):
