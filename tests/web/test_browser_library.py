@@ -102,7 +102,7 @@ def test_tag_mark_recommend_note_export_and_reimport(browser, sample_records, tm
     assert {entry.paper_id for entry in after.entries()} == {entry.paper_id for entry in before.entries()}
 
 
-def test_a_recommendation_is_liked_and_marked_not_interested_in_place(browser, sample_records, tmp_path):
+def test_a_recommendation_is_liked_tagged_and_marked_not_interested_in_place_by_keys_and_clicks(browser, sample_records, tmp_path):
     data_dir = build_served_data_dir(tmp_path / "data", sample_records[:60])
     Library.open(data_dir).tag([record["id"] for record in sample_records[:3]], TAG)
     build_features(data_dir)
@@ -117,10 +117,13 @@ def test_a_recommendation_is_liked_and_marked_not_interested_in_place(browser, s
         rows = page.locator("li.recommendation")
         assert rows.count() == 5
         ids = [rows.nth(number).locator("input[name^=paper-]").get_attribute("value") for number in range(2)]
-        rows.nth(0).locator("button.like").click()
+        page.locator("h1").click()  # the keys act on the page, not on the token box
+        page.keyboard.press("j")  # by keys, as on search hits: j selects the first, l likes it
+        page.keyboard.press("l")
         rows.nth(0).locator(".marks-now .badge.liked").wait_for()
         assert rows.nth(0).locator("button.like").get_attribute("aria-pressed") == "true"
-        rows.nth(1).locator(".tag-input").click()
+        page.keyboard.press("j")  # the second: t focuses its tag box
+        page.keyboard.press("t")
         page.keyboard.type("later")
         page.keyboard.press("Enter")
         rows.nth(1).locator(".marks-now a.badge.tag", has_text="later").wait_for()

@@ -1,5 +1,6 @@
-// Keyboard: "/" focuses the query box, j / k move between hits, o (or Enter) opens the
-// focused one; where the hits have library controls (web/library_forms.py), t focuses the
+// Keyboard: "/" focuses the query box, j / k move between hits (search results, and a tag's
+// recommendations: any element marked .hit-item with its title link a.hit-link), o (or Enter)
+// opens the focused one; where the hits have library controls (web/library_forms.py), t focuses the
 // selected hit's tag box, l likes it and n marks it not interested (each presses that hit's
 // button: library.js sends it). Served from /static like app.js (the page's CSP allows no
 // inline script); every key only moves focus, follows a link or presses a button the page has.
@@ -7,20 +8,20 @@
   "use strict";
 
   function hitLinks() {
-    return Array.prototype.slice.call(document.querySelectorAll("article.hit h2 a"));
+    return Array.prototype.slice.call(document.querySelectorAll(".hit-item a.hit-link"));
   }
 
   function current(links) {
     var active = document.activeElement;
-    var hit = active && active.closest ? active.closest("article.hit") : null;
-    return hit ? links.indexOf(hit.querySelector("h2 a")) : -1;
+    var hit = active && active.closest ? active.closest(".hit-item") : null;
+    return hit ? links.indexOf(hit.querySelector("a.hit-link")) : -1;
   }
 
   function focusHit(links, index) {
     var link = links[Math.max(0, Math.min(links.length - 1, index))];
     if (!link) return;
-    document.querySelectorAll("article.hit.current").forEach(function (hit) { hit.classList.remove("current"); });
-    var hit = link.closest("article.hit");
+    document.querySelectorAll(".hit-item.current").forEach(function (hit) { hit.classList.remove("current"); });
+    var hit = link.closest(".hit-item");
     hit.classList.add("current");
     link.focus();
     hit.scrollIntoView({ block: "nearest" });
@@ -48,7 +49,7 @@
       event.preventDefault();
       window.location.assign(links[at].href);
     } else if (at >= 0 && (event.key === "t" || event.key === "l" || event.key === "n")) {
-      var hit = links[at].closest("article.hit");
+      var hit = links[at].closest(".hit-item");
       var control = hit.querySelector({ t: ".hit-marks .tag-input", l: ".hit-marks button.like",
                                         n: ".hit-marks button.dislike" }[event.key]);
       if (!control) return;
