@@ -226,6 +226,24 @@ def add_missing_scan(data_dir: str | os.PathLike, model: str) -> Path | None:
         return folder / SCAN_FILE
 
 
+def scan_search(scan, rows: np.ndarray, query: np.ndarray, k: int,
+                allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, scores) of the k nearest allowed rows by a faiss scan index over `rows` (the mask
+    as its ID selector: only allowed rows are scored, no oversampling), rescored in float32
+    from `rows` and ordered best first, ties by lower row, as numpy's search orders them."""
+    import faiss
+
+    params = None
+    if allowed is not None:
+        bitmap = np.packbits(allowed, bitorder="little")  # kept alive until the search returns
+        params = faiss.SearchParameters(sel=faiss.IDSelectorBitmap(len(allowed), faiss.swig_ptr(bitmap)))
+    _, found = scan.search(query[None, :], min(len(rows), k + SCAN_EXTRA_ROWS), params=params)
+    found = found[0][found[0] >= 0]  # -1: fewer allowed rows than asked for
+    scores = np.asarray(rows[found], dtype=np.float32) @ query
+    order = np.lexsort((found, -scores))[:k]
+    return found[order], scores[order]
+
+
 def top_k(scores: np.ndarray, k: int) -> np.ndarray:
     """Indices of the k largest scores, best first (ties: lower index first)."""
     k = min(k, len(scores))
@@ -333,19 +351,8 @@ class VectorIndex:
         return subset[best], scores[best]
 
     def search_scan(self, query: np.ndarray, k: int, allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(rows, scores) of the k nearest allowed rows, scanned by faiss (the mask as its ID
-        selector: only allowed rows are scored), rescored in float32 from the rows."""
-        import faiss
-
-        params = None
-        if allowed is not None:
-            bitmap = np.packbits(allowed, bitorder="little")  # kept alive until the search returns
-            params = faiss.SearchParameters(sel=faiss.IDSelectorBitmap(len(allowed), faiss.swig_ptr(bitmap)))
-        _, found = self.scan.search(query[None, :], min(len(self), k + SCAN_EXTRA_ROWS), params=params)
-        rows = found[0][found[0] >= 0]  # -1: fewer allowed rows than asked for
-        scores = np.asarray(self.vectors[rows], dtype=np.float32) @ query
-        order = np.lexsort((rows, -scores))[:k]
-        return rows[order], scores[order]
+        """(rows, scores) of the k nearest allowed rows, scanned by faiss."""
+        return scan_search(self.scan, self.vectors, query, k, allowed)
 
     def search(self, query: np.ndarray, k: int, allowed: np.ndarray | None = None,
                scan: bool = True) -> tuple[np.ndarray, np.ndarray]:
