@@ -39,6 +39,9 @@ def test_top_k_orders_best_first_and_breaks_ties_by_row():
     assert top_k(scores, 3).tolist() == [1, 3, 2]
     assert top_k(scores, 10).tolist() == [1, 3, 2, 4, 0]
     assert top_k(scores, 0).tolist() == []
+    tied = np.zeros(1000, np.float32)
+    tied[[3, 500, 999]] = 1.0
+    assert top_k(tied, 5).tolist() == [3, 500, 999, 0, 1]  # the first rows of the tie at the cut
 
 
 def test_exact_search_equals_brute_force(tmp_path):

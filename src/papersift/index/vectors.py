@@ -146,6 +146,7 @@ def build_scan(vectors: np.ndarray, path: Path | None, storage: str = DEFAULT_ST
     import faiss
 
     dim = int(vectors.shape[1])
+    index: Any
     if check_storage(storage) == "f16":
         index = faiss.IndexScalarQuantizer(dim, faiss.ScalarQuantizer.QT_fp16, faiss.METRIC_INNER_PRODUCT)
     else:
@@ -235,8 +236,11 @@ def scan_search(scan, rows: np.ndarray, query: np.ndarray, k: int,
 
     params = None
     if allowed is not None:
-        bitmap = np.packbits(allowed, bitorder="little")  # kept alive until the search returns
-        params = faiss.SearchParameters(sel=faiss.IDSelectorBitmap(len(allowed), faiss.swig_ptr(bitmap)))
+        # bitmap and selector stay referenced here until the search returns (faiss keeps pointers)
+        bitmap = np.packbits(allowed, bitorder="little")
+        selector = faiss.IDSelectorBitmap(len(allowed), faiss.swig_ptr(bitmap))
+        params = faiss.SearchParameters()
+        params.sel = selector
     _, found = scan.search(query[None, :], min(len(rows), k + SCAN_EXTRA_ROWS), params=params)
     found = found[0][found[0] >= 0]  # -1: fewer allowed rows than asked for
     scores = np.asarray(rows[found], dtype=np.float32) @ query
@@ -245,15 +249,18 @@ def scan_search(scan, rows: np.ndarray, query: np.ndarray, k: int,
 
 
 def top_k(scores: np.ndarray, k: int) -> np.ndarray:
-    """Indices of the k largest scores, best first (ties: lower index first)."""
+    """Indices of the k largest scores, best first (ties: lower index first, also at the cut:
+    argpartition alone keeps an arbitrary few of the rows tied with the k-th, and a corpus
+    with identical vectors has such ties; every row reaching the k-th score is a candidate)."""
     k = min(k, len(scores))
     if k <= 0:
         return np.zeros(0, dtype=np.int64)
     if k < len(scores):
-        candidates = np.argpartition(-scores, k - 1)[:k]
+        kth = np.partition(scores, len(scores) - k)[len(scores) - k]
+        candidates = np.flatnonzero(scores >= kth)
     else:
         candidates = np.arange(len(scores))
-    return candidates[np.lexsort((candidates, -scores[candidates]))]
+    return candidates[np.lexsort((candidates, -scores[candidates]))][:k]
 
 
 class VectorIndex:
