@@ -70,19 +70,38 @@ def test_the_faiss_scan_finds_exactly_what_brute_force_finds(scan_index):
     assert index.search(matrix[0], 10_000)[0].shape == (6000,)
 
 
-@pytest.mark.parametrize("share", [0.02, 0.5])
-def test_filtered_search_finds_exactly_the_allowed_nearest(scan_index, share, monkeypatch):
-    """Small allowed sets are gathered and searched by numpy; large ones scanned by faiss
-    with the mask as its ID selector: no oversampling, nothing lost."""
+@pytest.mark.parametrize("share, path", [(0.02, "numpy"), (0.1, "selector"), (0.5, "unfiltered first")])
+def test_filtered_search_finds_exactly_the_allowed_nearest(scan_index, share, path, monkeypatch):
+    """A small allowed set is gathered and searched by numpy; a larger one is scanned by faiss,
+    with the mask as its ID selector, or, when most rows are allowed, first without it
+    (oversampled). Each way finds exactly the allowed nearest."""
     index, matrix = scan_index
-    monkeypatch.setattr(vectors, "EXACT_SUBSET_ROWS", 1000)
-    unused = "search_scan" if share < 0.1 else "search_numpy"  # 120 rows allowed, or 3,000
-    monkeypatch.setattr(VectorIndex, unused, lambda *args: pytest.fail(f"{unused} was called"))
+    monkeypatch.setattr(vectors, "EXACT_SUBSET_ROWS", 300)  # 120 rows allowed, 600, or 3,000
+    scans = []
+    real_scan = vectors._scan_rows
+    monkeypatch.setattr(vectors, "_scan_rows", lambda *args: scans.append(args[3]) or real_scan(*args))
     allowed = np.random.default_rng(5).random(len(matrix)) < share
     for query in _unit(10, 6):
         rows, scores = index.search(query, 10, allowed)
         assert rows.tolist() == _brute_force(matrix, query, 10, allowed).tolist()
         np.testing.assert_allclose(scores, matrix[rows] @ query, atol=1e-6)
+    used = {"numpy": [], "selector": [True] * 10, "unfiltered first": [False] * 10}[path]
+    assert [params is not None for params in scans] == used
+
+
+def test_a_filter_the_unfiltered_scan_cannot_satisfy_falls_back_to_the_selector(scan_index, monkeypatch):
+    """Most rows allowed, but not the query's nearest: the oversampled scan brings back too few
+    allowed rows, and the selector scan finds them."""
+    index, matrix = scan_index
+    monkeypatch.setattr(vectors, "EXACT_SUBSET_ROWS", 300)
+    query = _unit(1, 17)[0]
+    allowed = (matrix @ query) < np.quantile(matrix @ query, 0.6)
+    scans = []
+    real_scan = vectors._scan_rows
+    monkeypatch.setattr(vectors, "_scan_rows", lambda *args: scans.append(args[3]) or real_scan(*args))
+    rows, _ = index.search(query, 10, allowed)
+    assert rows.tolist() == _brute_force(matrix, query, 10, allowed).tolist()
+    assert [params is not None for params in scans] == [False, True]
 
 
 def test_a_filter_allowing_fewer_rows_than_asked_returns_only_those(scan_index):

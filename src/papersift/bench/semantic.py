@@ -146,7 +146,7 @@ def run(data_dir: str | Path, repeats: int = 3, texts_count: int = 256,
                 timings["dense numpy"].append(time.perf_counter() - started)
                 started = time.perf_counter()
                 vector = query_encoder.encode_query(query)
-                scan_rows, _ = vector_store.scan_search(scan, index.vectors, vector, TOP_K)
+                scan_rows, _ = vector_store.scan_search(scan, vector, TOP_K)
                 timings["dense faiss scan"].append(time.perf_counter() - started)
                 recalls.append(len(set(scan_rows.tolist()) & set(numpy_rows.tolist())) / TOP_K)
                 for mode, name in PAGE_MODES:

@@ -24,6 +24,7 @@ generation's model.
 from __future__ import annotations
 
 import gc
+import os
 import platform
 import tempfile
 import time
@@ -109,9 +110,9 @@ def memmap_rows(rows: np.ndarray, depth: int) -> Callable[[np.ndarray], np.ndarr
     return search
 
 
-def scan_rows(scan, rows: np.ndarray, depth: int) -> Callable[[np.ndarray], np.ndarray]:
-    """The product's faiss scan (vectors.scan_search: the float32 rescore included)."""
-    return lambda query: vector_store.scan_search(scan, rows, query, depth)[0]
+def scan_rows(scan, depth: int) -> Callable[[np.ndarray], np.ndarray]:
+    """The product's faiss scan (vectors.scan_search)."""
+    return lambda query: vector_store.scan_search(scan, query, depth)[0]
 
 
 def faiss_rows(index, depth: int) -> Callable[[np.ndarray], np.ndarray]:
@@ -126,8 +127,7 @@ def build_ivf(rows: np.ndarray, nlist: int, path: Path, threads: int):
     """faiss IVF over float16 rows (inner product), trained on IVF_TRAIN_PER_LIST rows per list."""
     import faiss
 
-    if threads:
-        faiss.omp_set_num_threads(threads)
+    faiss.omp_set_num_threads(threads or os.cpu_count() or 1)  # open_scan sets one
     dim = int(rows.shape[1])
     index = faiss.IndexIVFScalarQuantizer(faiss.IndexFlatIP(dim), dim, nlist, faiss.ScalarQuantizer.QT_fp16,
                                           faiss.METRIC_INNER_PRODUCT)
@@ -185,7 +185,7 @@ def run(index: vector_store.VectorIndex, queries: np.ndarray, nlist: Sequence[in
             vector_store.build_scan(on_disk, path, storage=index.meta.storage)
             build_s = round(time.perf_counter() - started, 2)
         measure(f"faiss scan {index.meta.storage}" + (" (its scan.faiss)" if build_s is None else ""),
-                scan_rows(vector_store.open_scan(path), on_disk, depth), build_s, path.stat().st_size)
+                scan_rows(vector_store.open_scan(path), depth), build_s, path.stat().st_size)
         for lists in nlist:
             path = Path(scratch) / f"ivf-{lists}.faiss"
             started = time.perf_counter()
