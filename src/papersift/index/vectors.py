@@ -170,12 +170,9 @@ def open_scan(path: Path):
     """A saved scan index, memory-mapped in place (IO_FLAG_MMAP_IFC: zero-copy, read-only):
     opening costs no memory, and the rows it reads are page cache the kernel can drop.
 
-    faiss's OpenMP threads are set to one for the process: faiss parallelises a search over its
-    queries and each search here is one query, so a second thread only spins (1M x 256 under
-    load: p50 44 ms with two threads, 26 ms with one); concurrent requests run on their own."""
+    Searches run on one OpenMP thread (scan_search)."""
     import faiss
 
-    faiss.omp_set_num_threads(1)
     return faiss.read_index(str(path), faiss.IO_FLAG_MMAP_IFC | faiss.IO_FLAG_READ_ONLY)
 
 
@@ -254,6 +251,10 @@ def scan_search(scan, query: np.ndarray, k: int, allowed: np.ndarray | None = No
     and only allowed rows are scored (10% allowed: 25 ms)."""
     import faiss
 
+    # One OpenMP thread (a setting of the calling thread: a server searches from several):
+    # faiss parallelises a search over its queries and each search here is one query, so a
+    # second thread only spins (1M x 256 under load: p50 44 ms with two threads, 26 ms with one).
+    faiss.omp_set_num_threads(1)
     total = int(scan.ntotal)
     if allowed is None:
         return _scan_rows(scan, query, min(k, total), None)
