@@ -5,9 +5,9 @@
 
 The papers are read with eval.datasets.read_corpus (no store needed); papersift's own
 embed_papers embeds them with the static model into DATA_DIR (its cache and a generation
-published without HNSW), then write_index publishes the same rows with the HNSW index, as
-embed would past ANN_MIN_ROWS. The HNSW build logs each block it adds, so a build stopped
-early still gives its rate. Figures go to stdout and DATA_DIR.vectors-1m.json.
+published without its scan index), then write_index publishes the same rows with the faiss
+scan index, as embed would past SCAN_MIN_ROWS (the HNSW index it wrote before took 1,238 s;
+docs/semantic.md). Figures go to stdout and DATA_DIR.vectors-1m.json.
 """
 
 from __future__ import annotations
@@ -31,21 +31,6 @@ def peak_rss_mb() -> int:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
-class LoggedIndex:
-    """usearch's Index, logging each block add() gets (the build's rate, even unfinished)."""
-
-    def __init__(self, inner):
-        self.inner, self.started, self.rows = inner, time.perf_counter(), 0
-
-    def add(self, keys, block, threads=0):
-        self.inner.add(keys, block, threads=threads)
-        self.rows += len(keys)
-        print(f"  hnsw: {self.rows:,} rows in {time.perf_counter() - self.started:.0f} s", flush=True)
-
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
-
-
 def main(corpus: str, data_dir: str) -> dict:
     out: dict = {"corpus": corpus, "data_dir": data_dir}
     started = time.perf_counter()
@@ -55,11 +40,11 @@ def main(corpus: str, data_dir: str) -> dict:
     encoder = embeddings.make_encoder(STATIC_MODEL, threads=1)
     real_write, held = vectors.write_index, {}
 
-    def write_without_ann(directory, model, ids, rows, *args, **options):
+    def write_without_scan(directory, model, ids, rows, *args, **options):
         held.update(ids=ids, rows=rows, args=args, options=options)
-        return real_write(directory, model, ids, rows, *args, ann_min_rows=10**12, **options)
+        return real_write(directory, model, ids, rows, *args, scan_min_rows=10**12, **options)
 
-    vectors.write_index = write_without_ann
+    vectors.write_index = write_without_scan
     started = last = time.perf_counter()
 
     def progress(state: embeddings.EmbedProgress) -> None:
@@ -73,8 +58,6 @@ def main(corpus: str, data_dir: str) -> dict:
                texts=summary.texts, embed_peak_rss_mb=peak_rss_mb())
     print(out, flush=True)
     vectors.write_index = real_write
-    index_class = vectors.usearch_index_class
-    vectors.usearch_index_class = lambda: (lambda *args, **options: LoggedIndex(index_class()(*args, **options)))
     started = time.perf_counter()
     folder = real_write(data_dir, STATIC_MODEL, held["ids"], held["rows"], *held["args"], **held["options"])
     out.update(index_build_s=round(time.perf_counter() - started, 1),

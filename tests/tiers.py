@@ -59,7 +59,7 @@ def _missing_modules(modules: tuple[str, ...], install: str) -> str | None:
 def _models() -> str | None:
     from papersift import models
 
-    problem = _missing_modules(("onnxruntime", "tokenizers", "usearch"), "pip install 'papersift[semantic]'")
+    problem = _missing_modules(("onnxruntime", "tokenizers", "faiss"), "pip install 'papersift[semantic]'")
     if problem:
         return f"models tier: {problem}"
     for spec in models.MODELS.values():

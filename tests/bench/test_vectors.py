@@ -1,4 +1,4 @@
-"""bench vectors: recall against exact float32 search per storage kind and HNSW setting, and its report."""
+"""bench vectors: recall against exact float32 search per way of searching, and its report."""
 
 from __future__ import annotations
 
@@ -15,9 +15,19 @@ def _unit(rows: int, seed: int) -> np.ndarray:
     return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
 
 
-def test_papers_of_keeps_each_papers_best_row_once():
+def test_paper_rows_keeps_each_papers_best_row_once():
     row_papers = np.array([0, 0, 1, 2, 2, 3])
-    assert bench.papers_of([1, 0, 4, 2, 3, 5], row_papers, 3) == [0, 2, 1]
+    assert bench.paper_rows([1, 0, 4, 2, 3, 5], row_papers, 3) == [1, 4, 2]
+
+
+def test_tie_aware_recall_counts_a_paper_as_good_as_the_last_true_one():
+    matrix = np.array([[1.0, 0.0], [0.8, 0.6], [0.8, 0.6], [0.0, 1.0]], dtype=np.float32)
+    query = np.array([1.0, 0.0], dtype=np.float32)
+    row_papers = np.arange(4)
+    truth, tied, worse = [[0, 1]], [[0, 2]], [[0, 3]]
+    assert bench.recall(tied, truth, row_papers) == 0.5
+    assert bench.tie_aware_recall(tied, truth, matrix, query[None, :]) == 1.0
+    assert bench.tie_aware_recall(worse, truth, matrix, query[None, :]) == 0.5
 
 
 def test_int8_rows_rank_as_the_float32_rows_up_to_rounding():
@@ -28,46 +38,36 @@ def test_int8_rows_rank_as_the_float32_rows_up_to_rounding():
     np.testing.assert_allclose(rows8 @ (query / scale) + query @ mean, matrix @ query, atol=0.03)
 
 
-def test_sweep_reports_every_setting_against_exact_search(tmp_path):
-    """Exact float32 is the truth (recall 1); a wide HNSW search finds nearly all of it; one
-    row per storage kind x degree x search breadth; papers with two rows count once."""
+def test_every_search_is_measured_against_exact_search(tmp_path):
+    """numpy in memory is the truth (recall 1); the memmap and the faiss scan (built here:
+    below the scan size the generation has none) find the same papers; IVF once per nlist
+    x nprobe, and probing every list is exact; papers with two rows count once."""
     matrix = _unit(1500, 3)
     ids = [f"p{row // 2}" if row < 200 else f"p{row}" for row in range(len(matrix))]  # the first 100 papers: 2 rows
-    write_index(tmp_path, "m", ids, matrix, 1400, 1)
-    index = VectorIndex.open(tmp_path, "m")
-    report = bench.run(index, _unit(12, 4), connectivity=[8], expansion_add=[64], expansion_search=[16, 256],
-                       storage=["f32", "f16"], threads=1)
-    assert report["papers"] == 1400 and report["rows"] == 1500 and report["stored_as"] == "f32"
-    exact = {row["storage"]: row for row in report["exact"]}
-    assert exact["f32"]["recall"] == 1.0 and exact["f16"]["recall"] >= 0.95 and 0.5 <= exact["i8"]["recall"] <= 1.0
-    assert [(row["storage"], row["expansion_search"]) for row in report["hnsw"]] == [
-        ("f32", 16), ("f32", 256), ("f16", 16), ("f16", 256)]
-    wide = [row for row in report["hnsw"] if row["expansion_search"] == 256]
-    assert all(row["recall"] >= 0.95 and row["index_bytes"] > 0 and row["rss_mb"] > 0 for row in wide)
-    f32_size, f16_size = (row["index_bytes"] for row in wide)
-    assert f16_size < f32_size
+    write_index(tmp_path, "m", ids, matrix, 1400, 1, storage="f16")
+    report = bench.run(VectorIndex.open(tmp_path, "m"), _unit(12, 4), nlist=[8], nprobe=[1, 8], threads=1)
+    assert report["papers"] == 1400 and report["rows"] == 1500 and report["stored_as"] == "f16"
+    rows = {(row["search"], row.get("nprobe")): row for row in report["searches"]}
+    assert list(rows) == [("numpy f32 in memory", None), ("numpy f16 memmap", None), ("numpy i8 in memory", None),
+                          ("faiss scan f16", None), ("faiss IVF f16", 1), ("faiss IVF f16", 8)]
+    for name in ("numpy f32 in memory", "numpy f16 memmap", "faiss scan f16", "faiss IVF f16"):
+        key = (name, 8 if "IVF" in name else None)
+        assert rows[key]["recall"] == rows[key]["tie_recall"] == 1.0, key
+    assert rows[("faiss IVF f16", 1)]["recall"] < 1.0
+    assert 0.5 <= rows[("numpy i8 in memory", None)]["recall"] <= 1.0
+    scan = rows[("faiss scan f16", None)]
+    assert scan["build_s"] is not None and scan["bytes"] > 1500 * DIM * 2
     text = bench.markdown(report)
-    assert "| f16 | 8 | 64 | 256 |" in text and "## Exact search (numpy) per storage kind" in text
+    assert "| faiss IVF f16 | 8 | 8 |" in text and "| numpy f16 memmap | — | — | — |" in text
 
 
-def test_sweep_builds_an_int8_hnsw_index(tmp_path):
-    """usearch's int8 kind, which the product does not store, is measured all the same."""
-    matrix = _unit(800, 5)
-    write_index(tmp_path, "m", [f"p{row}" for row in range(len(matrix))], matrix, 800, 1)
-    report = bench.run(VectorIndex.open(tmp_path, "m"), _unit(8, 6), connectivity=[8], expansion_add=[64],
-                       expansion_search=[256], storage=["i8"], threads=1, exact_kinds=False)
-    assert [row["storage"] for row in report["exact"]] == ["f32"]
-    (row,) = report["hnsw"]
-    assert row["storage"] == "i8" and row["recall"] >= 0.5
-
-
-def test_a_generation_past_the_ann_size_is_measured_with_its_own_index(tmp_path):
+def test_a_generation_past_the_scan_size_is_measured_with_its_own_scan_index(tmp_path):
     matrix = _unit(1200, 7)
-    write_index(tmp_path, "m", [f"p{row}" for row in range(len(matrix))], matrix, 1200, 1, ann_min_rows=1000, storage="f16")
-    report = bench.run(VectorIndex.open(tmp_path, "m"), _unit(8, 8), expansion_search=[64, 256], storage=[],
-                       exact_kinds=False)
-    assert report["stored_as"] == "f16"
-    assert [(row["storage"], row["build_s"], row["connectivity"], row["expansion_search"]) for row in report["hnsw"]] == [
-        ("f16", None, 16, 64), ("f16", None, 16, 256)]
-    assert report["hnsw"][1]["recall"] >= 0.9
-    assert "| f16 | 16 | — | 256 | built |" in bench.markdown(report)
+    write_index(tmp_path, "m", [f"p{row}" for row in range(len(matrix))], matrix, 1200, 1, scan_min_rows=1000)
+    index = VectorIndex.open(tmp_path, "m")
+    report = bench.run(index, _unit(8, 8), int8=False)
+    assert [row["search"] for row in report["searches"]] == ["numpy f32 in memory", "numpy f32 memmap",
+                                                             "faiss scan f32 (its scan.faiss)"]
+    own = report["searches"][-1]
+    assert own["build_s"] is None and own["recall"] == 1.0
+    assert own["bytes"] == (index.folder / "scan.faiss").stat().st_size

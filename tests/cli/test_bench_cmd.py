@@ -10,10 +10,10 @@ from papersift.models import DEFAULT_MODEL
 runner = CliRunner()
 
 
-def test_bench_vectors_rejects_an_unknown_storage_kind(tmp_path):
-    result = runner.invoke(app, ["bench", "vectors", "--data-dir", str(tmp_path), "--storage", "i4"])
-    assert result.exit_code == 1
-    assert "--storage must be one of f32, f16, i8, not 'i4'" in result.stderr
+def test_bench_vectors_rejects_an_ivf_without_lists(tmp_path):
+    result = runner.invoke(app, ["bench", "vectors", "--data-dir", str(tmp_path), "--nlist", "0"])
+    assert result.exit_code == 2
+    assert "--nlist" in result.stderr and "Traceback" not in result.output
 
 
 def test_bench_vectors_without_vectors_says_what_to_run(tmp_path):

@@ -254,21 +254,21 @@ def test_embed_papers_tokenizes_in_blocks_and_writes_what_one_block_would(tmp_pa
     assert (again.cached, again.embedded) == (15, 0)
 
 
-def test_past_the_ann_size_a_run_publishes_only_when_the_index_grew_by_a_quarter():
+def test_past_the_scan_size_a_run_publishes_only_when_the_index_grew_by_a_quarter():
     from papersift.index.embeddings import publish_due
 
-    assert publish_due(4096, 50_000, ann_min_rows=100_000)  # exact search: every publish_every vectors
-    assert not publish_due(4096, 1_000_000, ann_min_rows=100_000)  # a whole HNSW build for 0.4% more rows
-    assert publish_due(250_000, 1_000_000, ann_min_rows=100_000)
+    assert publish_due(4096, 50_000, scan_min_rows=100_000)  # in memory: every publish_every vectors
+    assert not publish_due(4096, 1_000_000, scan_min_rows=100_000)  # a gigabyte written for 0.4% more rows
+    assert publish_due(250_000, 1_000_000, scan_min_rows=100_000)
 
 
-def test_embed_papers_publishes_less_often_past_the_ann_size(tmp_path, monkeypatch):
+def test_embed_papers_publishes_less_often_past_the_scan_size(tmp_path, monkeypatch):
     from papersift.index import embeddings
 
     published = []
     real_write = vectors.write_index
     monkeypatch.setattr(vectors, "write_index", lambda *args, **kw: published.append(len(args[2])) or real_write(*args, **kw))
-    monkeypatch.setattr(vectors, "ANN_MIN_ROWS", 12)
+    monkeypatch.setattr(vectors, "SCAN_MIN_ROWS", 12)
     papers = [Paper(id=f"p{i}", title="t" * (i + 1), abstract="short") for i in range(40)]
     embeddings.embed_papers(tmp_path, papers, _CountingEncoder(static=False), last_seq=40, publish_every=4, chunk_size=4)
     # nothing cached (published at once), every 4 vectors up to 12 rows, then only when the new
@@ -348,3 +348,33 @@ def test_a_migration_that_fails_midway_leaves_the_old_cache_whole(tmp_path, monk
     with EmbeddingCache(tmp_path) as cache:  # the next writer migrates it
         _assert_holds(cache, kept)
         assert cache.count() == 200
+
+
+def test_embed_gives_a_generation_written_before_faiss_its_scan_index(tmp_path, monkeypatch):
+    """A generation past the scan size written with an HNSW index (ann.usearch, `ann` in its
+    meta) is searched by numpy until an up-to-date `embed` adds scan.faiss to it, in place."""
+    from papersift.index import embeddings
+
+    monkeypatch.setattr(vectors, "SCAN_MIN_ROWS", 12)
+    papers = [Paper(id=f"p{i}", title="t" * (i + 1), abstract="short") for i in range(40)]
+    embeddings.embed_papers(tmp_path, papers, _CountingEncoder(static=True), last_seq=40)
+    folder = vectors.current_generation(tmp_path, "counting")
+    (folder / vectors.SCAN_FILE).unlink()
+    meta = json.loads((folder / "meta.json").read_text())
+    meta["ann"] = meta.pop("scan")
+    (folder / "meta.json").write_text(json.dumps(meta))
+    (folder / "ann.usearch").write_bytes(b"an HNSW graph")
+    (folder / ".scan.faiss.999.tmp").write_bytes(b"what a killed run left")
+    old = vectors.VectorIndex.open(tmp_path, "counting")
+    assert old.meta.scan and old.scan is None
+    query = old.vector_of("p7")
+    assert old.search_ids(query, 3) == old.search_ids(query, 3, scan=False)
+
+    again = embeddings.embed_papers(tmp_path, papers, _CountingEncoder(static=True), last_seq=40)
+    assert again.embedded == 0 and vectors.current_generation(tmp_path, "counting") == folder
+    assert sorted(path.name for path in folder.iterdir()) == ["ann.usearch", "ids.json", "meta.json", "scan.faiss",
+                                                              "vectors.npy"]
+    index = vectors.VectorIndex.open(tmp_path, "counting")
+    assert index.scan is not None and index.scan.ntotal == 40
+    assert index.search_ids(query, 3) == old.search_ids(query, 3)
+    assert vectors.add_missing_scan(tmp_path, "counting") is None  # already there

@@ -1,4 +1,4 @@
-"""Vector index: exact search against brute force, usearch recall against exact, filters, atomic swaps."""
+"""Vector index: numpy and faiss scans against brute force, filters, old HNSW generations, atomic swaps."""
 
 from __future__ import annotations
 
@@ -18,12 +18,20 @@ def _unit(rows: int, seed: int) -> np.ndarray:
 
 
 @pytest.fixture(scope="module")
-def ann_index(tmp_path_factory):
-    """6,000 vectors with the ANN index forced on (the default threshold is larger)."""
+def scan_index(tmp_path_factory):
+    """6,000 float16 vectors past a lowered scan size (the default is larger), with ties: every
+    100th row repeats row 0. The truth is float32 search over the float16 rows."""
     data_dir = tmp_path_factory.mktemp("vec")
     matrix = _unit(6000, 1)
-    write_index(data_dir, "m", [f"p{i}" for i in range(len(matrix))], matrix, 6000, 1, ann_min_rows=1000)
-    return VectorIndex.open(data_dir, "m"), matrix
+    matrix[::100] = matrix[0]
+    write_index(data_dir, "m", [f"p{i}" for i in range(len(matrix))], matrix, 6000, 1, scan_min_rows=1000, storage="f16")
+    return VectorIndex.open(data_dir, "m"), matrix.astype(np.float16).astype(np.float32)
+
+
+def _brute_force(matrix: np.ndarray, query: np.ndarray, k: int, allowed: np.ndarray | None = None) -> np.ndarray:
+    """The k best rows by float32 inner product, ties by lower row."""
+    rows = np.arange(len(matrix)) if allowed is None else np.flatnonzero(allowed)
+    return rows[np.lexsort((rows, -(matrix[rows] @ query)))[:k]]
 
 
 def test_top_k_orders_best_first_and_breaks_ties_by_row():
@@ -31,13 +39,16 @@ def test_top_k_orders_best_first_and_breaks_ties_by_row():
     assert top_k(scores, 3).tolist() == [1, 3, 2]
     assert top_k(scores, 10).tolist() == [1, 3, 2, 4, 0]
     assert top_k(scores, 0).tolist() == []
+    tied = np.zeros(1000, np.float32)
+    tied[[3, 500, 999]] = 1.0
+    assert top_k(tied, 5).tolist() == [3, 500, 999, 0, 1]  # the first rows of the tie at the cut
 
 
 def test_exact_search_equals_brute_force(tmp_path):
     matrix = _unit(500, 2)
     write_index(tmp_path, "m", [f"p{i}" for i in range(500)], matrix, 500, 7)
     index = VectorIndex.open(tmp_path, "m")
-    assert index.ann is None and index.meta.last_seq == 7
+    assert index.scan is None and index.meta.last_seq == 7
     query = _unit(1, 3)[0]
     rows, scores = index.search(query, 10)
     expected = np.argsort(-(matrix @ query), kind="stable")[:10]
@@ -46,32 +57,75 @@ def test_exact_search_equals_brute_force(tmp_path):
     assert index.search_ids(query, 1)[0][0] == f"p{expected[0]}"
 
 
-def test_ann_recall_against_exact(ann_index):
-    index, matrix = ann_index
-    assert index.ann is not None
-    recalls = []
-    for query in _unit(50, 4):
-        ann_rows, ann_scores = index.search(query, 10)
-        exact_rows, _ = index.search(query, 10, exact=True)
-        recalls.append(len(set(ann_rows) & set(exact_rows)) / 10)
-        np.testing.assert_allclose(ann_scores, matrix[ann_rows] @ query, atol=1e-4)
-    assert np.mean(recalls) >= 0.95
+def test_the_faiss_scan_finds_exactly_what_brute_force_finds(scan_index):
+    """Past the scan size faiss scans every row: the same rows as brute force, ties (row 0's
+    copies) in row order, float32 scores."""
+    index, matrix = scan_index
+    assert index.scan is not None and index.scan.ntotal == len(matrix) and isinstance(index.vectors, np.memmap)
+    for query in [*_unit(20, 4), matrix[0]]:
+        rows, scores = index.search(query, 10)
+        assert rows.tolist() == _brute_force(matrix, query, 10).tolist()
+        np.testing.assert_allclose(scores, matrix[rows] @ query, atol=1e-6)
+    assert index.search(matrix[0], 3)[0].tolist() == [0, 100, 200]
+    assert index.search(matrix[0], 10_000)[0].shape == (6000,)
 
 
-@pytest.mark.parametrize("share", [0.02, 0.5])
-def test_filtered_search_keeps_recall(ann_index, share, monkeypatch):
-    """Small allowed sets are searched exactly; large ones through ANN with oversampling."""
-    index, matrix = ann_index
-    monkeypatch.setattr(vectors, "EXACT_SUBSET_ROWS", 1000)
+@pytest.mark.parametrize("share, path", [(0.02, "numpy"), (0.1, "selector"), (0.5, "unfiltered first")])
+def test_filtered_search_finds_exactly_the_allowed_nearest(scan_index, share, path, monkeypatch):
+    """A small allowed set is gathered and searched by numpy; a larger one is scanned by faiss,
+    with the mask as its ID selector, or, when most rows are allowed, first without it
+    (oversampled). Each way finds exactly the allowed nearest."""
+    index, matrix = scan_index
+    monkeypatch.setattr(vectors, "EXACT_SUBSET_ROWS", 300)  # 120 rows allowed, 600, or 3,000
+    scans = []
+    real_scan = vectors._scan_rows
+    monkeypatch.setattr(vectors, "_scan_rows", lambda *args: scans.append(args[3]) or real_scan(*args))
     allowed = np.random.default_rng(5).random(len(matrix)) < share
-    recalls = []
-    for query in _unit(30, 6):
-        rows, _ = index.search(query, 10, allowed)
-        assert allowed[rows].all() and len(rows) == 10
-        subset = np.flatnonzero(allowed)
-        exact = subset[np.argsort(-(matrix[subset] @ query))[:10]]
-        recalls.append(len(set(rows) & set(exact)) / 10)
-    assert np.mean(recalls) >= 0.95
+    for query in _unit(10, 6):
+        rows, scores = index.search(query, 10, allowed)
+        assert rows.tolist() == _brute_force(matrix, query, 10, allowed).tolist()
+        np.testing.assert_allclose(scores, matrix[rows] @ query, atol=1e-6)
+    used = {"numpy": [], "selector": [True] * 10, "unfiltered first": [False] * 10}[path]
+    assert [params is not None for params in scans] == used
+
+
+def test_a_filter_the_unfiltered_scan_cannot_satisfy_falls_back_to_the_selector(scan_index, monkeypatch):
+    """Most rows allowed, but not the query's nearest: the oversampled scan brings back too few
+    allowed rows, and the selector scan finds them."""
+    index, matrix = scan_index
+    monkeypatch.setattr(vectors, "EXACT_SUBSET_ROWS", 300)
+    query = _unit(1, 17)[0]
+    allowed = (matrix @ query) < np.quantile(matrix @ query, 0.6)
+    scans = []
+    real_scan = vectors._scan_rows
+    monkeypatch.setattr(vectors, "_scan_rows", lambda *args: scans.append(args[3]) or real_scan(*args))
+    rows, _ = index.search(query, 10, allowed)
+    assert rows.tolist() == _brute_force(matrix, query, 10, allowed).tolist()
+    assert [params is not None for params in scans] == [False, True]
+
+
+def test_a_filter_allowing_fewer_rows_than_asked_returns_only_those(scan_index):
+    index, matrix = scan_index
+    allowed = np.zeros(len(matrix), dtype=bool)
+    allowed[[5, 4000, 5999]] = True
+    rows, _ = index.search_scan(matrix[4000], 10, allowed)
+    assert rows.tolist()[0] == 4000 and sorted(rows.tolist()) == [5, 4000, 5999]
+
+
+def test_a_generation_written_with_hnsw_is_searched_by_numpy(tmp_path):
+    """Before faiss, a generation past the size held ann.usearch and said `ann` in its meta:
+    it opens and answers exactly, without its (no longer read) HNSW index."""
+    matrix = _unit(300, 15)
+    write_index(tmp_path, "m", [f"p{i}" for i in range(300)], matrix, 300, 1, scan_min_rows=100, storage="f16")
+    folder = vectors.current_generation(tmp_path, "m")
+    (folder / vectors.SCAN_FILE).rename(folder / "ann.usearch")
+    meta = orjson.loads((folder / "meta.json").read_bytes())
+    meta["ann"] = meta.pop("scan")
+    (folder / "meta.json").write_bytes(orjson.dumps(meta))
+    index = VectorIndex.open(tmp_path, "m")
+    assert index.meta.scan and index.scan is None and isinstance(index.vectors, np.memmap)
+    query = _unit(1, 16)[0]
+    assert index.search(query, 5)[0].tolist() == _brute_force(matrix.astype(np.float16).astype(np.float32), query, 5).tolist()
 
 
 def test_new_generation_replaces_the_old_one(tmp_path):
@@ -87,22 +141,26 @@ def test_new_generation_replaces_the_old_one(tmp_path):
         write_index(tmp_path, "m", ["a"], _unit(2, 9), 10, 3)
 
 
-def test_an_ann_index_opened_before_the_encoder_loads_does_not_crash_the_process(tmp_path):
-    # usearch loaded before onnxruntime crashed the interpreter (segfault); a server past
-    # ANN_MIN_ROWS opens the HNSW index first, then embeds the query
+@pytest.mark.parametrize("faiss_first", [True, False])
+def test_faiss_and_onnxruntime_load_together_in_either_order(tmp_path, faiss_first):
+    # usearch loaded before onnxruntime crashed the interpreter (segfault); a server past the
+    # scan size opens the scan index first, then embeds the query, a command the other way
     import subprocess
     import sys
 
     script = f"""
 import numpy as np
+if not {faiss_first}:
+    import onnxruntime
 from papersift.index.vectors import VectorIndex, write_index
 vectors = np.random.default_rng(0).standard_normal((40, 8)).astype(np.float32)
 vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-write_index({str(tmp_path)!r}, "m", [str(i) for i in range(40)], vectors, 40, 1, ann_min_rows=10)
+write_index({str(tmp_path)!r}, "m", [str(i) for i in range(40)], vectors, 40, 1, scan_min_rows=10)
 index = VectorIndex.open({str(tmp_path)!r}, "m")
-assert index.ann is not None
+assert index.scan is not None
 import onnxruntime
-print(index.search_ids(vectors[3], 1, exact=False)[0][0])
+onnxruntime.InferenceSession
+print(index.search_ids(vectors[3], 1)[0][0])
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -128,15 +186,16 @@ def test_papers_with_several_chunks_are_found_once_by_their_best_chunk(tmp_path)
     assert [paper_id for paper_id, _ in index.search_ids(query, 1)] == ["c"]
 
 
-@pytest.mark.parametrize("rows, ann_min_rows", [(500, 100_000), (3000, 1000)])
-def test_float16_storage_ranks_as_float32_and_says_so_in_its_meta(tmp_path, rows, ann_min_rows):
-    """A float16 generation (in memory below the ANN size, memory-mapped above it) finds the
-    same neighbours as exact float32 search, with float32 scores close to the exact ones."""
+@pytest.mark.parametrize("rows, scan_min_rows", [(500, 100_000), (3000, 1000)])
+def test_float16_storage_ranks_as_float32_and_says_so_in_its_meta(tmp_path, rows, scan_min_rows):
+    """A float16 generation (in memory below the scan size, memory-mapped and scanned by faiss
+    above it) finds the same neighbours as exact float32 search, with float32 scores close to
+    the exact ones."""
     matrix = _unit(rows, 11)
-    write_index(tmp_path, "m", [f"p{i}" for i in range(rows)], matrix, rows, 1, ann_min_rows=ann_min_rows, storage="f16")
+    write_index(tmp_path, "m", [f"p{i}" for i in range(rows)], matrix, rows, 1, scan_min_rows=scan_min_rows, storage="f16")
     index = VectorIndex.open(tmp_path, "m")
     assert index.meta.storage == "f16" and np.load(index.folder / "vectors.npy", mmap_mode="r").dtype == np.float16
-    assert (index.ann is not None) == (rows >= ann_min_rows)
+    assert (index.scan is not None) == (rows >= scan_min_rows)
     recalls = []
     for query in _unit(30, 12):
         exact = np.argsort(-(matrix @ query), kind="stable")[:10]

@@ -56,7 +56,7 @@ def hybrid_dir(sample_data_dir, tmp_path_factory, encoder):
     write_index(data_dir, encoder.name, [paper.id for paper in papers], vectors, len(papers), last_seq)
     terms = bridge.corpus_terms(papers, max_terms=2000)
     write_index(data_dir, bridge.terms_model(encoder.name), terms, encoder.encode_queries(terms, batch_size=128),
-                len(papers), last_seq, ann_min_rows=len(terms) + 1)
+                len(papers), last_seq, scan_min_rows=len(terms) + 1)
     return data_dir
 
 

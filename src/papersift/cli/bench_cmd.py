@@ -272,7 +272,7 @@ def bench_semantic(
     reports_dir: ReportsDirOption = Path("reports"),
     as_json: JsonOption = False,
 ) -> None:
-    """Embedding throughput (abstracts/s); dense exact vs HNSW and hybrid latency p50/p95/p99 incl. query embedding."""
+    """Embedding throughput (abstracts/s); dense numpy vs faiss scan and hybrid latency p50/p95/p99 incl. query embedding."""
     from papersift.bench.semantic import run
 
     try:
@@ -286,29 +286,23 @@ def bench_semantic(
 def bench_vectors(
     data_dir: DataDirOption = None,
     model: Annotated[str, typer.Option("--model", help="Whose vectors generation to measure.")] = model_registry.DEFAULT_MODEL,
-    connectivity: Annotated[list[int], typer.Option("--connectivity", min=2, help="HNSW degree M (repeatable).")] = [16, 32],  # noqa: B006
-    expansion_add: Annotated[list[int], typer.Option("--expansion-add", min=1, help="HNSW build breadth (repeatable).")] = [128],  # noqa: B006
-    expansion_search: Annotated[list[int], typer.Option(
-        "--expansion-search", min=1, help="HNSW search breadth (repeatable; no rebuild).")] = [64, 128, 256, 512],  # noqa: B006
-    storage: Annotated[list[str], typer.Option("--storage", help="Scalar kinds of the HNSW index: f32, f16, i8 (repeatable).")] = [  # noqa: B006
-        "f32", "f16", "i8"],
-    exact_kinds: Annotated[bool, typer.Option("--exact-kinds/--no-exact-kinds", help="Also exact search over f16 / int8 rows.")] = True,
-    sweep: Annotated[bool, typer.Option(
-        "--sweep/--no-sweep", help="Build an index per setting (--no-sweep: only the generation's own HNSW index).")] = True,
-    threads: Annotated[int, typer.Option("--threads", min=0, help="Threads building each HNSW index (0: all cores).")] = 0,
+    nlist: Annotated[list[int], typer.Option(
+        "--nlist", min=1, help="Also build a faiss IVF index with this many lists (repeatable).")] = [],  # noqa: B006
+    nprobe: Annotated[list[int], typer.Option(
+        "--nprobe", min=1, help="Lists each IVF search visits (repeatable; no rebuild).")] = [16, 64, 256, 1024],  # noqa: B006
+    int8: Annotated[bool, typer.Option("--int8/--no-int8", help="Also numpy over int8 rows (not a storage kind).")] = True,
+    threads: Annotated[int, typer.Option("--threads", min=0, help="Threads training and filling an IVF index (0: all cores).")] = 0,
     reports_dir: ReportsDirOption = Path("reports"),
     as_json: JsonOption = False,
 ) -> None:
-    """Vector storage kinds and HNSW parameters on one vectors generation: build time, index size,
-    recall@20 against exact float32 search, p50/p99 query latency, process RSS."""
+    """Ways of searching one vectors generation: numpy in memory and over the memory-mapped file,
+    the faiss scan, optionally faiss IVF; recall@20 against exact float32 search (and tie-aware),
+    p50/p99 query latency, build time, file size, process RSS."""
     from papersift.bench import vectors as bench
     from papersift.bench.semantic import bench_queries
     from papersift.index.vectors import VectorIndex
     from papersift.search.semantic import shared_encoder
 
-    unknown = [kind for kind in storage if kind not in bench.STORAGE_KINDS]
-    if unknown:
-        fail(f"--storage must be one of {', '.join(bench.STORAGE_KINDS)}, not {unknown[0]!r}")
     try:
         model_registry.get_spec(model)
         index = VectorIndex.open(data_dir_of(data_dir), model)
@@ -318,8 +312,7 @@ def bench_vectors(
         queries = encoder.encode_queries([query for _, query in bench_queries()])
     except (FileNotFoundError, model_registry.ModelError) as exc:
         fail(str(exc))
-    report = bench.run(index, queries, connectivity, expansion_add, expansion_search, storage if sweep else [], threads, exact_kinds,
-                       log=lambda message: err_console.print(f"[dim]{message}[/]"))
+    report = bench.run(index, queries, nlist, nprobe, int8, threads, log=lambda message: err_console.print(f"[dim]{message}[/]"))
     emit_report("bench-vectors", report, bench.markdown(report), reports_dir, as_json)
 
 

@@ -89,7 +89,7 @@ def build_bridge(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder, 
     terms = corpus_terms(papers)
     vectors = embed_terms(terms) if terms else np.zeros((0, encoder.dim), dtype=np.float32)
     return vector_index.write_index(data_dir, terms_model(encoder.name), terms, vectors,
-                                    papers_total=len(papers), last_seq=last_seq, ann_min_rows=len(terms) + 1)
+                                    papers_total=len(papers), last_seq=last_seq, scan_min_rows=len(terms) + 1)
 
 
 class TermBridge:

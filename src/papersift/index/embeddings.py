@@ -27,7 +27,7 @@ from papersift.store import connect_readonly
 
 EMBEDDINGS_FOLDER = "embeddings"
 TOKENIZE_BLOCK = 4096  # papers tokenized at a time by embed_papers
-PUBLISH_GROWTH = 0.25  # past the ANN size, publish once the new vectors are this share of the index
+PUBLISH_GROWTH = 0.25  # past the scan size, publish once the new vectors are this share of the index
 
 
 
@@ -442,10 +442,12 @@ def embed_papers(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: 
             since_publish += len(rows)
             if on_progress:
                 on_progress(EmbedProgress(len(keys), cached, embedded))
-            if since_publish >= publish_every and publish_due(since_publish, int(have.sum()), vector_index.ANN_MIN_ROWS):
+            if since_publish >= publish_every and publish_due(since_publish, int(have.sum()), vector_index.SCAN_MIN_ROWS):
                 folder, since_publish = publish(), 0
         if embedded or stale:
             folder = publish()
+        else:  # up to date; one written before faiss lacks its scan index (issue 20)
+            vector_index.add_missing_scan(data_dir, encoder.name)
         bridge_folder = None
         # the term bridge is e5's (a static model's neighbours would be a worse translation)
         bridged = encoder.spec.multilingual and not encoder.spec.distilled_from
@@ -459,13 +461,13 @@ def embed_papers(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: 
                         texts=len(keys), covered=covered)
 
 
-def publish_due(new_rows: int, rows: int, ann_min_rows: int) -> bool:
+def publish_due(new_rows: int, rows: int, scan_min_rows: int) -> bool:
     """Whether a run should publish its vectors now (it already has `publish_every` new ones).
-    Below the ANN size a generation is a file write (seconds); past it, each generation builds
-    a whole HNSW index (tens of minutes at 1M rows on 2 cores), so a run publishes only once
-    its new vectors are PUBLISH_GROWTH of the index: e5 at 1M papers would otherwise rebuild
-    the graph every 4,096 vectors."""
-    return rows < ann_min_rows or new_rows >= PUBLISH_GROWTH * rows
+    Below the scan size a generation is a small file write; past it, each generation rewrites
+    every row twice (vectors.npy and scan.faiss: ~1 GB at 1M x 256 float16), so a run
+    publishes only once its new vectors are PUBLISH_GROWTH of the index: e5 at 1M papers would
+    otherwise write a gigabyte for every 4,096 vectors."""
+    return rows < scan_min_rows or new_rows >= PUBLISH_GROWTH * rows
 
 
 def _meta_differs(folder: Path, rows: int, papers_total: int, last_seq: int) -> bool:

@@ -129,7 +129,7 @@ def build_phrase_vectors(data_dir: str | os.PathLike, encode: Encode = encode_te
     vectors = np.concatenate(parts) if parts else np.zeros((0, DIM), dtype=np.float32)
     log(f"phrase vectors: {len(phrases):,} phrases")
     folder = vector_index.write_index(data_dir, PHRASES_MODEL, [key for key, _ in phrases], vectors,
-                                      papers_total=state[0], last_seq=state[1], ann_min_rows=len(phrases) + 1)
+                                      papers_total=state[0], last_seq=state[1], scan_min_rows=len(phrases) + 1)
     return PhraseVectorStats(folder, len(phrases), time.perf_counter() - started)
 
 

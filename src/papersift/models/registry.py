@@ -52,7 +52,7 @@ class ModelSpec:
     # A static model (models/static.py) distilled from this built model: no weights of its own
     distilled_from: str = ""
     # How its paper vectors are stored (index/vectors.py STORAGE_KINDS): float16 halves the file
-    # and the HNSW index; measured recall@20 against exact float32 search, 150 bench queries over
+    # and the faiss scan index; measured recall@20 against exact float32 search, 150 bench queries over
     # the 44,693-paper corpus: e5 0.998, the static model 0.9997 (int8: 0.984 / 0.985, below the
     # 0.99 bar, so not offered; docs/semantic.md "Vector storage").
     vector_storage: str = "f16"
