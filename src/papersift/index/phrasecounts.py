@@ -22,6 +22,7 @@ them against one); figures in docs/scaling.md.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import tempfile
@@ -171,7 +172,7 @@ class CountedPhrases:
                 text_bytes += len(encoded)
                 text_ends.append(text_bytes)
                 doc_ends.append(written + len(ids))
-                if len(ids) >= 1 << 20:
+                if len(ids) >= 1 << 16:  # written in 256 KB pieces
                     written += len(ids)
                     for values, out in ((ids, ids_out), (starts, starts_out), (ends, ends_out)):
                         values.tofile(out)
@@ -278,18 +279,18 @@ class CountedPhrases:
         """Each kept gram's chosen spelling as the token where that occurrence starts (grams
         numbered level after level)."""
         offsets = np.cumsum([0, *(len(level.codes) for level in self.levels)])
-        parts = max(1, -(-int(offsets[-1]) * 4 // self.partition_rows))
+        parts = max(1, -(-int(offsets[-1]) * MAX_SURFACE_SAMPLES // self.partition_rows))  # samples per gram: at most 16
         spill = _Spill(self.folder, "samples", {"gram": _INT64, "token": _INT64, "text": _INT64, "plain": np.dtype(np.int8)}, parts)
         taken = [np.zeros(len(level.codes), dtype=np.int64) for level in self.levels]
         for first_doc, end_doc, first, end in self.blocks():
             texts = self.block_texts(first_doc, end_doc)
             paper = self.paper_of_token(first_doc, end_doc, first)
             starts, ends = self.read("starts", first, end), self.read("ends", first, end)
-            ranks = None
+            ranks = self.ranks(1, first, end)
             for index in range(len(self.levels)):
                 size = index + 1
-                ranks = self.ranks(1, first, end) if size == 1 else (
-                    self.ranks(size, first, end) if size < len(self.levels) else self.levels[index].ranks(ranks))
+                if size > 1:  # the longest length's ranks were written by no pass: made from the shorter's
+                    ranks = self.ranks(size, first, end) if size < len(self.levels) else self.levels[index].ranks(ranks)
                 at = np.flatnonzero(ranks >= 0)
                 order = np.argsort(ranks[at], kind="stable")  # by gram, in corpus order within one
                 at, gram = at[order], ranks[at][order]
@@ -357,7 +358,7 @@ class CountedPhrases:
 
 
 @contextmanager
-def counted_phrases(texts: Iterable[str], work_dir: str | Path | None = None, block_tokens: int = BLOCK_TOKENS,
+def counted_phrases(texts: Iterable[str], work_dir: str | os.PathLike | None = None, block_tokens: int = BLOCK_TOKENS,
                     partition_rows: int = PARTITION_ROWS) -> Iterator[CountedPhrases]:
     """The texts tokenized into a work folder (in `work_dir`; removed on leaving), for `rows`."""
     folder = Path(tempfile.mkdtemp(prefix=".phrasecounts.", dir=work_dir))
