@@ -3,6 +3,7 @@ with the corpus cut into many blocks and partitions, and no corpus held in memor
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import tracemalloc
@@ -11,7 +12,7 @@ from collections import Counter, defaultdict
 import pytest
 
 from conftest import SAMPLE, read_jsonl_gz
-from papersift.index.phrasecounts import _clause_tokens, counted_phrases
+from papersift.index.phrasecounts import WORK_PREFIX, _clause_tokens, counted_phrases
 from papersift.index.termlexicon import build_lexicon, count_phrases
 
 
@@ -72,6 +73,16 @@ def test_the_work_folder_is_removed_when_reading_the_texts_fails(tmp_path):
     with pytest.raises(OSError, match="disk gone"):
         build_lexicon(tmp_path, texts(), {}, 2, 1)
     assert list(tmp_path.iterdir()) == []  # no work folder, no staging file, no lexicon
+
+
+def test_a_work_folder_a_killed_build_left_is_removed_by_the_next(tmp_path):
+    abandoned = tmp_path / f"{WORK_PREFIX}{2**30}.x1"  # no process has that id (Linux pids stay below 2**22)
+    running = tmp_path / f"{WORK_PREFIX}{os.getppid()}.x2"  # a live process's: still counting
+    for folder in (abandoned, running):
+        folder.mkdir()
+        (folder / "ids").write_bytes(b"x")
+    count_phrases(["graph networks", "graph networks"], work_dir=tmp_path)
+    assert sorted(tmp_path.iterdir()) == [running]
 
 
 def test_the_count_holds_no_corpus_in_memory(tmp_path):

@@ -42,7 +42,8 @@ MAX_PHRASE_WORDS = 4
 MIN_PHRASE_PAPERS = 2  # a phrase in one paper only is as likely a one-off wording as a term
 MAX_SURFACE_SAMPLES = 16  # spellings counted per phrase: the most common among these is kept
 BLOCK_TOKENS = 2_000_000  # tokens (of whole papers) counted at a time: ~100 MB of numpy arrays
-PARTITION_ROWS = 12_000_000  # spilled rows a partition is sized for when it is summed: ~300 MB
+PARTITION_ROWS = 4_000_000  # spilled rows a partition is sized for: ~60 bytes a row while it is summed
+WORK_PREFIX = ".phrasecounts."
 _CLAUSE_BREAK = re.compile(r"[.,;:()\[\]{}!?\"]|\s-\s")
 _WORD_BREAK = re.compile(r"[\s\-]+")
 _HASH_MIX = np.uint64(0x9E3779B97F4A7C15)
@@ -357,11 +358,27 @@ class CountedPhrases:
             next_row = stop
 
 
+def _remove_abandoned(parent: Path) -> None:
+    """Work folders whose process is gone (killed mid-build: no `finally` ran)."""
+    for folder in parent.glob(f"{WORK_PREFIX}*"):
+        pid = folder.name[len(WORK_PREFIX):].split(".")[0]
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except PermissionError:  # alive, another user's
+            pass
+
+
 @contextmanager
 def counted_phrases(texts: Iterable[str], work_dir: str | os.PathLike | None = None, block_tokens: int = BLOCK_TOKENS,
                     partition_rows: int = PARTITION_ROWS) -> Iterator[CountedPhrases]:
-    """The texts tokenized into a work folder (in `work_dir`; removed on leaving), for `rows`."""
-    folder = Path(tempfile.mkdtemp(prefix=".phrasecounts.", dir=work_dir))
+    """The texts tokenized into a work folder (in `work_dir`; removed on leaving), for `rows`.
+    The folder holds ~4 GB at 743,543 papers: one a killed build left is removed by the next."""
+    _remove_abandoned(Path(work_dir or tempfile.gettempdir()))
+    folder = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}.", dir=work_dir))
     try:
         counted = CountedPhrases(folder, block_tokens, partition_rows)
         counted.tokenize(texts)
