@@ -11,7 +11,6 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from conftest import SAMPLE, read_jsonl_gz
 from papersift.index.phrasecounts import WORK_PREFIX, _clause_tokens, counted_phrases
 from papersift.index.termlexicon import build_lexicon, count_phrases
 
@@ -45,8 +44,8 @@ def reference_count(texts: list[str], min_papers: int, max_words: int, samples: 
 
 
 @pytest.fixture(scope="module")
-def fixture_texts() -> list[str]:
-    return [f"{paper['title']}. {paper.get('abstract') or ''}" for paper in read_jsonl_gz(SAMPLE)]
+def fixture_texts(sample_records) -> list[str]:
+    return [f"{paper['title']}. {paper.get('abstract') or ''}" for paper in sample_records]
 
 
 @pytest.mark.parametrize("min_papers", [2, 5])
