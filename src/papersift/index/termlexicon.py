@@ -33,21 +33,23 @@ import os
 import re
 import sqlite3
 import time
-from array import array
-from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections import defaultdict
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from papersift.index.analyzers import ENGLISH, analyzers, has_cjk, tokens
+from papersift.index.analyzers import ENGLISH, analyzers
+from papersift.index.phrasecounts import (
+    BLOCK_TOKENS,
+    MAX_PHRASE_WORDS,
+    MIN_PHRASE_PAPERS,
+    PARTITION_ROWS,
+    counted_phrases,
+)
 
 LEXICON_FILE = "termlexicon.sqlite3"
 SCHEMA_VERSION = 1
-MAX_PHRASE_WORDS = 4
-MIN_PHRASE_PAPERS = 2  # a phrase in one paper only is as likely a one-off wording as a term
-MAX_SURFACE_SAMPLES = 16  # spellings counted per phrase: the most common among these is kept
-_CLAUSE_BREAK = re.compile(r"[.,;:()\[\]{}!?\"]|\s-\s")
 _ENTRY = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
 _NOTES = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _LEADING = re.compile(r"^(?:to be|to|a|an|the) ")
@@ -74,91 +76,15 @@ def analyzed(text: str) -> str:
     return " ".join(analyzers()[ENGLISH].analyze(text))
 
 
-def _clause_tokens(text: str):
-    """(stem, start, end) of each clause's tokens, clause by clause."""
-    offset = 0
-    for clause in _CLAUSE_BREAK.split(text):
-        found = tokens(clause, ENGLISH)
-        base = text.find(clause, offset) if clause else offset
-        offset = base + len(clause)
-        if found:
-            yield [(token.text, base + token.start, base + token.end) for token in found]
-
-
-class _Corpus:
-    """The corpus's texts as arrays of word ids (clause breaks are -1), kept for the passes."""
-
-    def __init__(self, texts: Iterable[str]):
-        self.word_ids: dict[str, int] = {}
-        self.words: list[str] = []
-        self.docs: list[tuple[str, array, array, array]] = []  # text, ids, starts, ends
-        for text in texts:
-            ids, starts, ends = array("i"), array("i"), array("i")
-            for clause in _clause_tokens(text):
-                for stem, start, end in clause:
-                    ids.append(self._id(stem))
-                    starts.append(start)
-                    ends.append(end)
-                ids.append(-1)
-                starts.append(0)
-                ends.append(0)
-            self.docs.append((text, ids, starts, ends))
-
-    def _id(self, word: str) -> int:
-        found = self.word_ids.get(word)
-        if found is None:
-            found = self.word_ids[word] = len(self.words)
-            self.words.append(word)
-        return found
-
-    @staticmethod
-    def runs(ids: array, size: int) -> Iterator[tuple[int, ...]]:
-        """Every run of `size` word ids, in order (those across a clause break hold -1)."""
-        return zip(*(ids[at:] for at in range(size)))
-
-
 def count_phrases(texts: Iterable[str], min_papers: int = MIN_PHRASE_PAPERS,
-                  max_words: int = MAX_PHRASE_WORDS) -> dict[str, tuple[str, int]]:
+                  max_words: int = MAX_PHRASE_WORDS, work_dir: str | os.PathLike | None = None,
+                  block_tokens: int = BLOCK_TOKENS, partition_rows: int = PARTITION_ROWS) -> dict[str, tuple[str, int]]:
     """Phrase key -> (most common spelling, papers). A gram is counted only when both of its
-    shorter grams were frequent enough (a rarer part makes a rarer whole): memory stays near
-    the number of kept phrases rather than every gram of the corpus."""
-    corpus = _Corpus(texts)
-    kept: dict[tuple[int, ...], int] = {}
-    previous: set[tuple[int, ...]] | None = None
-    for size in range(1, max_words + 1):
-        papers: Counter[tuple[int, ...]] = Counter()
-        for _, ids, _, _ in corpus.docs:
-            if previous is None:
-                papers.update({gram for gram in corpus.runs(ids, size) if -1 not in gram})
-            else:
-                papers.update({gram for gram in corpus.runs(ids, size)
-                               if gram[:-1] in previous and gram[1:] in previous})  # parts hold no -1
-        frequent = {gram: count for gram, count in papers.items() if count >= min_papers}
-        if not frequent:
-            break
-        kept.update(frequent)
-        previous = set(frequent)
-    spellings: dict[tuple[int, ...], Counter[str]] = defaultdict(Counter)
-    unsampled = set(kept)  # kept grams with fewer than MAX_SURFACE_SAMPLES spellings counted
-    for text, ids, starts, ends in corpus.docs:
-        for size in range(1, max_words + 1):
-            for at, gram in [(at, gram) for at, gram in enumerate(corpus.runs(ids, size)) if gram in unsampled]:
-                if gram not in unsampled:  # filled earlier in this same text
-                    continue
-                seen = spellings[gram]
-                seen[text[starts[at]:ends[at + size - 1]].lower()] += 1
-                if seen.total() >= MAX_SURFACE_SAMPLES:
-                    unsampled.discard(gram)
-    words = corpus.words
-    return {" ".join(words[i] for i in gram): (_spelling(spellings[gram], len(gram)), count)
-            for gram, count in kept.items()}
-
-
-def _spelling(seen: Counter[str], size: int) -> str:
-    """The most common spelling without words between the phrase's words ("graph networks",
-    not "networks of graphs"), else the most common."""
-    plain = [spelling for spelling, _ in seen.most_common() if len(re.split(r"[\s\-]+", spelling)) == size]
-    return plain[0] if plain else seen.most_common(1)[0][0]
+    shorter grams were frequent enough (a rarer part makes a rarer whole); the counting is
+    index/phrasecounts.py's, in bounded memory (the dict returned holds every kept phrase:
+    build_lexicon streams them instead)."""
+    with counted_phrases(texts, work_dir, block_tokens, partition_rows) as counted:
+        return {key: (surface, papers) for key, surface, papers in counted.rows(min_papers, max_words)}
 
 
 def gloss_texts(definition: str) -> str | None:
@@ -207,7 +133,7 @@ def dictionary(path: str) -> dict[str, tuple[str, ...]]:
         return analyzed_senses(dictionary_senses(lines))
 
 
-def sense_keys(senses: dict[str, tuple[str, ...]], phrases: dict[str, tuple[str, int]]) -> dict[str, list[str]]:
+def sense_keys(senses: dict[str, tuple[str, ...]], phrases: Container[str]) -> dict[str, list[str]]:
     """Headword -> phrase keys of its senses (analyzed_senses) that papers use, then senses
     induced from two-character compounds (see the module docstring)."""
     keys: dict[str, dict[str, None]] = {}
@@ -238,34 +164,48 @@ def sense_keys(senses: dict[str, tuple[str, ...]], phrases: dict[str, tuple[str,
 def build_lexicon(data_dir: str | os.PathLike, texts: Iterable[str], senses: dict[str, tuple[str, ...]],
                   papers_total: int, last_seq: int, log: Callable[[str], None] = lambda _: None) -> LexiconStats:
     """Count the corpus's phrases, match the dictionary's senses to them and publish the
-    lexicon file (written beside, then renamed over the old one: readers never see half)."""
+    lexicon file (written beside, then renamed over the old one: readers never see half).
+
+    `texts` is read once. The phrases go to the file as they are found, through a table in the
+    work folder that SQLite sorts by key: memory holds no phrase table (index/phrasecounts.py)."""
     started = time.perf_counter()
-    texts = list(texts)
-    chinese_papers = sum(1 for text in texts if has_cjk(text))
-    phrases = count_phrases(texts)
-    log(f"term lexicon: {len(phrases):,} phrases")
-    sense_phrases = sense_keys(senses, phrases)
+    wanted = {key.lstrip(SECONDARY) for keys in senses.values() for key in keys}
+    used: set[str] = set()  # the sense keys that are phrases
     path = lexicon_path(data_dir)
     staging = path.with_name(f".{path.name}.{os.getpid()}.building")
     staging.unlink(missing_ok=True)
     try:
-        with sqlite3.connect(staging) as db:
+        with counted_phrases(texts, work_dir=path.parent) as counted, sqlite3.connect(staging) as db:
             db.executescript("""
                 CREATE TABLE phrase (key TEXT PRIMARY KEY, surface TEXT NOT NULL, papers INTEGER NOT NULL) WITHOUT ROWID;
                 CREATE TABLE sense (headword TEXT PRIMARY KEY, keys TEXT NOT NULL) WITHOUT ROWID;
                 CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
             """)
-            db.executemany("INSERT INTO phrase VALUES (?, ?, ?)",
-                           ((key, surface, papers) for key, (surface, papers) in phrases.items()))
+            db.execute("ATTACH DATABASE ? AS work", (str(counted.folder / "phrases.sqlite3"),))
+            db.executescript("PRAGMA work.journal_mode = OFF; CREATE TABLE work.found (key TEXT, surface TEXT, papers INTEGER);")
+
+            def found() -> Iterator[tuple[str, str, int]]:
+                for row in counted.rows(MIN_PHRASE_PAPERS, MAX_PHRASE_WORDS, log):
+                    if row[0] in wanted:
+                        used.add(row[0])
+                    yield row
+
+            db.executemany("INSERT INTO work.found VALUES (?, ?, ?)", found())
+            phrases = db.execute("INSERT INTO phrase SELECT key, surface, papers FROM work.found ORDER BY key").rowcount
+            log(f"term lexicon: {phrases:,} phrases")
+            sense_phrases = sense_keys(senses, used)
             db.executemany("INSERT INTO sense VALUES (?, ?)", ((word, "\t".join(keys)) for word, keys in sense_phrases.items()))
             db.executemany("INSERT INTO meta VALUES (?, ?)", [
                 ("schema_version", str(SCHEMA_VERSION)), ("papers_total", str(papers_total)),
-                ("last_seq", str(last_seq)), ("built_at", str(time.time())), ("chinese_papers", str(chinese_papers))])
+                ("last_seq", str(last_seq)), ("built_at", str(time.time())),
+                ("chinese_papers", str(counted.chinese_papers))])
+            db.commit()
+            db.execute("DETACH DATABASE work")
         db.close()
         os.replace(staging, path)
     finally:
         staging.unlink(missing_ok=True)
-    return LexiconStats(path, len(phrases), len(sense_phrases), time.perf_counter() - started)
+    return LexiconStats(path, phrases, len(sense_phrases), time.perf_counter() - started)
 
 
 def cedict_path() -> Path:
