@@ -48,5 +48,6 @@ def test_the_recommend_page_explains_or_says_why_not(served):
     assert missing.status_code == 200 and "papersift library features" in missing.text
     build_features(data_dir)
     page = client.get("/library/recommend", params={"tag": HOSTILE_TAG, "lang": "en", "k": 5}).text
-    assert page.count('<li class="recommendation hit-item') == 5 == page.count('class="recommendation hit-item is-new"')  # never shown: all new
+    # never shown before: all new
+    assert page.count('<li class="recommendation hit-item') == 5 == page.count('class="recommendation hit-item is-new"')
     assert "like the 3 papers in tag &#39;&lt;b&gt;bold&lt;/b&gt; tag&#39;: " in page
