@@ -26,7 +26,11 @@ from papersift.search.types import SearchRequest
 
 VECTOR_FIELD = "embedding"
 MAX_VECTOR_K = 250
-VECTOR_EF = 256  # HNSW search breadth per query, wider than Typesense's default, which missed the 3rd nearest of 150 papers in a CI run
+# HNSW search breadth per query. Typesense 0.24.1 parses only `k` and `flat_search_cutoff` in a
+# vector query (an `ef` is ignored) and searches hnswlib with ef = max(its default 10, k): with
+# k = 10 it missed the 3rd nearest of 150 papers in about one build in three. Asking for this
+# many neighbours (the page still takes `per_page`) makes the breadth this wide.
+VECTOR_EF = 256
 
 
 def cache_vectors(data_dir: str | Path, encoder: Encoder) -> VectorLookup:
@@ -64,7 +68,7 @@ class TypesenseDenseRetriever:
         values = ",".join(f"{x:.9g}" for x in np.asarray(vector, dtype=np.float32))
         k = max(1, min(k + (1 if exclude_id else 0), MAX_VECTOR_K))  # Typesense cannot filter id != x
         search = {"collection": self.backend.alias, "q": "*", "per_page": k, "include_fields": "id",
-                  "vector_query": f"{VECTOR_FIELD}:([{values}], k: {k}, ef: {max(k, VECTOR_EF)})"}
+                  "vector_query": f"{VECTOR_FIELD}:([{values}], k: {max(k, VECTOR_EF)})"}
         if filters:
             search["filter_by"] = " && ".join(filters)
         result = self.backend._multi_search([search])[0]
