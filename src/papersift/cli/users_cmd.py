@@ -68,6 +68,15 @@ def add(name: UserArgument,
         console.print(f"added user {user.user_id}", highlight=False, markup=False)
 
 
+def _print_link(link: str, token: str, expires_at: float, as_json: bool) -> None:
+    """A single-use link (invitation or reset): the line to hand over, or its JSON."""
+    if as_json:
+        print_json({"link": link, "token": token, "expires_at": expires_at})
+    else:
+        console.print(f"{link}\n(single use; expires {time.strftime('%Y-%m-%d %H:%M', time.localtime(expires_at))})",
+                      highlight=False, markup=False)
+
+
 @users_app.command("invite")
 def invite(base_url: Annotated[str, typer.Option("--base-url", help="The server's address, for the link.")] = "http://127.0.0.1:8000",
            days: Annotated[float, typer.Option("--days", min=0.01, max=90, help="Days until the invitation expires.")] = 7,
@@ -76,11 +85,7 @@ def invite(base_url: Annotated[str, typer.Option("--base-url", help="The server'
     accounts = open_accounts(data_dir)
     token, expires_at = _run(lambda: accounts.invite(days * 24 * 3600))
     link = f"{base_url.rstrip('/')}/signup?invite={token}"
-    if as_json:
-        print_json({"link": link, "token": token, "expires_at": expires_at})
-    else:
-        console.print(f"{link}\n(single use; expires {time.strftime('%Y-%m-%d %H:%M', time.localtime(expires_at))})",
-                      highlight=False, markup=False)
+    _print_link(link, token, expires_at, as_json)
 
 
 @users_app.command("reset")
@@ -93,11 +98,7 @@ def reset(name: UserArgument,
     accounts = open_accounts(data_dir)
     token, expires_at = _run(lambda: accounts.create_reset(name, hours * 3600))
     link = f"{base_url.rstrip('/')}/reset?token={token}"
-    if as_json:
-        print_json({"link": link, "token": token, "expires_at": expires_at})
-    else:
-        console.print(f"{link}\n(single use; expires {time.strftime('%Y-%m-%d %H:%M', time.localtime(expires_at))})",
-                      highlight=False, markup=False)
+    _print_link(link, token, expires_at, as_json)
 
 
 @users_app.command("list")
