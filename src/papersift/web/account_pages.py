@@ -22,6 +22,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import Field
 
+from papersift.accounts.passwords import MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS
 from papersift.accounts.users import SESSION_TTL_S, AccountError, WrongPassword, digest
 from papersift.api.auth import ANONYMOUS, SESSION_COOKIE, request_user, require_user
 from papersift.api.backend import request_lang
@@ -101,7 +102,7 @@ def _render(request: Request, template: str, lang: Lang, status: int = 200, **co
     from papersift.web.routes import render
 
     return render(request, template, lang, status=status, state=SearchState(SearchParams(), lang),
-                  labels=LABELS[lang], **context)
+                  labels=LABELS[lang], password_chars=(MIN_PASSWORD_CHARS, MAX_PASSWORD_CHARS), **context)
 
 
 def _pre_login_form(request: Request, template: str, lang: Lang, status: int = 200, **context) -> HTMLResponse:
