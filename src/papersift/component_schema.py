@@ -92,5 +92,11 @@ class UserTables:
     def open(cls, data_dir: str | Path, readonly: bool = False, user_id: str = LOCAL_USER):
         return cls(Store(data_dir, readonly=readonly), user_id)
 
+    _known_version = 0  # the stored version once it reached the latest (versions only go up)
+
     def _stored_version(self) -> int:
-        return self.SCHEMA.stored_version(self.store)
+        """The recorded version: read until it is the latest, then remembered (a request asks
+        before every read, and a read-only store may see another process create the tables)."""
+        if self._known_version < self.SCHEMA.latest:
+            self._known_version = self.SCHEMA.stored_version(self.store)
+        return self._known_version

@@ -102,8 +102,13 @@ class Accounts:
     def open(cls, data_dir: str | Path, readonly: bool = False, clock: Callable[[], float] = time.time) -> Accounts:
         return cls(Store(data_dir, readonly=readonly), clock)
 
+    _known_version = 0  # the stored version once it reached the latest (versions only go up)
+
     def _ready(self, version: int = 1) -> bool:
-        return SCHEMA.stored_version(self.store) >= version
+        """Whether the tables are at `version` (every request asks: read until the latest, then remembered)."""
+        if self._known_version < SCHEMA.latest:
+            self._known_version = SCHEMA.stored_version(self.store)
+        return self._known_version >= version
 
     def _writing(self, action: str):
         if self.store.readonly:

@@ -140,12 +140,15 @@ def user_tables_of(request: Request, name: str, make: Callable[..., T]) -> T:
     """The request's user's `name` object over the store (the library, saved searches), the one
     way routes reach a user's tables. Without accounts: the local user's, kept on the app (on the
     write path's Store when writes are on, made with the first use; else on a read-only Store).
-    With accounts: made for this request's user (api/auth.py) on the write path's Store, never
-    cached across requests, so no request can get another user's object; anonymous: LoginRequired.
+    With accounts: made for this request's user (api/auth.py) on the write path's Store, once
+    per request and never kept across requests, so no request can get another user's object; anonymous: LoginRequired.
     `make(store, user_id)` builds it (UserTables subclasses do)."""
     if accounts_on(request):
         user = require_user(request)
-        return tables_for(request, make, user.user_id, user.session_hash)
+        made = request.scope.setdefault("papersift_tables", {})  # one object per name and request
+        if name not in made:
+            made[name] = tables_for(request, make, user.user_id, user.session_hash)
+        return made[name]
     app = request.app
     with _user_tables_lock:
         current = getattr(app.state, name, None)
