@@ -160,14 +160,20 @@ class Accounts:
             conn.execute("DELETE FROM password_resets WHERE user_id=?", (user.user_id,))
         return self.user(user.user_id)
 
-    def check_password(self, name: str, password: str) -> str | None:
-        """The user id when the password is right (the work is the same for unknown names)."""
+    def _verify(self, name: str, password: str) -> tuple[str, str | None] | None:
+        """(user id, stored hash) when the password is right (the work is the same for unknown names)."""
         user_id = name.strip().lower()
         rows = self.store.read("SELECT password_hash FROM users WHERE user_id=? AND removed_at IS NULL",
                                (user_id,)) if self._ready() and len(user_id) <= 64 else []
         stored = rows[0][0] if rows else None
-        if not passwords.verify(stored, password):
+        return (user_id, stored) if passwords.verify(stored, password) else None
+
+    def check_password(self, name: str, password: str) -> str | None:
+        """The user id when the password is right; a hash of an older cost is renewed."""
+        found = self._verify(name, password)
+        if found is None:
             return None
+        user_id, stored = found
         if stored is not None and passwords.needs_rehash(stored):
             self._set_hash(user_id, passwords.hash_password(password))
         return user_id
@@ -179,7 +185,8 @@ class Accounts:
 
     def change_password(self, user_id: str, old: str, new: str, keep_session: str | None = None) -> None:
         """Needs the old password; every other session of the user ends (a stolen one with it)."""
-        if self.check_password(user_id, old) != user_id:
+        found = self._verify(user_id, old)  # no renewal of the old hash: it is replaced below
+        if found is None or found[0] != user_id:
             raise WrongPassword("the current password is wrong")
         try:
             password_hash = passwords.hash_password(new)
