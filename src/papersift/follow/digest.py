@@ -28,6 +28,7 @@ from papersift.follow.state import Following
 from papersift.follow.watches import Listing, list_watch
 from papersift.i18n import Lang, translate
 from papersift.library.entries import Library
+from papersift.store import Store
 
 LOCK_FILE = "digest.lock"
 BASE_URL_ENV = "PAPERSIFT_BASE_URL"  # where links in a digest point (the server's public URL)
@@ -128,7 +129,11 @@ def digest_users(data_dir: Path) -> list[str]:
     account not removed (read-only: a store without accounts gains no table by this)."""
     from papersift.accounts.users import Accounts
 
-    return [LOCAL_USER] + [user.user_id for user in Accounts.open(data_dir, readonly=True).users()]
+    accounts = Accounts.open(data_dir, readonly=True)
+    try:
+        return [LOCAL_USER] + [user.user_id for user in accounts.users()]
+    finally:
+        accounts.store.close()
 
 
 @dataclass
@@ -173,8 +178,9 @@ def run_digests(data_dir: str | Path, *, users: list[str] | None = None, service
             service = SearchService(data_dir)
         base_url = settings_env.get(BASE_URL_ENV, DEFAULT_BASE_URL).rstrip("/")
         run = DigestRun()
+        store = Store(data_dir)  # one writable store for every user's tables
         for user_id in digest_users(data_dir) if users is None else users:
-            following = Following.open(data_dir, user_id=user_id)
+            following = Following(store, user_id)
             settings = following.settings()
             if config is not None and user_id != LOCAL_USER and not settings.get("email"):
                 run.no_address.append(user_id)  # composing would only fill an outbox nobody receives
@@ -186,6 +192,7 @@ def run_digests(data_dir: str | Path, *, users: list[str] | None = None, service
             log(f"digest for {user_id}: {report.papers} new papers" + (f" in digest {report.queued}" if report.queued else ""))
             report.delivery = deliver(following, data_dir, config, settings.get("email"))
             log(f"digest delivery for {user_id}: {report.delivery.summary()}")
+        store.close()
         return run
     finally:
         run_locks.release(handle, lock)
