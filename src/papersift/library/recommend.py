@@ -31,6 +31,7 @@ import numpy as np
 from papersift.index.vectors import top_k
 from papersift.library.entries import Library
 from papersift.library.features import Features
+from papersift.search.fusion import standardized
 
 BACKGROUND = 1000  # random corpus papers taken as negatives (fixed seed)
 NEGATIVE_WEIGHT = 3.0  # an explicit "not interested" counts this much more than a background paper
@@ -78,12 +79,6 @@ def svm_scores(features: Features, positive_rows: np.ndarray, negative_rows: np.
     if features.tfidf is not None:
         scores += features.tfidf @ coef[offset:]
     return scores
-
-
-def standardized(scores: np.ndarray) -> np.ndarray:
-    """(scores - mean) / standard deviation, over every paper (all zeros when they are all equal)."""
-    spread = float(scores.std())
-    return (scores - float(scores.mean())) / spread if spread > 0 else np.zeros_like(scores)
 
 
 def papersift_scores(features: Features, positive_rows: np.ndarray, negative_rows: np.ndarray,

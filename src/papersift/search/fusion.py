@@ -62,9 +62,10 @@ def fusion_weights(query: str, lexical_hits: int | None = None, few_hits: int = 
     return FusionWeights(lexical=lexical, dense=1.0)
 
 
-def standardized(scores: Sequence[float]) -> np.ndarray:
-    """Zero mean, unit variance (all zeros when the scores are all equal)."""
-    values = np.asarray(scores, dtype=np.float64)
+def standardized(scores: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Zero mean, unit variance (all zeros when the scores are all equal); an array keeps its
+    dtype (recommendations standardize float32 scores of every paper), a list becomes float64."""
+    values = scores if isinstance(scores, np.ndarray) else np.asarray(scores, dtype=np.float64)
     spread = values.std() if len(values) else 0.0
     return (values - values.mean()) / spread if spread > 0 else np.zeros_like(values)
 
