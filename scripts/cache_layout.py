@@ -17,9 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
+from papersift.index.embeddings import CACHE_TABLE
+
 LAYOUTS = {
     "WITHOUT ROWID (before)": "CREATE TABLE vectors (key BLOB PRIMARY KEY, vec BLOB NOT NULL) WITHOUT ROWID",
-    "rowid table": "CREATE TABLE vectors (id INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, vec BLOB NOT NULL)",
+    "rowid table": CACHE_TABLE,
 }
 ROWS, LOOKUPS, BLOCK = 20_000, 5_000, 500
 

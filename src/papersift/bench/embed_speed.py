@@ -23,8 +23,7 @@ from dataclasses import asdict, dataclass
 from papersift.index.embeddings import Encoder, padding_share
 from papersift.models import DEFAULT_MODEL, STATIC_MODEL, get_spec, is_built
 from papersift.record import Paper, paper_text
-
-ENGLISH_MODEL = "all-MiniLM-L6-v2"
+from papersift.search.hybrid import ENGLISH_MODEL
 
 
 @dataclass(frozen=True, slots=True)

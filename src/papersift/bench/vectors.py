@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from papersift.bench.lexical import rss_mb
 from papersift.bench.semantic import latency_summary
 from papersift.index import vectors as vector_store
 
@@ -44,8 +45,7 @@ TIE_TOLERANCE = 1e-5  # float32 products of the same rows summed in another orde
 
 def process_rss_mb() -> float:
     """Resident set size of this process now (not the peak), MB."""
-    pages = int(Path("/proc/self/statm").read_text().split()[1])
-    return round(pages * 4096 / 2**20, 1)
+    return round(rss_mb(), 1)
 
 
 def paper_rows(rows: Sequence[int] | np.ndarray, row_papers: np.ndarray, k: int) -> list[int]:

@@ -70,8 +70,8 @@ class BestVectorRetriever:
 
     def notices(self) -> list[str]:
         """The full model's once complete; before, the first pass's own, and how many papers it ranks."""
-        if self.complete():
-            return self.full.notices() if self.full is not None else []
+        if self.full is not None and self.complete():
+            return self.full.notices()
         notices = self.first_pass.notices()
         with_full, only_first = self.populations()
         if only_first:
