@@ -138,10 +138,11 @@ T = TypeVar("T")
 
 def user_tables_of(request: Request, name: str, make: Callable[..., T]) -> T:
     """The request's user's `name` object over the store (the library, saved searches), the one
-    way routes reach a user's tables. Without accounts: the local user's, kept on the app (on the
-    write path's Store when writes are on, made with the first use; else on a read-only Store).
+    way routes reach a user's tables. Without accounts: the local user's, kept on the app, on
+    user_store's Store (the write path's when writes are on, else the one read-only Store).
     With accounts: made for this request's user (api/auth.py) on the write path's Store, once
-    per request and never kept across requests, so no request can get another user's object; anonymous: LoginRequired.
+    per request and never kept across requests, so no request can get another user's object;
+    anonymous: LoginRequired.
     `make(store, user_id)` builds it (UserTables subclasses do)."""
     if accounts_on(request):
         user = require_user(request)
@@ -150,15 +151,12 @@ def user_tables_of(request: Request, name: str, make: Callable[..., T]) -> T:
             made[name] = tables_for(request, make, user.user_id, user.session_hash)
         return made[name]
     app = request.app
+    store = user_store(app)  # before the lock: user_store takes it too
     with _user_tables_lock:
         current = getattr(app.state, name, None)
-        if app.state.settings.enable_writes:
-            if current is None or current.store.readonly:
-                store, _ = write_path(app)
-                current = make(store)
-        elif current is None:
-            current = make(Store(app.state.settings.data_dir, readonly=True))
-        setattr(app.state, name, current)
+        if current is None or current.store is not store:
+            current = make(store)
+            setattr(app.state, name, current)
         return current
 
 
