@@ -34,7 +34,8 @@ import random
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 
 import orjson
@@ -68,7 +69,6 @@ class HeapsFit:
 
     k: float
     beta: float
-    points: list[tuple[int, int]] = field(default_factory=list)
 
     def expected(self, tokens: int) -> float:
         return self.k * tokens ** self.beta
@@ -83,7 +83,7 @@ class HeapsFit:
         sxx = sum((x - mean_x) ** 2 for x, _ in usable)
         sxy = sum((x - mean_x) * (y - mean_y) for x, y in usable)
         beta = sxy / sxx
-        return cls(k=math.exp(mean_y - beta * mean_x), beta=beta, points=points)
+        return cls(k=math.exp(mean_y - beta * mean_x), beta=beta)
 
 
 class VocabularyCurve:
@@ -103,22 +103,13 @@ class VocabularyCurve:
                 self.points.append((self.tokens, len(self.seen)))
                 self._next = int(self._next * self._step) + 1
 
-    def fit(self, min_tokens: int = 0) -> HeapsFit:
+    def fit(self, min_tokens: int | None = None) -> HeapsFit:
+        """The fit over the points past `min_tokens` (default: past the first 10,000 tokens
+        once there are over 100,000, where the curve has settled)."""
+        if min_tokens is None:
+            min_tokens = 10_000 if self.tokens > 100_000 else 0
         points = self.points + [(self.tokens, len(self.seen))]
         return HeapsFit.of([(n, v) for n, v in points if n >= min_tokens])
-
-
-def measure_vocabulary(path: Path, min_tokens: int = 10_000) -> dict:
-    """Heaps fit of a corpus file's titles and abstracts, in file order."""
-    curve = VocabularyCurve()
-    papers = 0
-    for record in read_jsonl(path):
-        if record.data:
-            papers += 1
-            curve.add(f"{record.data.get('title') or ''} {record.data.get('abstract') or ''}")
-    fit = curve.fit(min_tokens)
-    return {"papers": papers, "tokens": curve.tokens, "distinct_terms": len(curve.seen),
-            "heaps_k": round(fit.k, 3), "heaps_beta": round(fit.beta, 4)}
 
 
 class WordMinter:
@@ -136,7 +127,7 @@ class WordMinter:
             for i in range(len(padded) - 2):
                 chain.setdefault(padded[i:i + 2], Counter())[padded[i + 2]] += 1
         self.lengths = sorted(lengths)
-        self.chain = {state: (list(next_chars), _cumulative(list(next_chars.values())))
+        self.chain = {state: (list(next_chars), list(accumulate(next_chars.values())))
                       for state, next_chars in sorted(chain.items())}
 
     def mint(self) -> str:
@@ -157,14 +148,6 @@ class WordMinter:
             out.append(char)
             state = state[1] + char
         return None
-
-
-def _cumulative(weights: list[int]) -> list[int]:
-    total, out = 0, []
-    for weight in weights:
-        total += weight
-        out.append(total)
-    return out
 
 
 @dataclass
@@ -207,11 +190,11 @@ class SourceCorpus:
         if len(self.donors) < 2 or not self.sentences:
             raise ValueError(f"{', '.join(map(str, paths))}: too few papers with abstracts to draw from")
         self.vocabulary, self.tokens = curve.seen, curve.tokens
-        self.source_heaps = curve.fit(min_tokens=10_000 if curve.tokens > 100_000 else 0)
+        self.source_heaps = curve.fit()
         # the target curve passes through the source's end point, so it carries on from it
         self.heaps = HeapsFit(k=len(curve.seen) / curve.tokens ** beta, beta=beta)
         self.author_names = list(author_counts)
-        self.author_weights = _cumulative(list(author_counts.values()))
+        self.author_weights = list(accumulate(author_counts.values()))
         singles = sum(1 for count in author_counts.values() if count == 1)
         self.new_author_share = singles / max(1, sum(author_counts.values()))
         split_names = [name.split() for name in author_counts if len(name.split()) >= 2]
@@ -346,7 +329,7 @@ def write_corpus(source_paths: list[Path], out: Path, papers: int, seed: int = 0
             if handle is not raw:
                 handle.close()
     partial.replace(out)
-    fit = curve.fit(min_tokens=10_000 if curve.tokens > 100_000 else 0)
+    fit = curve.fit()
     return {
         "papers": written, "seed": seed, "out": str(out), "bytes": out.stat().st_size,
         "source": [str(path) for path in source_paths], "source_papers": len(source.donors),
