@@ -367,7 +367,7 @@ class Store:
         self.path = self.data_dir / DB_FILE
         self.readonly = readonly
         self._local = threading.local()
-        self._write_lock = threading.RLock()  # this object's threads write one at a time (the catalog is shared)
+        self._write_lock = threading.RLock()  # this object's threads write one at a time
         self._run_locks: dict[int, IO[bytes]] = {}
         if not readonly:
             try:

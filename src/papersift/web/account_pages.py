@@ -24,7 +24,7 @@ from pydantic import Field
 
 from papersift.accounts.passwords import MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS
 from papersift.accounts.users import SESSION_TTL_S, AccountError, WrongPassword, digest
-from papersift.api.auth import ANONYMOUS, SESSION_COOKIE, request_user, require_user
+from papersift.api.auth import ANONYMOUS, SESSION_COOKIE, accounts_on, request_user, require_user
 from papersift.api.backend import request_lang
 from papersift.api.errors import ApiError
 from papersift.api.params import PaperParams, SearchParams
@@ -77,7 +77,7 @@ class SignupParams(PaperParams):
 
 def nav_link(request: Request) -> tuple[str, dict[str, str]] | None:
     """The header's account link: the account page (with the name) or the login form."""
-    if not getattr(request.app.state.settings, "accounts", False):
+    if not accounts_on(request):
         return None
     user = request_user(request)
     if user is None:
@@ -140,18 +140,19 @@ def login_page(request: Request, params: Annotated[LoginParams, Query()]) -> HTM
                            problem=None, name="")
 
 
-def _guess_allowed(request: Request, account: str) -> tuple[str, str]:
+def _guess_allowed(request: Request, account: str) -> str:
     """Before a password is looked at (login, change password): past the limits of wrong
     passwords per account or per client address (accounts/ratelimit.py), 429 with Retry-After,
     right password or not; else the attempt is counted now, so parallel guesses cannot all pass
-    while argon2 runs (the caller takes it back with succeeded() when the password was right).
+    while argon2 runs (the caller takes it back with succeeded() when the password was right);
+    the client address it was counted under.
     Both forms share one limiter: a guess at a password counts the same through either."""
     address = request.client.host if request.client else "-"
     refusal = request.app.state.login_limiter.attempt(account, address)
     if refusal is not None:
         raise ApiError(429, "too_many_logins", f"too many wrong passwords: try again in {refusal.retry_after_s} s",
                        headers={"Retry-After": str(refusal.retry_after_s)})
-    return account, address
+    return address
 
 
 @router.post("/login")
@@ -160,7 +161,8 @@ async def login(request: Request) -> Response:
     (accounts/ratelimit.py): past the limit, 429 with Retry-After, right password or not."""
     values = await _pre_login_fields(request)
     lang, name, target = _lang_of(values.get("lang")), values.get("name", "")[:200], values.get("next", "/")
-    account, address = _guess_allowed(request, name.strip().lower())
+    account = name.strip().lower()
+    address = _guess_allowed(request, account)
     limiter = request.app.state.login_limiter
     user_id = await run_in_threadpool(request.app.state.accounts.check_password, name, values.get("password", ""))
     if user_id is None:
@@ -304,7 +306,8 @@ async def change_password(request: Request) -> Response:
     if values.get("new_password", "") != values.get("password_again", ""):
         return _account_page(request, lang, 422, problem=LABELS[lang]["mismatch"])
     # A stolen session must not buy unlimited guesses at the password: limited like the login
-    account, address = _guess_allowed(request, user.user_id)
+    account = user.user_id
+    address = _guess_allowed(request, account)
     try:
         await run_in_threadpool(request.app.state.accounts.change_password, user.user_id, values.get("password", ""),
                                 values.get("new_password", ""), user.session_hash)

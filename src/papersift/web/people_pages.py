@@ -55,7 +55,7 @@ class PeoplePageParams(PaperParams):
 
 def _watching(request: Request, kind: str, key: str, back: str) -> dict:
     """What the page shows of "new since your last visit" for this venue or author."""
-    from papersift.api.auth import ANONYMOUS, accounts_on, request_user
+    from papersift.api.auth import ANONYMOUS, request_user
     from papersift.api.backend import service_of
     from papersift.api.saved_routes import following_of
     from papersift.api.writes import tables_for
@@ -63,7 +63,7 @@ def _watching(request: Request, kind: str, key: str, back: str) -> dict:
     from papersift.follow.watches import list_watch
     from papersift.web.saved_pages import form_context
 
-    if accounts_on(request) and request_user(request) is None:  # a public page: nothing followed, no forms
+    if request_user(request) is None:  # accounts on, anonymous: a public page, nothing followed, no forms
         following = tables_for(request, Following, ANONYMOUS)
     else:
         following = following_of(request)
