@@ -102,10 +102,19 @@ def data_dir_of(data_dir: Path | None) -> Path:
     return resolve_data_dir(data_dir)
 
 
+def store_dir_of(data_dir: Path | None) -> Path:
+    """The data dir, which must hold a store (else one line on stderr and exit 1)."""
+    directory = data_dir_of(data_dir)
+    if not (directory / "papers.sqlite3").exists():
+        fail(f"no papersift store in {directory}; run 'papersift ingest' first")
+    return directory
+
+
 def user_id_of(directory: Path, name: str | None) -> str:
     """The user id whose rows a command reads and writes: the local user by default (a
     personal install has no accounts), else an existing, not removed account of this data dir
-    (a typo must not make rows under a name nobody logs in as)."""
+    (a typo must not make rows under a name nobody logs in as); `directory` holds a store
+    (store_dir_of)."""
     from papersift.component_schema import LOCAL_USER
 
     if name is None or name.strip().lower() == LOCAL_USER:
@@ -114,8 +123,6 @@ def user_id_of(directory: Path, name: str | None) -> str:
 
     from papersift.accounts.users import AccountError, Accounts
 
-    if not (directory / "papers.sqlite3").exists():
-        fail(f"no papersift store in {directory}; run 'papersift ingest' first")
     try:
         user = Accounts.open(directory, readonly=True).user(name)  # read-only: looking a name up creates no table
     except AccountError as problem:

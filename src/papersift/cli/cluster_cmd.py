@@ -20,6 +20,7 @@ from papersift.cli.app import (
     err_console,
     fail,
     print_json,
+    store_dir_of,
 )
 
 cluster_app = typer.Typer(help="Run papersift on a Typesense cluster (replicated, survives a node's death).",
@@ -238,9 +239,7 @@ def cluster_serve(
     from papersift.api.security import allowed_hosts_for
     from papersift.server import create_app
 
-    directory = data_dir_of(data_dir)
-    if not (directory / "papers.sqlite3").exists():
-        fail(f"no papersift store in {directory}; run 'papersift ingest' first")
+    directory = store_dir_of(data_dir)
     server_app = create_app(directory, service=typesense_service(directory, nodes, api_key),
                             allowed_hosts=allowed_hosts_for(host))
     console.print(f"papersift (typesense backend): http://{host}:{port}/", highlight=False)

@@ -15,10 +15,10 @@ from papersift.cli.app import (
     UserOption,
     app,
     console,
-    data_dir_of,
     err_console,
     fail,
     print_json,
+    store_dir_of,
     user_id_of,
 )
 from papersift.library.entries import RATINGS, Library, LibraryError
@@ -33,9 +33,7 @@ FORMAT_HELP = "bibtex, ris, csl-json or json"
 
 def _open(data_dir: Path | None, user: str | None) -> Library:
     """The library of `--user` (default: the local user) in the data dir."""
-    directory = data_dir_of(data_dir)
-    if not (directory / "papers.sqlite3").exists():
-        fail(f"no papersift store in {directory}; run 'papersift ingest' first")
+    directory = store_dir_of(data_dir)
     return Library.open(directory, user_id=user_id_of(directory, user))
 
 
@@ -207,9 +205,7 @@ def features(data_dir: DataDirOption = None, as_json: JsonOption = False) -> Non
     from papersift.library.features import build_features
 
     require("recommend", "library features")
-    directory = data_dir_of(data_dir)
-    if not (directory / "papers.sqlite3").exists():
-        fail(f"no papersift store in {directory}; run 'papersift ingest' first")
+    directory = store_dir_of(data_dir)
     require_writable(directory)
     meta = build_features(directory)
     _done(as_json, f"tf-idf features of {meta['papers']:,} papers ({meta['features']:,} terms) in {meta['seconds']} s",

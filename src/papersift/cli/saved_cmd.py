@@ -15,9 +15,9 @@ from papersift.cli.app import (
     UserOption,
     app,
     console,
-    data_dir_of,
     fail,
     print_json,
+    store_dir_of,
     user_id_of,
 )
 from papersift.follow.saved import FollowError, SavedQuery
@@ -34,9 +34,7 @@ NameArgument = Annotated[str, typer.Argument(metavar="NAME", help="The saved sea
 
 def open_following(data_dir: Path | None, user: str | None = None) -> Following:
     """The saved searches, marks, settings and feed token of `--user` (default: the local user)."""
-    directory = data_dir_of(data_dir)
-    if not (directory / "papers.sqlite3").exists():
-        fail(f"no papersift store in {directory}; run 'papersift ingest' first")
+    directory = store_dir_of(data_dir)
     return Following.open(directory, user_id=user_id_of(directory, user))
 
 

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from papersift.cli.app import DataDirOption, JsonOption, app, console, data_dir_of, fail, print_json
+from papersift.cli.app import DataDirOption, JsonOption, app, console, fail, print_json, store_dir_of
 
 users_app = typer.Typer(help="Accounts of a server run with --accounts: add, invite, reset, list, remove.", no_args_is_help=True)
 app.add_typer(users_app, name="users")
@@ -22,9 +22,7 @@ def open_accounts(data_dir: Path | None):
     from papersift import extras
     from papersift.accounts.users import Accounts
 
-    directory = data_dir_of(data_dir)
-    if not (directory / "papers.sqlite3").exists():
-        fail(f"no papersift store in {directory}; run 'papersift ingest' first")
+    directory = store_dir_of(data_dir)
     if not extras.available("accounts"):
         from rich.markup import escape
 
