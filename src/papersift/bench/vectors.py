@@ -10,7 +10,7 @@ searching the same rows:
 - numpy over int8 rows (centred, one scale per dimension: the best int8 form measured; not a
   storage kind, `int8=False` skips it);
 - the faiss scan (index/vectors.py: the generation's own scan.faiss, else one built here),
-  through the product's search path (the float32 rescore included);
+  through the product's search path (faiss's own scores, ties settled by row);
 - optionally faiss IVF (IndexIVFScalarQuantizer, float16) per nlist, searched at every
   nprobe: the approximate alternative measured against the scan.
 Per search: recall@20 over papers (a paper scores by its best passage), tie-aware recall@20
@@ -100,14 +100,8 @@ def timed_search(queries: np.ndarray, search: Callable[[np.ndarray], np.ndarray]
 
 
 def memmap_rows(rows: np.ndarray, depth: int) -> Callable[[np.ndarray], np.ndarray]:
-    """numpy over a memory-mapped matrix, widened to float32 block by block (VectorIndex.all_scores)."""
-    def search(query: np.ndarray) -> np.ndarray:
-        scores = np.empty(len(rows), dtype=np.float32)
-        for start in range(0, len(rows), vector_store.EXACT_BLOCK_ROWS):
-            scores[start:start + vector_store.EXACT_BLOCK_ROWS] = (
-                rows[start:start + vector_store.EXACT_BLOCK_ROWS].astype(np.float32) @ query)
-        return vector_store.top_k(scores, depth)
-    return search
+    """numpy over a memory-mapped matrix, widened to float32 block by block (as VectorIndex.all_scores)."""
+    return lambda query: vector_store.top_k(vector_store.row_scores(rows, query), depth)
 
 
 def scan_rows(scan, depth: int) -> Callable[[np.ndarray], np.ndarray]:
@@ -127,14 +121,13 @@ def build_ivf(rows: np.ndarray, nlist: int, path: Path, threads: int):
     """faiss IVF over float16 rows (inner product), trained on IVF_TRAIN_PER_LIST rows per list."""
     import faiss
 
-    faiss.omp_set_num_threads(threads or os.cpu_count() or 1)  # open_scan sets one
+    faiss.omp_set_num_threads(threads or os.cpu_count() or 1)  # scan_search sets one
     dim = int(rows.shape[1])
     index = faiss.IndexIVFScalarQuantizer(faiss.IndexFlatIP(dim), dim, nlist, faiss.ScalarQuantizer.QT_fp16,
                                           faiss.METRIC_INNER_PRODUCT)
     sample = np.random.default_rng(0).choice(len(rows), min(len(rows), nlist * IVF_TRAIN_PER_LIST), replace=False)
     index.train(np.asarray(rows[np.sort(sample)], dtype=np.float32))
-    for start in range(0, len(rows), vector_store.EXACT_BLOCK_ROWS):
-        index.add(np.ascontiguousarray(rows[start:start + vector_store.EXACT_BLOCK_ROWS], dtype=np.float32))
+    vector_store.add_rows(index, rows)
     faiss.write_index(index, str(path))
     return index
 
@@ -146,7 +139,9 @@ def run(index: vector_store.VectorIndex, queries: np.ndarray, nlist: Sequence[in
     row_papers = np.unique(np.asarray(index.paper_ids), return_inverse=True)[1]
     depth = TOP_K * index.rows_per_paper
     on_disk = np.load(index.folder / "vectors.npy", mmap_mode="r")
-    matrix = np.asarray(on_disk, dtype=np.float32)  # the truth (float32 whatever the file holds)
+    # The truth: float32 rows in memory whatever the file holds (the index's own below the scan
+    # size; past it, read once: np.asarray of a float32 file would be the memmap itself).
+    matrix = np.array(on_disk, dtype=np.float32) if isinstance(index.vectors, np.memmap) else index.vectors
     queries = np.asarray(queries, dtype=np.float32)
     report: dict = {"folder": str(index.folder), "model": index.meta.model, "rows": len(index),
                     "papers": int(row_papers.max()) + 1 if len(row_papers) else 0, "dim": int(matrix.shape[1]),

@@ -159,11 +159,28 @@ def build_scan(vectors: np.ndarray, path: Path | None, storage: str = DEFAULT_ST
         index = faiss.IndexScalarQuantizer(dim, faiss.ScalarQuantizer.QT_fp16, faiss.METRIC_INNER_PRODUCT)
     else:
         index = faiss.IndexFlatIP(dim)
-    for start in range(0, len(vectors), EXACT_BLOCK_ROWS):  # float32 blocks: a float16 memmap is widened piecewise
-        index.add(np.ascontiguousarray(vectors[start:start + EXACT_BLOCK_ROWS], dtype=np.float32))
+    add_rows(index, vectors)
     if path is not None:
         faiss.write_index(index, str(path))
     return index
+
+
+def add_rows(index, vectors: np.ndarray) -> None:
+    """Add every row to a faiss index in float32 blocks (a float16 memmap is widened piecewise)."""
+    for start in range(0, len(vectors), EXACT_BLOCK_ROWS):
+        index.add(np.ascontiguousarray(vectors[start:start + EXACT_BLOCK_ROWS], dtype=np.float32))
+
+
+def row_scores(vectors: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Inner product of the query with every row (float32; a float16 matrix or memmap block by
+    block, so no float32 copy of the whole matrix is ever made)."""
+    if vectors.dtype == np.float32:
+        return vectors @ query
+    scores = np.empty(len(vectors), dtype=np.float32)
+    for start in range(0, len(vectors), EXACT_BLOCK_ROWS):
+        block = vectors[start:start + EXACT_BLOCK_ROWS]
+        scores[start:start + len(block)] = block.astype(np.float32) @ query
+    return scores
 
 
 def open_scan(path: Path):
@@ -368,15 +385,8 @@ class VectorIndex:
         return np.array(sorted(self.row_of.values()), dtype=np.int64)
 
     def all_scores(self, query: np.ndarray) -> np.ndarray:
-        """Inner product of the query with every row (float32; a float16 memmap block by block,
-        so no float32 copy of the whole matrix is ever made)."""
-        if self.vectors.dtype == np.float32:
-            return self.vectors @ query
-        scores = np.empty(len(self.vectors), dtype=np.float32)
-        for start in range(0, len(self.vectors), EXACT_BLOCK_ROWS):
-            block = self.vectors[start:start + EXACT_BLOCK_ROWS]
-            scores[start:start + len(block)] = block.astype(np.float32) @ query
-        return scores
+        """Inner product of the query with every row (row_scores)."""
+        return row_scores(self.vectors, query)
 
     def search_numpy(self, query: np.ndarray, k: int, allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(rows, scores) of the k nearest allowed rows by inner product, computed by numpy."""
