@@ -55,9 +55,10 @@ def paired_differences(users: str, k: int, scores: dict[str, list], clusters: li
     if "papersift" not in scores:
         return []
     rng = np.random.default_rng(0)
-    names = sorted(set(clusters))
-    members = [np.array([at for at, cluster in enumerate(clusters) if cluster == name]) for name in names]
+    names, cluster_of = np.unique(np.asarray(clusters), return_inverse=True)
+    counts = np.bincount(cluster_of)
     picks = rng.integers(0, len(names), size=(resamples, len(names)))
+    resampled_users = counts[picks].sum(axis=1)
     out = []
     for baseline in (method for method in scores if method != "papersift"):
         differences = np.asarray(scores["papersift"], dtype=float) - np.asarray(scores[baseline], dtype=float)
@@ -65,9 +66,8 @@ def paired_differences(users: str, k: int, scores: dict[str, list], clusters: li
                      "simulated_users": len(clusters)}
         for column, metric in enumerate(metrics):
             values = differences[:, column]
-            sums = np.array([values[members[at]].sum() for at in range(len(names))])
-            counts = np.array([len(members[at]) for at in range(len(names))])
-            means = sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
+            sums = np.bincount(cluster_of, weights=values, minlength=len(names))
+            means = sums[picks].sum(axis=1) / resampled_users
             low, high = np.percentile(means, [2.5, 97.5])
             row[metric] = {"difference": round(float(values.mean()), 4), "ci95": [round(float(low), 4), round(float(high), 4)],
                            "won": int((values > 1e-12).sum()), "tied": int((np.abs(values) <= 1e-12).sum()),
