@@ -79,7 +79,7 @@ def run_setting(setting: Setting, passages: Sequence[str]) -> dict:
     """Load the model with `setting`, embed `passages` once (nothing cached), time both."""
     load_started = time.perf_counter()
     encoder = Encoder(setting.model, variant=setting.variant, threads=setting.threads, max_tokens=setting.max_tokens,
-                      device="cpu", graph_level=setting.graph_level, inter_threads=2 if setting.parallel else 1,
+                      device="cpu", graph_level=setting.graph_level,
                       parallel=setting.parallel, bucketed=setting.bucketed, batch_size=setting.batch_size)
     load_s = time.perf_counter() - load_started
     token_lists = encoder.tokenize([encoder.passage_input(text) for text in passages])

@@ -61,7 +61,8 @@ def make_encoder(model: str = DEFAULT_MODEL, **options):
 
 CUDA_PROVIDER = "CUDAExecutionProvider"
 GPU_BATCH = 128  # a GPU wants wide batches (not measured: no GPU was lent; docs/semantic.md)
-GRAPH_LEVELS = ("disable", "basic", "extended", "all")
+GRAPH_LEVELS = {"disable": "ORT_DISABLE_ALL", "basic": "ORT_ENABLE_BASIC", "extended": "ORT_ENABLE_EXTENDED",
+                "all": "ORT_ENABLE_ALL"}  # graph_level -> onnxruntime GraphOptimizationLevel
 DEVICES = ("auto", "cpu", "cuda")
 
 
@@ -84,21 +85,18 @@ def choose_providers(device: str = "auto", available: Sequence[str] | None = Non
     return [CUDA_PROVIDER, "CPUExecutionProvider"]
 
 
-def session_options(threads: int, graph_level: str = "all", inter_threads: int = 1, parallel: bool = False):
+def session_options(threads: int, graph_level: str = "all", parallel: bool = False):
     """onnxruntime session options: `threads` for the operators, graph optimizations at
-    `graph_level`, no spinning. `parallel` runs independent graph branches at once on
-    `inter_threads` (a BERT graph is one chain, so it measured no faster: docs/semantic.md)."""
+    `graph_level`, no spinning. `parallel` runs independent graph branches at once on two
+    threads (a BERT graph is one chain, so it measured no faster: docs/semantic.md)."""
     import onnxruntime as ort
 
     if graph_level not in GRAPH_LEVELS:
         raise ValueError(f"graph_level must be one of {', '.join(GRAPH_LEVELS)}, not {graph_level!r}")
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
-    options.inter_op_num_threads = inter_threads
-    options.graph_optimization_level = {
-        "disable": ort.GraphOptimizationLevel.ORT_DISABLE_ALL, "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
-        "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED, "all": ort.GraphOptimizationLevel.ORT_ENABLE_ALL,
-    }[graph_level]
+    options.inter_op_num_threads = 2 if parallel else 1
+    options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, GRAPH_LEVELS[graph_level])
     options.execution_mode = ort.ExecutionMode.ORT_PARALLEL if parallel else ort.ExecutionMode.ORT_SEQUENTIAL
     # Waiting threads sleep instead of spinning: on a shared, busy machine spinning
     # burns the very cores the other thread needs.
@@ -127,12 +125,12 @@ class Encoder(BuiltModelEncoder):
     def __init__(self, model: str = DEFAULT_MODEL, variant: str | None = None,
                  models_root: str | os.PathLike | None = None, threads: int | None = None,
                  max_tokens: int | None = None, device: str = "auto", graph_level: str = "all",
-                 inter_threads: int = 1, parallel: bool = False, bucketed: bool = True,
+                 parallel: bool = False, bucketed: bool = True,
                  batch_size: int | None = None):
         import onnxruntime as ort
 
         super().__init__(model, variant, models_root, max_tokens)
-        options = session_options(threads or cpu_threads(), graph_level, inter_threads, parallel)
+        options = session_options(threads or cpu_threads(), graph_level, parallel)
         self.session = ort.InferenceSession(str(self.built.onnx_path(self.variant)), options,
                                             providers=choose_providers(device))
         # onnxruntime-gpu lists CUDA even where its libraries (CUDA 12, cuDNN 9) are missing and
