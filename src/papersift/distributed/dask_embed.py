@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from papersift.index.embeddings import (
+    TOKENIZE_BLOCK,
     EmbeddingCache,
     EmbedProgress,
     EmbedSummary,
@@ -70,7 +71,7 @@ def worker_encoder(spec: EncoderSpec) -> Encoder:
         return _worker_encoders[key]
 
 
-def encode_chunk(spec: EncoderSpec, chunk_index: int, token_lists: list[list[int]]) -> tuple[int, np.ndarray]:
+def encode_chunk(spec: EncoderSpec, chunk_index: int, token_lists: list[np.ndarray]) -> tuple[int, np.ndarray]:
     """The task a worker runs: token ids (the driver tokenized them) -> vectors."""
     return chunk_index, worker_encoder(spec).encode_token_ids(token_lists)
 
@@ -78,7 +79,7 @@ def encode_chunk(spec: EncoderSpec, chunk_index: int, token_lists: list[list[int
 @dataclass(frozen=True, slots=True)
 class MissingChunks:
     keys: list[bytes]
-    token_lists: list[list[int]]
+    token_lists: dict[int, np.ndarray]  # row -> token ids, only for the rows the cache lacks
     chunks: list[list[int]]  # rows of each chunk, in the single-process order
     cached: int
 
@@ -86,11 +87,19 @@ class MissingChunks:
 def missing_chunks(encoder: Encoder, cache: EmbeddingCache, papers: Sequence[Paper],
                    chunk_size: int = CHUNK_SIZE) -> MissingChunks:
     # every passage embed_papers would embed (a long paper's second one too), in its order, so the
-    # final embed_papers finds all of them cached and the cluster does all the work
-    token_lists = [ids for chunks in encoder.passage_chunks(papers) for ids in chunks]
-    keys = [token_key(encoder.cache_key_prefix, ids) for ids in token_lists]
-    found = cache.get_many(keys)
-    missing = sorted((row for row, key in enumerate(keys) if key not in found), key=lambda r: len(token_lists[r]))
+    # final embed_papers finds all of them cached and the cluster does all the work; tokenized
+    # TOKENIZE_BLOCK papers at a time keeping only the missing rows' ids, as embed_papers does
+    keys: list[bytes] = []
+    token_lists: dict[int, np.ndarray] = {}
+    for start in range(0, len(papers), TOKENIZE_BLOCK):
+        block = [ids for chunks in encoder.passage_chunks(papers[start:start + TOKENIZE_BLOCK]) for ids in chunks]
+        block_keys = [token_key(encoder.cache_key_prefix, ids) for ids in block]
+        found = cache.get_many(block_keys)
+        for ids, key in zip(block, block_keys):
+            if key not in found:
+                token_lists[len(keys)] = np.asarray(ids, dtype=np.int32)
+            keys.append(key)
+    missing = sorted(token_lists, key=lambda row: len(token_lists[row]))  # rows ascending, then stable by length
     chunks = [missing[start:start + chunk_size] for start in range(0, len(missing), chunk_size)]
     return MissingChunks(keys, token_lists, chunks, len(keys) - len(missing))
 
