@@ -79,9 +79,6 @@ class UserTables:
     component's tables (or their migrations) on opening."""
 
     SCHEMA: ClassVar[ComponentSchema]
-    # With accounts, the login session the tables were opened for (api/writes.tables_for):
-    # form tokens are bound to it, so logging out kills every form made before.
-    session_hash: str | None = None
 
     def __init__(self, store: Store, user_id: str = LOCAL_USER):
         self.store = store

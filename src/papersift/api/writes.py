@@ -148,7 +148,7 @@ def user_tables_of(request: Request, name: str, make: Callable[..., T]) -> T:
         user = require_user(request)
         made = request.scope.setdefault("papersift_tables", {})  # one object per name and request
         if name not in made:
-            made[name] = tables_for(request, make, user.user_id, user.session_hash)
+            made[name] = tables_for(request, make, user.user_id)
         return made[name]
     app = request.app
     store = user_store(app)  # before the lock: user_store takes it too
@@ -160,14 +160,10 @@ def user_tables_of(request: Request, name: str, make: Callable[..., T]) -> T:
         return current
 
 
-def tables_for(request: Request, make: Callable[..., T], user_id: str, session_hash: str | None = None) -> T:
+def tables_for(request: Request, make: Callable[..., T], user_id: str) -> T:
     """`make`'s object for a user the caller has established (the request's user, or a private
-    feed's token owner) on the server's user store; `session_hash` binds its form tokens (CSRF)
-    to that login session."""
-    tables = make(user_store(request.app), user_id)
-    if session_hash is not None:
-        setattr(tables, "session_hash", session_hash)  # noqa: B010 - T is any UserTables
-    return tables
+    feed's token owner) on the server's user store."""
+    return make(user_store(request.app), user_id)
 
 
 def user_store(app) -> Store:

@@ -9,8 +9,6 @@ pause point `follow-before-commit` lets the drill tests kill a process inside on
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import secrets
 import sqlite3
 import time
@@ -194,17 +192,12 @@ class Following(UserTables):
         return rows[0][0] if rows and secrets.compare_digest(rows[0][1], token) else None
 
     def csrf_key(self) -> str | None:
-        """The signing key of form tokens (None before the tables exist): the per-install key,
-        or, for tables opened for a login session (accounts), a key derived from it and the
-        session, so a form made in one session is refused in any other and after logout."""
+        """The per-install signing key of form tokens (None before the tables exist); with
+        accounts the page binds it to the login session (web/forms.form_key)."""
         if not self._ready():
             return None
         rows = self.store.read("SELECT value FROM install_secrets WHERE name='csrf'")
-        if not rows:
-            return None
-        if self.session_hash is None:
-            return rows[0][0]
-        return hmac.new(rows[0][0].encode(), f"session:{self.session_hash}".encode(), hashlib.sha256).hexdigest()
+        return rows[0][0] if rows else None
 
     # -- settings --------------------------------------------------------------------
     def settings(self) -> dict[str, str]:

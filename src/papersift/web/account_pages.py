@@ -1,7 +1,7 @@
 """The account pages of a server with accounts (`serve --accounts`, docs/accounts.md): log in,
 log out, sign up by invitation, and the account page (API tokens, password). Mounted only with
 accounts. Plain HTML forms that work without JavaScript; every one carries a CSRF token:
-* logged in: signed by the key of the login session (Following.csrf_key), so it dies at logout;
+* logged in: signed by the key of the login session (web/forms.form_key), so it dies at logout;
 * the login and sign-up forms (no session yet): signed for a random pre-login cookie, so
   another site cannot log a browser into an account of its choosing (login CSRF).
 
@@ -28,11 +28,10 @@ from papersift.api.auth import ANONYMOUS, SESSION_COOKIE, accounts_on, request_u
 from papersift.api.backend import request_lang
 from papersift.api.errors import ApiError
 from papersift.api.params import PaperParams, SearchParams
-from papersift.api.saved_routes import following_of
 from papersift.api.writes import tables_for
 from papersift.follow.state import Following
 from papersift.i18n import Lang
-from papersift.web.forms import check_csrf, csrf_token, read_fields, require_form_writes
+from papersift.web.forms import check_csrf, check_form_csrf, csrf_token, form_csrf, read_fields, require_form_writes
 from papersift.web.urls import SearchState
 
 router = APIRouter(include_in_schema=False)
@@ -231,8 +230,7 @@ async def reset_password(request: Request) -> Response:
 async def _session_form(request: Request) -> dict[str, str]:
     """A logged-in form's fields, its CSRF token checked against the session's key."""
     values = dict(await read_fields(request))
-    following = following_of(request)
-    check_csrf(following.csrf_key(), values.get("csrf", ""), following.user_id)
+    check_form_csrf(request, values.get("csrf", ""))
     return values
 
 
@@ -247,14 +245,13 @@ async def logout(request: Request) -> Response:
 
 def _account_page(request: Request, lang: Lang, status: int = 200, **context) -> HTMLResponse:
     user = require_user(request)
-    following = following_of(request)
     context = {"new_token": None, "notice": None, "problem": None, **context}
     return _render(request, "account.html", lang, status, user_name=user.user_id,
                    tokens=request.app.state.accounts.api_tokens(user.user_id),
                    sessions=[{"created": _when(info.created_at), "expires": _when(info.expires_at),
                               "user_agent": info.user_agent, "current": info.current}
                              for info in request.app.state.accounts.sessions(user.user_id, user.session_hash)],
-                   csrf=csrf_token(following.csrf_key(), following.user_id), **context)
+                   csrf=form_csrf(request), **context)
 
 
 def _when(timestamp: float) -> str:

@@ -10,20 +10,21 @@ Two checks guard each one (docs/feeds.md, "Forms and CSRF"; docs/accounts.md):
   (follow.schema: made with the follow tables at the first write, i.e. when a server with
   writes enabled starts or a CLI command first writes; never while answering a request),
   checked with a maximum age of CSRF_MAX_AGE_S. With accounts the key is derived from the
-  install key and the login session (Following.csrf_key), so a token is dead in any other
-  session and after logout. Another site cannot read a page of this one,
+  install key and the login session (form_key), so a token is dead in any other session and
+  after logout. Another site cannot read a page of this one,
   so it cannot forge a form that passes (and CSP form-action 'self' keeps this site's forms here).
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 from urllib.parse import parse_qsl
 
 from fastapi import Request
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
-from papersift.api.auth import accounts_on, require_user
+from papersift.api.auth import accounts_on, request_user, require_user
 from papersift.api.errors import ApiError
 
 CSRF_SALT = "papersift-forms"
@@ -50,6 +51,30 @@ def check_csrf(key: str | None, token: str, user_id: str) -> None:
                        "send it again") from None
     if signed_for != user_id:
         raise ApiError(403, "csrf_failed", "the form was made for another user")
+
+
+def form_key(request: Request) -> tuple[str | None, str]:
+    """(signing key, user id) of the request's form tokens: the install's key (Following.csrf_key),
+    or for a login session (accounts) a key derived from it and the session, so a form made in
+    one session is refused in any other and after logout."""
+    from papersift.api.saved_routes import following_of
+
+    following = following_of(request)
+    key, user = following.csrf_key(), request_user(request)
+    if key and user is not None and user.session_hash is not None:
+        key = hmac.new(key.encode(), f"session:{user.session_hash}".encode(), hashlib.sha256).hexdigest()
+    return key, following.user_id
+
+
+def form_csrf(request: Request) -> str | None:
+    """The request's forms' CSRF field (None when the install has no key yet)."""
+    return csrf_token(*form_key(request))
+
+
+def check_form_csrf(request: Request, token: str) -> None:
+    """A posted form's CSRF field, checked against the request's key and user (403 when wrong)."""
+    key, user_id = form_key(request)
+    check_csrf(key, token, user_id)
 
 
 def require_form_writes(request: Request) -> None:

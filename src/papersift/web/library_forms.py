@@ -23,11 +23,10 @@ from papersift.api.auth import accounts_on, request_user
 from papersift.api.backend import request_lang
 from papersift.api.errors import ApiError
 from papersift.api.library_routes import library_of
-from papersift.api.saved_routes import following_of
 from papersift.i18n import LANGS
 from papersift.library.entries import RATINGS, Library, LibraryError
 from papersift.library.interchange import LibraryFormatError, import_library
-from papersift.web.forms import check_csrf, check_write_token, require_form_writes
+from papersift.web.forms import check_form_csrf, check_write_token, require_form_writes
 from papersift.web.saved_pages import _checked_form, form_context
 
 router = APIRouter(include_in_schema=False)
@@ -116,8 +115,7 @@ async def import_from_page(request: Request) -> HTMLResponse:
     form = await request.form(max_files=1, max_fields=20)
     fields = [(name, value) for name, value in form.multi_items() if isinstance(value, str)]
     check_write_token(request, fields)
-    following = following_of(request)
-    check_csrf(following.csrf_key(), str(form.get("csrf") or ""), following.user_id)
+    check_form_csrf(request, str(form.get("csrf") or ""))
     upload = form.get("file")
     if upload is None or isinstance(upload, str) or not upload.filename:
         raise ApiError(422, "invalid_body", "choose a file to import")

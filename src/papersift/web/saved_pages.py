@@ -21,7 +21,7 @@ from papersift.api.saved_routes import following_of, refused, saved_listing, sav
 from papersift.follow.saved import FollowError, watch_key
 from papersift.follow.watches import list_watch, mark_listing_seen
 from papersift.i18n import Lang
-from papersift.web.forms import check_csrf, csrf_token, read_form, require_form_writes
+from papersift.web.forms import check_form_csrf, form_csrf, read_form, require_form_writes
 from papersift.web.urls import SearchState
 
 router = APIRouter(include_in_schema=False)
@@ -56,9 +56,7 @@ def form_context(request: Request) -> dict:
             return {"writes": False, "csrf": None, "token_field": False}
     elif not request.app.state.settings.enable_writes:
         return {"writes": False, "csrf": None, "token_field": True}
-    following = following_of(request)
-    return {"writes": True, "csrf": csrf_token(following.csrf_key(), following.user_id),
-            "token_field": not accounts_on(request)}
+    return {"writes": True, "csrf": form_csrf(request), "token_field": not accounts_on(request)}
 
 
 def _render(request: Request, template: str, lang: Lang, **context) -> HTMLResponse:
@@ -77,8 +75,7 @@ async def _checked_form(request: Request) -> dict[str, list[str]]:
     values: dict[str, list[str]] = {}
     for name, value in fields:
         values.setdefault(name, []).append(value)
-    following = following_of(request)
-    check_csrf(following.csrf_key(), (values.get("csrf") or [""])[0], following.user_id)
+    check_form_csrf(request, (values.get("csrf") or [""])[0])
     return values
 
 
