@@ -39,6 +39,19 @@ def write_jsonl(path: Path, records: Iterable[dict]) -> Path:
     return path
 
 
+def ingested_dir(tmp_path: Path, records: Iterable[dict]) -> Path:
+    """tmp_path/data holding `records`, ingested by the CLI command as a user would."""
+    from typer.testing import CliRunner
+
+    from papersift.cli import app
+
+    source = write_jsonl(tmp_path / "papers.jsonl", records)
+    directory = tmp_path / "data"
+    result = CliRunner().invoke(app, ["ingest", str(source), "--data-dir", str(directory)])
+    assert result.exit_code == 0, result.output
+    return directory
+
+
 def stored_rows(data_dir: Path) -> list[tuple[str, int]]:
     with sqlite3.connect(f"file:{data_dir / DB_FILE}?mode=ro", uri=True) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

@@ -11,16 +11,14 @@ from typer.testing import CliRunner
 
 from papersift.cli import app
 from smtp_server import free_port
-from write_checks import write_jsonl
+from write_checks import ingested_dir
 
 runner = CliRunner()
 
 
 @pytest.fixture()
 def data_dir(tmp_path, sample_records):
-    source = write_jsonl(tmp_path / "papers.jsonl", sample_records[:40])
-    directory = tmp_path / "data"
-    assert runner.invoke(app, ["ingest", str(source), "--data-dir", str(directory)]).exit_code == 0
+    directory = ingested_dir(tmp_path, sample_records[:40])
     return directory
 
 

@@ -15,16 +15,14 @@ from papersift.cli import app
 from papersift.component_schema import LOCAL_USER
 from papersift.follow.state import Following
 from papersift.library.entries import Library
-from write_checks import write_jsonl
+from write_checks import ingested_dir
 
 runner = CliRunner()
 
 
 @pytest.fixture()
 def data_dir(tmp_path, sample_records):
-    source = write_jsonl(tmp_path / "papers.jsonl", sample_records[:20])
-    directory = tmp_path / "data"
-    assert runner.invoke(app, ["ingest", str(source), "--data-dir", str(directory)]).exit_code == 0
+    directory = ingested_dir(tmp_path, sample_records[:20])
     accounts = Accounts.open(directory)
     accounts.add_user("alice", "alice-password-1")
     accounts.add_user("bob", "bob-password-22")
@@ -118,9 +116,7 @@ def test_an_unknown_or_removed_user_is_one_line_and_creates_nothing(data_dir, sa
 
 
 def test_a_store_without_accounts_knows_no_user(tmp_path, sample_records):
-    source = write_jsonl(tmp_path / "papers.jsonl", sample_records[:3])
-    directory = tmp_path / "data"
-    assert runner.invoke(app, ["ingest", str(source), "--data-dir", str(directory)]).exit_code == 0
+    directory = ingested_dir(tmp_path, sample_records[:3])
     result = _run(directory, "library", "list", "--user", "alice")
     assert result.exit_code == 1 and "no user 'alice'" in result.stderr
     from papersift.accounts.schema import SCHEMA
