@@ -17,7 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from papersift import extras, models
-from papersift.search import semantic
+from papersift.search import dense
 from papersift.server import create_app
 from served_papers import TEST_HOSTS
 
@@ -65,11 +65,11 @@ def test_the_topic_routes_are_mounted_when_the_extra_is_installed(client):
 
 def test_semantic_search_falls_back_to_keyword_without_the_semantic_extra(monkeypatch, tmp_path):
     # a data dir that has a built model and published vectors: only the missing package is in the way
-    monkeypatch.setattr(semantic, "is_built", lambda spec: True)
-    monkeypatch.setattr(semantic.vector_store, "current_generation", lambda data_dir, model: tmp_path)
-    assert semantic.make_retriever(tmp_path, keyword=None) is not None
+    monkeypatch.setattr(dense, "is_built", lambda spec: True)
+    monkeypatch.setattr(dense.vector_store, "current_generation", lambda data_dir, model: tmp_path)
+    assert dense.make_retriever(tmp_path, keyword=None) is not None
     _without(monkeypatch, "onnxruntime")
-    assert semantic.make_retriever(tmp_path, keyword=None) is None
+    assert dense.make_retriever(tmp_path, keyword=None) is None
 
 
 def test_building_a_model_never_installs_packages(monkeypatch, tmp_path):

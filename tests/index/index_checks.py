@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tantivy
 
-from papersift.index.lexical import FACET_CODE_FIELDS, facet_keys
+from papersift.index.facetkeys import FACET_CODE_FIELDS, facet_keys
 from papersift.index.rows import RowReader
 
 

@@ -13,7 +13,7 @@ import pytest
 from papersift.index import lexical
 from papersift.index.vectors import model_root, write_index
 from papersift.models import DEFAULT_MODEL, STATIC_MODEL
-from papersift.search import semantic
+from papersift.search import dense, semantic
 from papersift.search.bestvector import BestVectorRetriever, merge_by_zscore
 from papersift.search.fusion import STATIC_DENSE_TRUST, fuse_hybrid
 from papersift.search.query import ParsedQuery, parse_query
@@ -128,14 +128,14 @@ def test_once_e5_covers_every_paper_it_alone_answers(slice_dir, tmp_path):
 
 
 def test_make_retriever_takes_the_first_pass_only_when_its_vectors_exist(tmp_path, monkeypatch, slice_dir):
-    monkeypatch.setattr(semantic, "_built", lambda model: True)
+    monkeypatch.setattr(dense, "_built", lambda model: True)
     data_dir = tmp_path / "empty"
     data_dir.mkdir()
-    assert semantic.make_retriever(data_dir, None) is None  # nothing embedded: keyword only
+    assert dense.make_retriever(data_dir, None) is None  # nothing embedded: keyword only
     _write(data_dir, DEFAULT_MODEL, ["a", "b"], 384, 2, seed=5)
-    assert type(semantic.make_retriever(data_dir, None)) is DenseRetriever  # as before the static model
+    assert type(dense.make_retriever(data_dir, None)) is DenseRetriever  # as before the static model
     _write(data_dir, STATIC_MODEL, ["a", "b"], 256, 2, seed=6)
-    chosen = semantic.make_retriever(data_dir, None)
+    chosen = dense.make_retriever(data_dir, None)
     assert isinstance(chosen, BestVectorRetriever) and chosen.full is not None
 
 

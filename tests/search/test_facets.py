@@ -8,7 +8,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from papersift.index.lexical import FACET_GROUPS, facet_keys, facet_value
+from papersift.index.facetkeys import FACET_GROUPS, facet_keys, facet_value
 from papersift.search.facets import FacetTable, bucket_counts
 from papersift.search.types import FACET_FIELDS
 from papersift.store import Store

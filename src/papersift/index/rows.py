@@ -4,7 +4,7 @@ Every tantivy document carries a `row` fast field. A hit's row locates, without
 touching tantivy's compressed document store, the paper record (a JSON array in a
 memory-mapped file), its id (a list kept in memory: 44K ids are ~3 MB) and the codes of
 its facet keys, one per facet group (a numpy array, so facets over a few hundred rows are
-one bincount; the groups are defined in index/lexical.py).
+one bincount; the groups are defined in index/facetkeys.py).
 
     rows.bin          concatenated rows, each a JSON array in PAPER_FIELDS order compressed by
                       zlib with rows.zdict as its preset dictionary (append-only)
@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 import orjson
 
+from papersift.index.facetkeys import FACET_POSITION, FACET_SEPARATOR
 from papersift.index.publish import fault_point
 from papersift.record import PAPER_FIELDS, Paper
 
@@ -238,8 +239,6 @@ class RowReader:
 
     def years(self, rows: list[int]) -> list[int]:
         """Year of each row (0 when unknown), from its facet key."""
-        from papersift.index.lexical import FACET_POSITION, FACET_SEPARATOR
-
         group, at = FACET_POSITION["year"]
         snapshot = self._covering(rows)
         keys = snapshot.keys[group]

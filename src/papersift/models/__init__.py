@@ -7,15 +7,8 @@ int8 copy by onnxruntime's dynamic quantization. registry.py says which models e
 where built ones live. The names below are the package's API; the modules hold the rest.
 """
 
-from papersift.models.build import (
-    BuiltModel,
-    build_model,
-    built_files,
-    is_built,
-    list_models,
-    load_built,
-    manifest_expected,
-)
+from papersift.models.build import build_model
+from papersift.models.built import BuiltModel, built_files, is_built, list_models, load_built, manifest_expected
 from papersift.models.registry import (
     DEFAULT_MODEL,
     MODELS,

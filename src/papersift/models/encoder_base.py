@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from papersift.models.build import BuiltModel, load_built
+from papersift.models.built import BuiltModel, load_built
 
 
 class BuiltModelEncoder:

@@ -30,7 +30,7 @@ import numpy as np
 
 from papersift import extras
 from papersift.config import cpu_threads
-from papersift.models.build import BuiltModel, load_built, manifest_expected
+from papersift.models.built import BuiltModel, load_built, manifest_expected
 from papersift.models.encoder_base import BuiltModelEncoder
 from papersift.models.packages import sha256_file
 from papersift.models.registry import ModelSpec, models_dir

@@ -24,17 +24,14 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from papersift.names import split_name
+from papersift.people.affiliations import institution
+from papersift.people.venues import precompute
 from papersift.store import Store
 
 # Chosen on the dev half of the OpenReview ids (sha1(id) % 2 == 0): F1 0.977 at 150, 0.979 at
 # 250, 0.978 at 400; the held-out half is reported beside it by `papersift authors evaluate`.
 CROWDED_SURNAME = 250
 USE_AFFILIATION = True
-
-
-def institution(affiliation: str) -> str:
-    """The first institution of an affiliation, folded: 'Dept. of CS, MIT+Google' -> 'dept of cs mit'."""
-    return " ".join(re.findall(r"\w+", affiliation.split("+")[0].casefold()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +239,6 @@ def build(store: Store) -> dict:
     identities = assign_identities(mentions)
     store.set_author_identities((identity, mention.paper_id, mention.position)
                                 for identity, mention in zip(identities, mentions))
-    from papersift.people.venues import precompute  # venue pages count authors by identity
-
-    return {"mentions": len(mentions), "authors": len(set(identities)), "venue_summaries": precompute(store),
+    return {"mentions": len(mentions), "authors": len(set(identities)),
+            "venue_summaries": precompute(store),  # venue pages count authors by identity
             "with_openreview_id": len({identity for identity in identities if identity.startswith("~")})}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from papersift.people.identity import institution
+from papersift.people.affiliations import institution
 from papersift.store import Store
 
 SHOWN = 20

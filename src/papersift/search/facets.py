@@ -1,7 +1,7 @@
 """Facet counts from facet-key codes, with numpy.
 
 Every indexed paper has one facet key per facet group (e.g. its venue, year and status
-joined; its area and subarea joined: index/lexical.py FACET_GROUPS), each stored as a
+joined; its area and subarea joined: index/facetkeys.py FACET_GROUPS), each stored as a
 code (index/rows.py). Small groups keep the codes few (a terms aggregation returns one
 bucket per code to Python). A FacetTable is built once per generation of the row store,
 not per query: for each facet field, its distinct values in the order ties are shown,
@@ -18,7 +18,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from papersift.index.lexical import FACET_POSITION, FACET_SEPARATOR
+from papersift.index.facetkeys import FACET_POSITION, FACET_SEPARATOR
 from papersift.search.types import FACET_FIELDS, FacetValue
 
 _KEY, _DOC_COUNT = itemgetter("key"), itemgetter("doc_count")

@@ -22,11 +22,11 @@ from typing import Protocol
 from papersift.index.analyzers import has_cjk
 from papersift.models import ModelError, get_spec, is_built
 from papersift.search.crosslingual import carried_over_query
+from papersift.search.dense import make_retriever as make_dense_retriever
 from papersift.search.fusion import fuse_hybrid, zscore_sum
 from papersift.search.query import ParsedQuery, query_text
 from papersift.search.retrieval import KeywordSide
 from papersift.search.semantic import DenseRetriever
-from papersift.search.semantic import make_retriever as make_dense_retriever
 from papersift.search.similar import clip_like_text
 from papersift.search.types import SearchRequest
 

@@ -1,4 +1,5 @@
-"""The semantic retriever: ranks papers by embedding similarity (SearchService plug-in).
+"""The semantic retriever: ranks papers by embedding similarity (dense.py, the SearchService
+plug-in of the semantic mode, picks it or the best-vector retriever).
 
 It embeds the query's words (or takes a stored paper's vector, or embeds pasted text) and
 searches the vector index. Filters keep full recall: the lexical backend tells how many
@@ -18,12 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
-from papersift import extras
 from papersift.index import vectors as vector_store
 from papersift.index.analyzers import has_cjk
 from papersift.index.bridge import TermBridge, terms_model
 from papersift.index.embeddings import Encoder, make_encoder, paper_text
-from papersift.models import DEFAULT_MODEL, STATIC_MODEL, ModelError, get_spec, is_built
+from papersift.models import DEFAULT_MODEL, get_spec
 from papersift.search.fusion import STATIC_DENSE_TRUST
 from papersift.search.memo import Memo
 from papersift.search.notices import Notice
@@ -231,29 +231,3 @@ class DenseRetriever:
             allowed, depth = self._plan(index, query, k, candidate_ids)
             return index.search_ids(embed_like_text(self.encoder, request.like_text), depth, allowed)
         return self.rank_text(query_text(query), query, k, candidate_ids)
-
-
-def _built(model: str) -> bool:
-    try:
-        return is_built(get_spec(model))
-    except ModelError:
-        return False
-
-
-def make_retriever(data_dir: str | Path, keyword: KeywordSide):
-    """The dense retriever: e5's when its vectors exist and no first pass does (as before the
-    static model); the best-vector retriever (search/bestvector.py) when the static model's
-    first pass has covered the papers (it switches to e5 for each paper e5 has embedded, and
-    wholly once e5 covers every paper). None when neither model is built or nothing was
-    embedded yet (the service then answers by keyword and says so; evaluation refuses instead
-    of measuring another mode), and when papersift[semantic] is not installed."""
-    if not extras.available("semantic"):
-        return None
-    full = DenseRetriever(data_dir, keyword) if _built(DEFAULT_MODEL) else None
-    if _built(STATIC_MODEL) and vector_store.current_generation(data_dir, STATIC_MODEL) is not None:
-        from papersift.search.bestvector import BestVectorRetriever
-
-        return BestVectorRetriever(full, DenseRetriever(data_dir, keyword, model=STATIC_MODEL))
-    if full is None or vector_store.current_generation(data_dir, DEFAULT_MODEL) is None:
-        return None
-    return full

@@ -43,7 +43,7 @@ from papersift.search.termlexicon import QueryReading, lexicon_for
 from papersift.search.types import FacetValue, Filters, Hit, Mode, SearchRequest, SearchResponse, TotalCounts
 from papersift.store import DB_FILE, Store
 
-RETRIEVER_MODULES = {"semantic": "papersift.search.semantic", "hybrid": "papersift.search.hybrid"}
+RETRIEVER_MODULES = {"semantic": "papersift.search.dense", "hybrid": "papersift.search.hybrid"}
 RELAXED_DEPTH = 200  # when no paper has all the words: the best this many by BM25 are the results
 RETRIEVER_RECHECK_S = 5.0  # how often a mode without an index looks for one again
 RETRIEVER_DEPTH = 1000  # candidates a retriever returns; filters and paging apply to these

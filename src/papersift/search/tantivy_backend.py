@@ -13,9 +13,8 @@ from typing import cast
 import tantivy
 
 from papersift.index.analyzers import ENGLISH, NAMES, positioned_terms, terms
+from papersift.index.facetkeys import FACET_CODE_FIELDS, HAS_CODE
 from papersift.index.lexical import (
-    FACET_CODE_FIELDS,
-    HAS_CODE,
     index_root,
     open_index,
     paper_institutions,
