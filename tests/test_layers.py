@@ -1,5 +1,7 @@
-"""The package's import graph has no cycles between its top-level parts (ingest, store, index,
-search, topics, api, web, cli, ...): each part can be read, tested and replaced from below."""
+"""The package's import graph (grimp): no cycle between its top-level parts (ingest, store, index,
+search, topics, api, web, cli, ...), and none between its files but the one known knot in web/.
+Which part may import which is the layers contract in pyproject.toml [tool.importlinter], checked
+by `lint-imports` in the lint tier (tests/test_lint.py); docs/architecture.md states it."""
 
 from __future__ import annotations
 
@@ -7,29 +9,60 @@ from pathlib import Path
 
 import grimp
 import networkx as nx
+import pytest
 
 import papersift
 
+# The one file-level cycle left (issue #30): the page modules import `render`, `form_context`
+# and `marks_context` from routes.py, which imports them back to mount their routes. Cutting it
+# means page rendering in one module the page modules import. Until then this knot, exactly, is
+# allowed; any other cycle, or a module joining this one, fails.
+KNOWN_WEB_KNOT = frozenset(f"papersift.web.{name}" for name in (
+    "routes", "account_pages", "library_forms", "library_pages", "people_pages", "saved_pages"))
 
-def package_graph() -> nx.DiGraph:
-    graph = grimp.build_graph("papersift")
+
+@pytest.fixture(scope="module")
+def module_graph() -> nx.DiGraph:
+    """papersift's modules and the imports between them, function-level imports included."""
+    graph = grimp.build_graph("papersift", cache_dir=None)
+    return nx.DiGraph([(module, imported) for module in graph.modules
+                       for imported in graph.find_modules_directly_imported_by(module)])
+
+
+def package_graph(module_graph: nx.DiGraph) -> nx.DiGraph:
     part = lambda module: ".".join(module.split(".")[:2])  # noqa: E731 - papersift.<part>
-    return nx.DiGraph([(part(module), part(imported)) for module in graph.modules
-                       for imported in graph.find_modules_directly_imported_by(module)
+    return nx.DiGraph([(part(module), part(imported)) for module, imported in module_graph.edges
                        if part(module) != part(imported)])
 
 
-def test_no_import_cycles_between_parts():
-    cycles = list(nx.simple_cycles(package_graph()))
+def file_cycles(module_graph: nx.DiGraph) -> list[frozenset[str]]:
+    """Each set of modules that import one another, directly or not."""
+    return [frozenset(component) for component in nx.strongly_connected_components(module_graph)
+            if len(component) > 1]
+
+
+def test_no_import_cycles_between_parts(module_graph):
+    cycles = list(nx.simple_cycles(package_graph(module_graph)))
     assert not cycles, f"import cycles between papersift's parts: {cycles}"
 
 
-def test_the_store_and_the_index_do_not_import_search_or_interfaces():
-    graph = package_graph()
-    upward = [(source, target) for source, target in graph.edges
-              if source in ("papersift.store", "papersift.index", "papersift.ingest")
-              and target in ("papersift.search", "papersift.api", "papersift.web", "papersift.cli", "papersift.topics")]
-    assert not upward, f"imports up the pipeline: {upward}"
+def test_no_import_cycles_between_files_but_the_known_web_knot(module_graph):
+    unknown = [sorted(cycle) for cycle in file_cycles(module_graph) if not cycle <= KNOWN_WEB_KNOT]
+    assert not unknown, f"file-level import cycles in src/papersift (cut each; see issue #30): {unknown}"
+    assert set(module_graph.nodes) >= KNOWN_WEB_KNOT, "a module of the known web knot was renamed: update it"
+
+
+def test_the_graph_holds_function_level_imports(module_graph):
+    # A cycle is usually closed by an import inside a function (each of the five #30 found was);
+    # fetch/update.py imports the people package only there.
+    assert module_graph.has_edge("papersift.fetch.update", "papersift.people.identity")
+
+
+def test_file_cycles_finds_a_cycle_and_no_false_one():
+    graph = nx.DiGraph([("papersift.index.rows", "papersift.index.lexical"), ("papersift.search.a", "papersift.store")])
+    assert file_cycles(graph) == []
+    graph.add_edge("papersift.index.lexical", "papersift.index.rows")
+    assert file_cycles(graph) == [frozenset({"papersift.index.rows", "papersift.index.lexical"})]
 
 
 def test_every_part_is_a_regular_package():

