@@ -36,6 +36,11 @@ class RequestLog:
             self.failed_until.append(started if ended is None else ended)
             self.errors.append(f"{type(error).__name__}: {error}"[:200])
 
+    def succeeded_after(self, moment: float) -> int:
+        """Requests sent after `moment` that succeeded."""
+        return sum(1 for started in self.started if started > moment) - sum(1 for started in self.failed_at
+                                                                              if started > moment)
+
 
 @dataclass(frozen=True, slots=True)
 class DrillReport:
@@ -45,6 +50,8 @@ class DrillReport:
     writes: int
     write_errors: int
     write_errors_outside_window: int
+    queries_after_window: int  # succeeded, sent after the failover window closed
+    writes_after_window: int
     killed_node: str
     new_leader: str
     election_s: float
@@ -150,6 +157,7 @@ def run_failover_drill(cluster: TypesenseCluster, search: Callable[[int], None],
         query_errors_outside_window=_outside(queries, killed_at, window_end),
         writes=len(writes.started), write_errors=len(writes.failed_at),
         write_errors_outside_window=_outside(writes, killed_at, window_end),
+        queries_after_window=queries.succeeded_after(window_end), writes_after_window=writes.succeeded_after(window_end),
         killed_node=old_leader.name, new_leader=new_leader.name, election_s=round(election_s, 2),
         failover_window_s=round(window_end - killed_at, 2),
         last_query_error_after_kill_s=round(max(failed_after_kill), 2) if failed_after_kill else None,
