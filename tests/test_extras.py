@@ -8,6 +8,7 @@ the missing one.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -37,15 +38,24 @@ def test_missing_modules_name_their_extra(monkeypatch):
     assert extras.extra_for(ModuleNotFoundError("x", name="no_such_module")) is None
 
 
-def test_every_extra_in_pyproject_is_known_to_the_code():
+def declared_extras() -> dict[str, list[str]]:
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # the same parser, before it joined the standard library
         import tomli as tomllib
 
     pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
-    declared = set(pyproject["project"]["optional-dependencies"]) - {"all"}
-    assert declared == set(extras.EXTRAS)
+    return pyproject["project"]["optional-dependencies"]
+
+
+def test_every_extra_in_pyproject_is_known_to_the_code():
+    assert set(declared_extras()) - {"all"} == set(extras.EXTRAS)
+
+
+def test_the_topics_classifier_pulls_no_umap_or_numba():
+    topics = " ".join(declared_extras()["topics"])
+    assert not {"umap-learn", "pynndescent", "numba", "topics-map"} & set(re.findall(r"[\w-]+", topics))
+    assert "umap" not in extras.EXTRAS["topics"] and extras.EXTRA_OF_MODULE["umap"] == "topics-map"
 
 
 def test_the_api_and_page_start_without_the_topics_extra(monkeypatch, served_data_dir):

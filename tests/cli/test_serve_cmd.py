@@ -133,7 +133,41 @@ def test_quickstart_background_embedding_publishes_vectors_while_serving(corpus_
 
 @pytest.mark.models
 @pytest.mark.drill
-def test_quickstart_background_chain_embeds_then_predicts_topics_then_projects_the_map(tmp_path, monkeypatch):
+def test_quickstart_background_chain_embeds_then_predicts_topics_then_projects_the_map(sample_records, labeled_records,
+                                                                                    tmp_path, monkeypatch):
+    """The chain quickstart starts behind the server, run to its end on 160 papers (60 of them
+    with a topic to train on): e5 and MiniLM vectors, then a topic for every paper without one,
+    then the map, each step after the last."""
+    from papersift.cli import serve_cmd
+    from papersift.index.predictions import PredictionStore
+    from papersift.index.vectors import current_generation
+    from papersift.models import DEFAULT_MODEL
+    from papersift.search.hybrid import ENGLISH_MODEL
+    from papersift.store import Store
+    from papersift.topics.predict import topics_dir
+
+    corpus_dir, data_dir = tmp_path / "corpus", tmp_path / "data"
+    corpus_dir.mkdir()
+    with gzip.open(corpus_dir / "papers.jsonl.gz", "wb") as handle:
+        handle.write(b"".join(orjson.dumps(record) + b"\n" for record in sample_records[:100] + labeled_records[::33][:60]))
+    assert runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--corpus", str(corpus_dir), "--no-serve"]).exit_code == 0
+    monkeypatch.setattr(serve_cmd, "_static_built", lambda: False)
+    chain = serve_cmd._start_background_embed(data_dir)
+    assert chain.wait(timeout=900) == 0, (data_dir / "embed.log").read_text(errors="replace")[-3000:]
+    e5, minilm = current_generation(data_dir, DEFAULT_MODEL), current_generation(data_dir, ENGLISH_MODEL)
+    assert e5 is not None and minilm is not None
+    store = Store(data_dir, readonly=True)
+    unlabeled = {paper.id for _, paper in store.iter_papers() if not paper.area}
+    store.close()
+    with PredictionStore(data_dir) as predictions:
+        assert unlabeled and {prediction.paper_id for prediction in predictions.all()} == unlabeled
+    maps = list(topics_dir(data_dir).glob("map-*.npz"))
+    assert len(maps) == 1
+    published = [e5.stat().st_mtime, minilm.stat().st_mtime, maps[0].stat().st_mtime]
+    assert published == sorted(published)
+
+
+def test_quickstart_background_commands_are_commands_of_this_cli(tmp_path, monkeypatch):
     from papersift.cli import serve_cmd
     from papersift.cli.serve_cmd import background_commands
     from papersift.search.hybrid import ENGLISH_MODEL

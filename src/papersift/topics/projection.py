@@ -52,7 +52,8 @@ def project(vectors: np.ndarray, method: str, seed: int = 0) -> np.ndarray:
         try:
             import umap
         except ImportError as exc:
-            raise ProjectionError("--method umap needs umap-learn (pip install umap-learn)") from exc
+            raise ProjectionError("--method umap needs papersift[topics-map] (umap-learn): "
+                                  "pip install 'papersift[topics-map]'") from exc
         xy = umap.UMAP(n_components=2, n_neighbors=15, min_dist=0.1, metric="cosine",
                        random_state=seed).fit_transform(vectors)
     else:
