@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import sys
 
 import orjson
 import pytest
@@ -131,43 +132,28 @@ def test_quickstart_background_embedding_publishes_vectors_while_serving(corpus_
     assert seen["generation"] is not None, (data_dir / "embed.log").read_text(errors="replace")[-2000:]
 
 
+def test_the_background_chain_runs_its_commands_in_order_and_stops_at_the_first_failure(tmp_path, monkeypatch):
+    # The chain process quickstart starts, run for real over commands that record themselves:
+    # each runs after the last has ended, and a failing one ends the chain (its output in the log).
+    from papersift.cli import serve_cmd
+
+    ran = tmp_path / "ran"
+
+    def step(name: str, code: int = 0) -> list[str]:
+        code_text = f"open({str(ran)!r}, 'a').write({name!r} + ' '); print('step', {name!r}); raise SystemExit({code})"
+        return [sys.executable, "-c", code_text]
+
+    monkeypatch.setattr(serve_cmd, "background_commands",
+                        lambda data_dir: [step("embed"), step("embed-english"), step("predict", 3), step("map")])
+    chain = serve_cmd._start_background_embed(tmp_path)
+    assert chain.wait(timeout=120) == 1
+    assert ran.read_text() == "embed embed-english predict "
+    assert "step predict" in (tmp_path / "embed.log").read_text() and "step map" not in (tmp_path / "embed.log").read_text()
+
+
 @pytest.mark.models
 @pytest.mark.drill
-def test_quickstart_background_chain_embeds_then_predicts_topics_then_projects_the_map(sample_records, labeled_records,
-                                                                                    tmp_path, monkeypatch):
-    """The chain quickstart starts behind the server, run to its end on 160 papers (60 of them
-    with a topic to train on): e5 and MiniLM vectors, then a topic for every paper without one,
-    then the map, each step after the last."""
-    from papersift.cli import serve_cmd
-    from papersift.index.predictions import PredictionStore
-    from papersift.index.vectors import current_generation
-    from papersift.models import DEFAULT_MODEL
-    from papersift.search.hybrid import ENGLISH_MODEL
-    from papersift.store import Store
-    from papersift.topics.predict import topics_dir
-
-    corpus_dir, data_dir = tmp_path / "corpus", tmp_path / "data"
-    corpus_dir.mkdir()
-    with gzip.open(corpus_dir / "papers.jsonl.gz", "wb") as handle:
-        handle.write(b"".join(orjson.dumps(record) + b"\n" for record in sample_records[:100] + labeled_records[::33][:60]))
-    assert runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--corpus", str(corpus_dir), "--no-serve"]).exit_code == 0
-    monkeypatch.setattr(serve_cmd, "_static_built", lambda: False)
-    chain = serve_cmd._start_background_embed(data_dir)
-    assert chain.wait(timeout=900) == 0, (data_dir / "embed.log").read_text(errors="replace")[-3000:]
-    e5, minilm = current_generation(data_dir, DEFAULT_MODEL), current_generation(data_dir, ENGLISH_MODEL)
-    assert e5 is not None and minilm is not None
-    store = Store(data_dir, readonly=True)
-    unlabeled = {paper.id for _, paper in store.iter_papers() if not paper.area}
-    store.close()
-    with PredictionStore(data_dir) as predictions:
-        assert unlabeled and {prediction.paper_id for prediction in predictions.all()} == unlabeled
-    maps = list(topics_dir(data_dir).glob("map-*.npz"))
-    assert len(maps) == 1
-    published = [e5.stat().st_mtime, minilm.stat().st_mtime, maps[0].stat().st_mtime]
-    assert published == sorted(published)
-
-
-def test_quickstart_background_commands_are_commands_of_this_cli(tmp_path, monkeypatch):
+def test_quickstart_background_chain_is_embed_then_predict_then_map_commands_of_this_cli(tmp_path, monkeypatch):
     from papersift.cli import serve_cmd
     from papersift.cli.serve_cmd import background_commands
     from papersift.search.hybrid import ENGLISH_MODEL
