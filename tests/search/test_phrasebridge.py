@@ -7,8 +7,9 @@ import hashlib
 import numpy as np
 import pytest
 
+from papersift.index.cedict import dictionary_path
 from papersift.index.phrasevectors import DIM, build_phrase_vectors
-from papersift.index.termlexicon import build_lexicon, cedict_path, dictionary
+from papersift.index.termlexicon import build_lexicon, dictionary
 from papersift.search.crosslingual import read_query
 from papersift.search.phrasebridge import PhraseBridge
 from papersift.search.termlexicon import TermLexicon
@@ -35,7 +36,7 @@ def fake_encode(texts: list[str]) -> np.ndarray:
 @pytest.fixture(scope="module")
 def data_dir(tmp_path_factory):
     folder = tmp_path_factory.mktemp("phrases")
-    build_lexicon(folder, PAPERS, dictionary(str(cedict_path())), len(PAPERS), 1)
+    build_lexicon(folder, PAPERS, dictionary(str(dictionary_path())), len(PAPERS), 1)
     build_phrase_vectors(folder, fake_encode, min_papers=2)
     return folder
 

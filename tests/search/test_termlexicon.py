@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from papersift.index.termlexicon import build_lexicon, cedict_path, dictionary
+from papersift.index.cedict import dictionary_path
+from papersift.index.termlexicon import build_lexicon, dictionary
 from papersift.search.crosslingual import read_query
 from papersift.search.termlexicon import TermLexicon, english_text
 
@@ -22,7 +23,7 @@ PAPERS = [
 @pytest.fixture(scope="module")
 def lexicon(tmp_path_factory) -> TermLexicon:
     data_dir = tmp_path_factory.mktemp("lexicon")
-    build_lexicon(data_dir, PAPERS, dictionary(str(cedict_path())), len(PAPERS), 1)
+    build_lexicon(data_dir, PAPERS, dictionary(str(dictionary_path())), len(PAPERS), 1)
     return TermLexicon.open(data_dir)
 
 

