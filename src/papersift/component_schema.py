@@ -9,15 +9,28 @@ and a store that never had the component gains its tables at the first write.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import ClassVar
 
+from papersift.pausepoints import pause_point
 from papersift.store import Store
 
 LOCAL_USER = "local"  # the one user of a personal install (accounts add others)
 
 Migration = Callable[[sqlite3.Connection], None]
+
+
+def clean_label(label: str, max_chars: int, error: type[Exception], empty: str, kind: str) -> str:
+    """A user's label (a tag, a saved search's name) as stored: whitespace collapsed, one line of
+    1 to `max_chars` characters; else `error` (`empty` when nothing is left)."""
+    cleaned = " ".join(str(label).split())
+    if not cleaned:
+        raise error(empty)
+    if len(cleaned) > max_chars:
+        raise error(f"{kind} {cleaned[:40]!r}...: over {max_chars} characters")
+    return cleaned
 
 
 def run_script(conn: sqlite3.Connection, script: str) -> None:
@@ -79,6 +92,11 @@ class UserTables:
     component's tables (or their migrations) on opening."""
 
     SCHEMA: ClassVar[ComponentSchema]
+    # A write on a read-only store raises WRITE_ERROR(READ_ONLY_MESSAGE); the drills stop a
+    # write at COMMIT_PAUSE, before its commit (papersift.pausepoints).
+    WRITE_ERROR: ClassVar[type[Exception]]
+    READ_ONLY_MESSAGE: ClassVar[str]
+    COMMIT_PAUSE: ClassVar[str]
 
     def __init__(self, store: Store, user_id: str = LOCAL_USER):
         self.store = store
@@ -90,6 +108,15 @@ class UserTables:
         return cls(Store(data_dir, readonly=readonly), user_id)
 
     _known_version = 0  # the stored version once it reached the latest (versions only go up)
+
+    @contextmanager
+    def _writing(self, action: str) -> Iterator[sqlite3.Connection]:
+        """One write transaction on the store (the component's rows and the store's own)."""
+        if self.store.readonly:
+            raise self.WRITE_ERROR(self.READ_ONLY_MESSAGE)
+        with self.store.transaction(action) as conn:
+            yield conn
+            pause_point(self.COMMIT_PAUSE)
 
     def _stored_version(self) -> int:
         """The recorded version: read until it is the latest, then remembered (a request asks

@@ -42,23 +42,29 @@ def people_store(request: Request) -> Store:
 
 @router.get("/authors/{author:path}", response_model=AuthorOut, summary="An author's profile")
 def get_author(request: Request, author: str = Path(max_length=300, description="Author id, OpenReview id or name")):
+    return author_or_404(request, author)
+
+
+@router.get("/venues/{venue}", response_model=VenueOut, summary="A venue across its years")
+def get_venue(request: Request, venue: str = Path(max_length=100)):
+    return venue_or_404(request, venue, None)
+
+
+@router.get("/venues/{venue}/{year}", response_model=VenueOut, summary="One year of a venue")
+def get_venue_year(request: Request, venue: str = Path(max_length=100), year: int = Path(ge=1900, le=2100)):
+    return venue_or_404(request, venue, year)
+
+
+def author_or_404(request: Request, author: str) -> dict:
+    """The author's profile, or a 404 naming what was looked for (the API's answer and the page's)."""
     try:
         return author_profile(people_store(request), author)
     except AuthorNotFound as exc:
         raise ApiError(404, "author_not_found", str(exc)) from exc
 
 
-@router.get("/venues/{venue}", response_model=VenueOut, summary="A venue across its years")
-def get_venue(request: Request, venue: str = Path(max_length=100)):
-    return _venue(request, venue, None)
-
-
-@router.get("/venues/{venue}/{year}", response_model=VenueOut, summary="One year of a venue")
-def get_venue_year(request: Request, venue: str = Path(max_length=100), year: int = Path(ge=1900, le=2100)):
-    return _venue(request, venue, year)
-
-
-def _venue(request: Request, venue: str, year: int | None):
+def venue_or_404(request: Request, venue: str, year: int | None) -> dict:
+    """The venue's (or venue-year's) statistics, or a 404 (the API's answer and the page's)."""
     try:
         return venue_stats(people_store(request), venue, year)
     except VenueNotFound as exc:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, get_args
 from urllib.parse import urlencode
 
+from papersift.component_schema import clean_label
 from papersift.config import MAX_QUERY_CHARS
 from papersift.record import MAX_YEAR, MIN_YEAR
 from papersift.search.types import Filters, Mode, SearchRequest, Sort, typed_request
@@ -26,12 +27,8 @@ class FollowError(ValueError):
 
 
 def clean_name(name: str) -> str:
-    cleaned = " ".join(str(name).split())
-    if not cleaned:
-        raise FollowError("a saved search needs a name")
-    if len(cleaned) > MAX_NAME_CHARS:
-        raise FollowError(f"name {cleaned[:40]!r}...: over {MAX_NAME_CHARS} characters")
-    return cleaned
+    """A saved search's name as stored: whitespace collapsed; one line, 1 to MAX_NAME_CHARS characters."""
+    return clean_label(name, MAX_NAME_CHARS, FollowError, "a saved search needs a name", "name")
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,7 @@ from __future__ import annotations
 import secrets
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import orjson
@@ -27,7 +26,6 @@ from papersift.follow.saved import (
     clean_name,
 )
 from papersift.follow.schema import SCHEMA
-from papersift.pausepoints import pause_point
 
 CHANNELS = ("page", "digest")
 SETTINGS = {"email": 320, "lang": 2}  # user setting -> longest value
@@ -58,17 +56,11 @@ class Following(UserTables):
     """One user's saved searches, marks, feed token and digests in one data dir's store."""
 
     SCHEMA = SCHEMA
+    WRITE_ERROR, COMMIT_PAUSE = FollowError, "follow-before-commit"
+    READ_ONLY_MESSAGE = "opened read-only: start the server with --enable-writes, or use the CLI"
 
     def _ready(self) -> bool:
         return self._stored_version() >= 1
-
-    @contextmanager
-    def _writing(self, action: str) -> Iterator[sqlite3.Connection]:
-        if self.store.readonly:
-            raise FollowError("opened read-only: start the server with --enable-writes, or use the CLI")
-        with self.store.transaction(action) as conn:
-            yield conn
-            pause_point("follow-before-commit")
 
     # -- saved searches ----------------------------------------------------------------
     def saved_searches(self) -> list[SavedSearch]:

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
-from papersift.component_schema import UserTables
+from papersift.component_schema import UserTables, clean_label
 from papersift.library.schema import SCHEMA
-from papersift.pausepoints import pause_point
 
 RATINGS = {"like": 1, "none": 0, "dislike": -1}  # dislike: "not interested"
 READING_STATES = ("to-read", "read")
@@ -57,12 +55,7 @@ class EntryChange:
 
 def clean_tag(tag: str) -> str:
     """A tag as stored: whitespace collapsed; one line, 1 to MAX_TAG_CHARS characters."""
-    cleaned = " ".join(str(tag).split())
-    if not cleaned:
-        raise LibraryError("a tag cannot be empty")
-    if len(cleaned) > MAX_TAG_CHARS:
-        raise LibraryError(f"tag {cleaned[:40]!r}...: over {MAX_TAG_CHARS} characters")
-    return cleaned
+    return clean_label(tag, MAX_TAG_CHARS, LibraryError, "a tag cannot be empty", "tag")
 
 
 def clean_note(note: str | None) -> str | None:
@@ -85,15 +78,9 @@ class Library(UserTables):
     """One user's library in one data dir's store."""
 
     SCHEMA = SCHEMA
+    WRITE_ERROR, READ_ONLY_MESSAGE, COMMIT_PAUSE = LibraryError, "this library is opened read-only", "library-before-commit"
 
     # -- writing ---------------------------------------------------------------------
-    @contextmanager
-    def _writing(self, action: str) -> Iterator[sqlite3.Connection]:
-        if self.store.readonly:
-            raise LibraryError("this library is opened read-only")
-        with self.store.transaction(action) as conn:
-            yield conn
-            pause_point("library-before-commit")
 
     def _resolve(self, paper_ids: Iterable[str]) -> list[str]:
         """The stored ids of these papers (an alias id resolves to the paper it was merged into)."""

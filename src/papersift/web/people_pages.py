@@ -11,12 +11,9 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from papersift.api.backend import request_lang
-from papersift.api.errors import ApiError
 from papersift.api.params import PaperParams, SearchParams
-from papersift.api.people_routes import people_store
+from papersift.api.people_routes import author_or_404, venue_or_404
 from papersift.i18n import Lang
-from papersift.people.profiles import AuthorNotFound, author_profile
-from papersift.people.venues import VenueNotFound, venue_stats
 from papersift.web.coauthor_graph import coauthor_svg
 from papersift.web.urls import SearchState, author_path
 
@@ -85,10 +82,7 @@ def _render(request: Request, template: str, lang: Lang, **context) -> HTMLRespo
 @router.get("/author/{author:path}", response_class=HTMLResponse)
 def author_page(request: Request, author: str, params: Annotated[PeoplePageParams, Query()]) -> HTMLResponse:
     lang = request_lang(request, params.lang)
-    try:
-        profile = author_profile(people_store(request), author[:300])
-    except AuthorNotFound as exc:
-        raise ApiError(404, "author_not_found", str(exc)) from exc
+    profile = author_or_404(request, author[:300])
     graph = coauthor_svg(profile, lambda author_id: author_path(author_id, lang), LABELS[lang]["graph_title"],
                          LABELS[lang]["papers"])
     watching = _watching(request, "author", profile["name"], author_path(author[:300], lang))
@@ -107,9 +101,6 @@ def venue_year_page(request: Request, venue: str, year: int, params: Annotated[P
 
 def _venue(request: Request, venue: str, year: int | None, params: PeoplePageParams) -> HTMLResponse:
     lang = request_lang(request, params.lang)
-    try:
-        stats = venue_stats(people_store(request), venue[:100], year)
-    except VenueNotFound as exc:
-        raise ApiError(404, "venue_not_found", str(exc)) from exc
+    stats = venue_or_404(request, venue[:100], year)
     watching = _watching(request, "venue", stats["venue"], venue_path(stats["venue"], lang, year))
     return _render(request, "venue.html", lang, stats=stats, watching=watching, only_new=params.new)
