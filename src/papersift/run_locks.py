@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
@@ -39,6 +40,20 @@ def release(handle: IO[bytes], path: Path) -> None:
     with contextlib.suppress(OSError):  # a read-only or full disk: the stale file is harmless, the unlocked file says "dead"
         path.unlink(missing_ok=True)
     handle.close()
+
+
+@contextlib.contextmanager
+def held_or_refused(path: Path, busy: Exception) -> Iterator[None]:
+    """Hold the lock file for the block (one `update` or `digest` run per data dir); raise
+    `busy` at once when another process holds it."""
+    try:
+        handle = hold(path)
+    except BlockingIOError:
+        raise busy from None
+    try:
+        yield
+    finally:
+        release(handle, path)
 
 
 def is_alive(path: Path) -> bool:

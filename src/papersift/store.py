@@ -742,12 +742,6 @@ class Store:
     def max_seq(self) -> int:
         return self._conn().execute("SELECT COALESCE(MAX(seq), 0) FROM papers").fetchone()[0]
 
-    def run_errors(self, run_id: int) -> list[dict]:
-        rows = self._conn().execute(
-            "SELECT path, location, record_id, problem FROM ingest_errors WHERE run_id=?", (run_id,)
-        ).fetchall()
-        return [dict(row) for row in rows]
-
     def stats(self) -> dict:
         conn = self._conn()
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from papersift.follow.digest import DigestRunning, run_digest
+from digest_runs import run_digest
+from papersift.follow.digest import DigestRunning
 from papersift.follow.saved import SavedQuery
 from papersift.follow.state import Following
 from papersift.index import lexical

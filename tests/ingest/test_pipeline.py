@@ -62,7 +62,7 @@ def test_errors_are_kept_in_the_store_per_run(good_records, tmp_path):
     path, expected = _bad_file(tmp_path / "mixed.jsonl", good_records)
     store = Store(tmp_path / "data")
     summary = ingest_paths(store, [path])
-    assert {row["location"] for row in store.run_errors(summary.run_id)} == set(expected)
+    assert {row["location"] for row in store.read("SELECT location FROM ingest_errors WHERE run_id=?", (summary.run_id,))} == set(expected)
 
 
 def test_empty_files_are_reported(tmp_path):

@@ -11,7 +11,7 @@ from papersift.index.vectors import VectorIndex
 from papersift.models import DEFAULT_MODEL, build_model
 from papersift.record import paper_from_dict
 from papersift.search.service import SearchService
-from papersift.search.similar import UnknownPaperError, clip_like_text, rank_candidates, similar_to_paper
+from papersift.search.similar import UnknownPaperError, clip_like_text, similar_to_paper
 from papersift.search.types import Filters, SearchRequest
 from papersift.store import Store
 
@@ -88,12 +88,10 @@ def test_filter_only_requests_browse_by_keyword(service):
     assert hybrid.total == keyword.total > 0
 
 
-def test_clip_like_text_and_pool_ranking():
+def test_clip_like_text():
     with pytest.raises(ValueError, match="empty"):
         clip_like_text("  \n ")
     assert clip_like_text("a\n\n b") == "a b"
-    vectors = np.array([[0.0, 1.0], [1.0, 0.0], [0.6, 0.8]], np.float32)
-    assert rank_candidates(vectors, np.array([1.0, 0.0], np.float32)).tolist() == [1, 2, 0]
 
 
 @pytest.mark.models

@@ -10,7 +10,7 @@ import feedparser
 import httpx
 import pytest
 
-from papersift.follow.digest import run_digest
+from digest_runs import run_digest
 from papersift.server import create_app
 from served_papers import TEST_HOSTS, build_served_data_dir, serve_in_thread
 from write_checks import synthetic_records

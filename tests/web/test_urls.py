@@ -23,7 +23,7 @@ def test_changing_anything_but_the_page_goes_back_to_page_one():
     current = state(q="graph", page=4)
     assert "page" not in query_of(current.url(sort="newest"))
     assert query_of(current.page_url(5))["page"] == ["5"]
-    assert query_of(current.lang_url("en"))["page"] == ["4"]
+    assert query_of(current.url(lang="en"))["page"] == ["4"]
 
 
 def test_toggle_filter_adds_and_removes_values():

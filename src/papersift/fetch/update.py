@@ -170,12 +170,7 @@ def run_update(data_dir: Path, jobs: list[FetchJob], *, log: Log = lambda _: Non
     `env` holds the SMTP settings (default: the process environment)."""
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
-    lock = data_dir / LOCK_FILE
-    try:
-        handle = run_locks.hold(lock)
-    except BlockingIOError:
-        raise UpdateRunning(f"another 'papersift update' is running on {data_dir}") from None
-    try:
+    with run_locks.held_or_refused(data_dir / LOCK_FILE, UpdateRunning(f"another 'papersift update' is running on {data_dir}")):
         report = _run_locked(data_dir, jobs, log, today or datetime.now(timezone.utc).date(), retry or RetryPolicy(),
                              embed or embed_new_papers)
         digest = _send_digests(data_dir, os.environ if env is None else env, log)
@@ -183,8 +178,6 @@ def run_update(data_dir: Path, jobs: list[FetchJob], *, log: Log = lambda _: Non
             report.steps.append(digest)
             log(f"digest: {digest.skipped or ', '.join(f'{name} {value}' for name, value in digest.counts.items())}")
         return report
-    finally:
-        run_locks.release(handle, lock)
 
 
 def _run_locked(data_dir: Path, jobs: list[FetchJob], log: Log, today: date, retry: RetryPolicy,

@@ -165,12 +165,7 @@ def run_digests(data_dir: str | Path, *, users: list[str] | None = None, service
     under DATA_DIR/digests/ (an account's under DATA_DIR/digests/<user>/)."""
     data_dir = Path(data_dir)
     settings_env: Mapping[str, str] = os.environ if env is None else env
-    lock = data_dir / LOCK_FILE
-    try:
-        handle = run_locks.hold(lock)
-    except BlockingIOError:
-        raise DigestRunning(f"another 'papersift digest' is running on {data_dir}") from None
-    try:
+    with run_locks.held_or_refused(data_dir / LOCK_FILE, DigestRunning(f"another 'papersift digest' is running on {data_dir}")):
         config = smtp_config(settings_env)
         if service is None:
             from papersift.search.service import SearchService
@@ -194,12 +189,3 @@ def run_digests(data_dir: str | Path, *, users: list[str] | None = None, service
             log(f"digest delivery for {user_id}: {report.delivery.summary()}")
         store.close()
         return run
-    finally:
-        run_locks.release(handle, lock)
-
-
-def run_digest(data_dir: str | Path, *, user_id: str = LOCAL_USER, service=None, env: Mapping[str, str] | None = None,
-               log: Callable[[str], None] = lambda _: None) -> DigestReport:
-    """One user's run of run_digests (the local user's by default)."""
-    run = run_digests(data_dir, users=[user_id], service=service, env=env, log=log)
-    return run.reports.get(user_id) or DigestReport()

@@ -159,18 +159,6 @@ class PredictionStore:
             return []
         return [_from_row(row) for row in self.conn.execute("SELECT * FROM predicted_topics ORDER BY paper_id")]
 
-    def ids_with_topic(self, area: str, subarea: str | None = None) -> list[str]:
-        """Papers whose predicted topic matches, for filters that treat predictions like labels."""
-        if not self._has_table():
-            return []
-        if subarea is None:
-            rows = self.conn.execute("SELECT paper_id FROM predicted_topics WHERE area=?", (area,))
-        else:
-            rows = self.conn.execute(
-                "SELECT paper_id FROM predicted_topics WHERE area=? AND subarea=?", (area, subarea)
-            )
-        return [row[0] for row in rows]
-
 
 def _from_row(row: tuple) -> StoredPrediction:
     paper_id, area, subarea, confidence, area_confidence, alternatives, model_version = row

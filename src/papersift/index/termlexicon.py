@@ -42,10 +42,8 @@ from pathlib import Path
 from papersift.index.analyzers import ENGLISH, analyzers
 from papersift.index.cedict import ENTRY, NOTES, dictionary_path, gloss_term
 from papersift.index.phrasecounts import (
-    BLOCK_TOKENS,
     MAX_PHRASE_WORDS,
     MIN_PHRASE_PAPERS,
-    PARTITION_ROWS,
     counted_phrases,
 )
 
@@ -70,17 +68,6 @@ def lexicon_path(data_dir: str | os.PathLike) -> Path:
 def analyzed(text: str) -> str:
     """The phrase key of an English text: its index terms joined by spaces."""
     return " ".join(analyzers()[ENGLISH].analyze(text))
-
-
-def count_phrases(texts: Iterable[str], min_papers: int = MIN_PHRASE_PAPERS,
-                  max_words: int = MAX_PHRASE_WORDS, work_dir: str | os.PathLike | None = None,
-                  block_tokens: int = BLOCK_TOKENS, partition_rows: int = PARTITION_ROWS) -> dict[str, tuple[str, int]]:
-    """Phrase key -> (most common spelling, papers). A gram is counted only when both of its
-    shorter grams were frequent enough (a rarer part makes a rarer whole); the counting is
-    index/phrasecounts.py's, in bounded memory (the dict returned holds every kept phrase:
-    build_lexicon streams them instead)."""
-    with counted_phrases(texts, work_dir, block_tokens, partition_rows) as counted:
-        return {key: (surface, papers) for key, surface, papers in counted.rows(min_papers, max_words)}
 
 
 def dictionary_senses(lines: Iterable[str]) -> dict[str, list[str]]:

@@ -52,7 +52,3 @@ def embed_like_text(encoder: Encoder, text: str) -> np.ndarray:
     return encoder.encode_passages([clip_like_text(text)])[0]
 
 
-def rank_candidates(vectors: np.ndarray, query_vector: np.ndarray) -> np.ndarray:
-    """Row order of candidate vectors by similarity to the query vector (pool re-ranking)."""
-    scores = vectors @ query_vector
-    return np.lexsort((np.arange(len(scores)), -scores))

@@ -77,9 +77,6 @@ class SearchState:
     def page_url(self, page: int) -> str:
         return self.url(page=page)
 
-    def lang_url(self, lang: str) -> str:
-        return self.url(lang=lang)
-
 
 def paper_path(paper_id: str, lang: str, suffix: str = "") -> str:
     return f"/paper/{quote(paper_id, safe='')}{suffix}?{urlencode({'lang': lang})}"
