@@ -1,0 +1,436 @@
+"""Bilingual ML term pairs read from fetched, permissively licensed sources (the glossary's input).
+
+Chinese technical writing puts the English term after the Chinese one, "*感受野*（receptive
+field）", and some books keep a term list ("鞍点，saddle point"). This module reads a source
+manifest (TOML: each source's repository, URL, licence, licence file, where its fetched files
+are and which reader reads which files) and yields candidate pairs with where they came from.
+Weighing the evidence and writing the vendored file is index/glossary_build.py's work.
+
+Readers:
+- `term-list`: one pair a line, "中文，English" / "中文, English" / "中文：English", or a
+  markdown table row with a Chinese cell and an English cell;
+- `parallel`: documents that exist in both languages (a Chinese file and its English twin,
+  found by a path rewrite, in this source or another one of the manifest): yields the pair of
+  texts; index/glossary_align.py aligns their terms;
+- `prose`: markdown / mdx text (notebooks: their markdown cells), "*中文*（English）" (a marked
+  term: sure of both ends), "English（中文）" in running text (an English term glossed), and
+  "中文（English）" in running text (the Chinese term's start is a guess: the possible starts
+  after the last function word are kept, and the build picks one, index/glossary_build.py).
+
+A source lives in a folder or a bare git directory (read at its recorded commit, HEAD by
+default, with `git`). Only the licences in ALLOWED_LICENCES are read; the licence file must
+exist and say what the manifest says.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import logging
+import re
+import subprocess
+import sys
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - 3.10
+    import tomli as tomllib
+
+# SPDX id -> phrases its licence text must contain (the check that the file is that licence)
+ALLOWED_LICENCES: dict[str, tuple[str, ...]] = {
+    "MIT": ("Permission is hereby granted, free of charge",),
+    "Apache-2.0": ("Apache License", "Version 2.0"),
+    "BSD-2-Clause": ("Redistribution and use in source and binary forms",),
+    "BSD-3-Clause": ("Redistribution and use in source and binary forms",),
+    "CC0-1.0": ("CC0",),
+    "CC-BY-4.0": ("Attribution 4.0",),
+    "CC-BY-SA-4.0": ("Attribution-ShareAlike 4.0",),
+}
+READERS = ("term-list", "prose", "parallel")
+# how a pair was found: a term list, a marked term, an English term glossed in Chinese in running
+# text ("Transformer（变换器）": both ends sure), a Chinese term in running text (its start a guess)
+LISTED, MARKED, GLOSSED, PROSE = "listed", "marked", "glossed", "prose"
+PARALLEL = "parallel"  # aligned from documents in both languages (index/glossary_align.py)
+MAX_ZH_CHARS = 12
+MAX_EN_WORDS = 6
+
+_HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_HAN_CHAR = re.compile(f"[{_HAN}]")
+_FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+_EN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'’.][A-Za-z0-9]+)*'?")
+_EN_TERM = re.compile(r"[A-Za-z][A-Za-z0-9'’\-. ]*[A-Za-z0-9']|[A-Za-z]")
+# a term the text marks with * or ** (or _), then its English in full- or half-width parentheses
+_MARKED_ZH_EN = re.compile(rf"(\*\*?|_)([{_HAN}A-Za-z0-9\-·]{{1,{MAX_ZH_CHARS}}})\1\s*[（(]([^（）()\n]{{1,80}})[）)]")
+# running text: a run of Chinese (Latin letters inside: "Softmax函数") right before the parentheses
+_PROSE_ZH_EN = re.compile(rf"([{_HAN}A-Za-z0-9\-]*[{_HAN}])\s*[（(]([^（）()\n]{{1,80}})[）)]")
+# running text: an English term between Chinese text and its Chinese gloss in parentheses
+_PROSE_EN_ZH = re.compile(rf"(?:(?<=[{_HAN}，。、：；！？“”])|^)[ \t]*(\*{{0,2}})([A-Za-z][A-Za-z0-9'\- ]{{0,50}}[A-Za-z0-9])\1"
+                          rf"[ \t]*[（(]([{_HAN}]{{2,{MAX_ZH_CHARS}}})[）)]", re.MULTILINE)
+# where a term in running text cannot start: after these words the term begins
+_BOUNDARY_WORDS = (
+    "称为", "叫做", "称作", "被称为", "也称", "简称", "即", "的", "了", "是", "在", "和", "与", "或", "及", "以及",
+    "为", "被", "将", "把", "对", "从", "由", "用", "使用", "采用", "一个", "一种", "个", "种", "这", "那", "其",
+    "如", "例如", "比如", "包括", "通过", "所谓", "我们", "它", "该", "此", "每", "各", "并", "但", "而", "就", "也",
+    "都", "会", "能", "可以", "要", "所", "中的", "上的", "下的", "有", "没有", "之", "等", "来", "到", "给",
+    "中", "包含", "一些", "这些", "那些", "这个", "那个", "它们", "称之为", "作为", "叫", "称", "即为", "就是",
+    "也就是", "还", "又", "使", "让", "被称作", "所述", "以", "于", "向", "基于", "利用", "其中", "之间",
+)
+BOUNDARY_WORDS = frozenset(_BOUNDARY_WORDS)
+_LIST_SPLIT = re.compile(r"\s*(?:[，,：:\t|]|\s{2,})\s*")
+_CODE_FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
+_INLINE_NOISE = re.compile(r"`[^`\n]*`|\$\$.*?\$\$|\$[^$\n]*\$|<[^>\n]+>|:[a-z]+:`[^`]*`|!\[[^\]]*\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
+_EN_NOT_TERM = re.compile(r"\b(?:e\.g|i\.e|etc|see|http|www|figure|fig|section|chapter|such as)\b")
+
+
+class SourceError(ValueError):
+    """A source that cannot be used: named, with why (one line)."""
+
+
+@dataclass(frozen=True)
+class Reading:
+    reader: str  # one of READERS
+    paths: tuple[str, ...]  # glob patterns over the source's files ("*" crosses folders too)
+    # parallel: the English twin of a Chinese file, (regex, replacement) on its path, and the
+    # source whose files hold the twins ("" for this source)
+    english_path: tuple[str, str] = ("", "")
+    english_source: str = ""
+
+
+@dataclass(frozen=True)
+class Source:
+    key: str  # short name, used in the glossary's sources column
+    repo: str  # owner/name
+    url: str
+    licence: str  # SPDX id, one of ALLOWED_LICENCES
+    licence_file: str  # path of the licence file read, inside the source
+    location: Path  # a folder or a bare git directory
+    commit: str  # the commit read ("" for a plain folder without one)
+    script: str  # "simplified" or "traditional" (converted to simplified)
+    readings: tuple[Reading, ...]
+    title: str = ""
+    note: str = ""  # how the files were fetched, when not as a whole snapshot
+
+    def tree(self) -> SourceTree:
+        return SourceTree(self.location, self.commit)
+
+
+@dataclass(frozen=True)
+class DocumentPair:
+    zh: str  # prose of the Chinese document (markdown cleaned)
+    en: str  # prose of its English twin
+    source: str
+    path: str  # the Chinese document's path
+    english_source: str  # the source holding the English twin (may be `source`)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    zh: str  # simplified, normalized
+    en: str  # cleaned English as the source writes it
+    source: str
+    how: str  # MARKED, LISTED or PROSE
+    path: str  # the file it was read from
+    # running text: where the Chinese term may start, as the shorter terms `zh` ends with (longest first)
+    options: tuple[str, ...] = ()
+
+
+class SourceTree:
+    """The files of a source: a plain folder, or a bare git directory at a commit."""
+
+    def __init__(self, location: Path, commit: str = ""):
+        self.location = location
+        self.is_git = (location / "HEAD").is_file() and (location / "objects").is_dir()
+        self.commit = commit
+        if self.is_git and not commit:
+            self.commit = self._git("rev-parse", "HEAD").strip()
+
+    def _git(self, *args: str) -> str:
+        done = subprocess.run(["git", "--git-dir", str(self.location), *args], check=False, capture_output=True,
+                              text=True)
+        if done.returncode:
+            raise SourceError(f"{self.location}: git {' '.join(args)}: {done.stderr.strip()}")
+        return done.stdout
+
+    def files(self) -> list[str]:
+        if self.is_git:
+            return sorted(self._git("ls-tree", "-r", "--name-only", self.commit).splitlines())
+        return sorted(str(path.relative_to(self.location)) for path in self.location.rglob("*") if path.is_file())
+
+    def read(self, path: str) -> str:
+        if self.is_git:
+            return self._git("show", f"{self.commit}:{path}")
+        return (self.location / path).read_text(encoding="utf-8", errors="replace")
+
+    def read_many(self, paths: list[str]) -> Iterator[tuple[str, str]]:
+        """(path, text) of each path whose contents are there, in order: a snapshot may list a
+        large file whose contents were not fetched (skipped)."""
+        if not self.is_git:
+            yield from ((path, self.read(path)) for path in paths)
+            return
+        request = "".join(f"{self.commit}:{path}\n" for path in paths).encode("utf-8")
+        done = subprocess.run(["git", "--git-dir", str(self.location), "cat-file", "--batch"], input=request,
+                              capture_output=True, check=False)
+        if done.returncode:
+            raise SourceError(f"{self.location}: git cat-file: {done.stderr.decode(errors='replace').strip()}")
+        out, at = done.stdout, 0
+        for path in paths:
+            end = out.index(b"\n", at)
+            header = out[at:end].split()
+            at = end + 1
+            if len(header) != 3 or header[1] != b"blob":  # "<name> missing" / not a file
+                continue
+            size = int(header[2])
+            yield path, out[at:at + size].decode("utf-8", errors="replace")
+            at += size + 1
+
+    def matching(self, patterns: tuple[str, ...]) -> list[str]:
+        return [path for path in self.files() if any(fnmatch.fnmatchcase(path, pattern) for pattern in patterns)]
+
+
+# ---------------------------------------------------------------- normalizing
+
+
+def fold_width(text: str) -> str:
+    """Full-width ASCII forms (Ａ, ＣＮＮ, （, ，) and the ideographic space as their ASCII forms."""
+    return text.translate(_FULL_WIDTH)
+
+
+def normalize_zh(text: str) -> str:
+    """A Chinese term as the glossary keys it: NFC, full-width forms folded, no spaces at the ends."""
+    return fold_width(unicodedata.normalize("NFC", text)).strip()
+
+
+def english_key(text: str) -> str:
+    """An English term as the glossary looks it up: case, hyphens, underscores, curly quotes
+    and runs of spaces ignored ("Self-Attention" and "self attention" are one key)."""
+    text = fold_width(unicodedata.normalize("NFC", text)).replace("’", "'").lower()
+    return " ".join(re.sub(r"[-_/]", " ", text).split())
+
+
+def has_han(text: str) -> bool:
+    return _HAN_CHAR.search(text) is not None
+
+
+def is_acronym(word: str) -> bool:
+    """A word with two capitals in one part (CNN, ResNet, IoU; not Peer-to-Peer)."""
+    return any(sum(char.isupper() for char in part) >= 2 for part in re.split(r"[-'’.]", word))
+
+
+def clean_english(text: str) -> str | None:
+    """One English term as papers write it, or None when `text` is not a term: lower case but for
+    acronyms and mixed-case names (ResNet, IoU) and capitalised words after the first (proper
+    nouns: "first-order Markov model"); a possessive name keeps its capital ("Zipf's law")."""
+    text = " ".join(fold_width(unicodedata.normalize("NFC", text)).replace("’", "'").split()).strip(" .;:")
+    text = re.sub(r"^(?:the|an?) (?=\S)", "", text, flags=re.IGNORECASE)
+    lowered = text.lower()
+    if not text or not _EN_TERM.fullmatch(text) or _EN_NOT_TERM.search(lowered):
+        return None
+    words = text.split()
+    if (len(text) < 3 and not is_acronym(text)) or len(words) > MAX_EN_WORDS or not all(_EN_WORD.fullmatch(word) for word in words):
+        return None
+    headline = len(words) > 1 and all(word[0].isupper() for word in words if word[0].isalpha())
+    kept = []
+    for at, word in enumerate(words):
+        plain_capital = word[:1].isupper() and not is_acronym(word)
+        lower = plain_capital and (headline or (at == 0 and not re.search(r"'s?$", word)))
+        kept.append(word.lower() if lower else word)
+    return " ".join(kept)
+
+
+def english_parts(inside: str) -> list[str]:
+    """The English terms inside one pair of parentheses: "intersection over union，IoU" holds two."""
+    parts = re.split(r"\s*(?:[，,;；/]|\bor\b)\s*", fold_width(inside))
+    return [term for term in map(clean_english, parts) if term]
+
+
+def chinese_term(text: str, converter=None) -> str | None:
+    """A Chinese term cleaned (and converted to simplified by `converter`), or None when it is not one."""
+    text = normalize_zh(text).strip("*_ ·、-")
+    if len(text) > 2 and text.endswith("的"):  # "利普希茨连续的": the adjective's ending
+        text = text[:-1]
+    if converter is not None:
+        text = converter(text)
+    if not has_han(text) or len(text) > MAX_ZH_CHARS or re.search(r"[\s，。、；：！？,.;:!?\"'()（）]", text):
+        return None
+    return text
+
+
+# ---------------------------------------------------------------- readers
+
+
+def markdown_text(text: str) -> str:
+    """Prose of a markdown / mdx file: code, math, tags and link targets dropped."""
+    text = _CODE_FENCE.sub(" ", text)
+    text = _INLINE_NOISE.sub(" ", text)
+    return _LINK.sub(r"\1", text)
+
+
+def notebook_markdown(text: str) -> str:
+    """The markdown cells of a Jupyter notebook, one after another ("" for a file that is not one)."""
+    try:
+        cells = json.loads(text).get("cells", [])
+    except (ValueError, AttributeError):
+        return ""
+    return "\n\n".join("".join(cell.get("source", [])) for cell in cells
+                        if isinstance(cell, dict) and cell.get("cell_type") == "markdown")
+
+
+def read_term_list(text: str) -> Iterator[tuple[str, str, str]]:
+    """(zh, en inside, how) from a term list: a pair a line or a table row."""
+    for raw in text.splitlines():
+        line = raw.strip().strip("|-*+ ").strip()
+        if not line or line.startswith("#"):
+            continue
+        cells = [cell.strip() for cell in _LIST_SPLIT.split(fold_width(line)) if cell.strip()]
+        chinese = [cell for cell in cells if has_han(cell)]
+        english = [cell for cell in cells if not has_han(cell) and re.search("[A-Za-z]", cell)]
+        if len(chinese) != 1 or not english:
+            continue
+        inside = ", ".join(english)
+        # "长短期记忆网络，long short-term memory (LSTM)": the acronym in parentheses is a part too
+        yield chinese[0], re.sub(r"\s*\(([^()]*)\)", r", \1", inside), LISTED
+
+
+@lru_cache(maxsize=1)
+def _jieba():
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    return jieba
+
+
+def prose_terms(run: str) -> tuple[str, ...]:
+    """Where a term in running text may start: the run's words (jieba) after its last function
+    word, then each shorter ending at a word boundary; terms of 2+ characters, longest first."""
+    words = _jieba().lcut(run)
+    last = max((at for at, word in enumerate(words[:-1]) if word in BOUNDARY_WORDS), default=-1)
+    words = words[last + 1:]
+    return tuple(term for term in ("".join(words[at:]) for at in range(len(words))) if len(term) >= 2)
+
+
+def read_prose(text: str) -> Iterator[tuple[str, str, str]]:
+    """(zh, en inside, how) from markdown prose: marked terms, then terms in running text."""
+    text = markdown_text(text)
+    marked_spans = []
+    for found in _MARKED_ZH_EN.finditer(text):
+        marked_spans.append(found.span())
+        yield found.group(2), found.group(3), MARKED
+    for found in _PROSE_ZH_EN.finditer(text):
+        if any(start <= found.start() < end for start, end in marked_spans):
+            continue
+        yield found.group(1), found.group(2), PROSE
+    for found in _PROSE_EN_ZH.finditer(text):
+        yield found.group(3), found.group(2), GLOSSED
+
+
+def prose_of(path: str, text: str) -> str:
+    """The prose of a markdown, mdx, rst or notebook file."""
+    return markdown_text(notebook_markdown(text) if path.endswith(".ipynb") else text)
+
+
+def read_pairs(source: Source, sources: dict[str, Source], converter=None) -> Iterator[DocumentPair]:
+    """The documents of a source's `parallel` readings with their English twins (a Chinese file
+    without a twin is passed over). `sources` finds the source holding the twins."""
+    convert = converter if source.script == "traditional" else None
+    for reading in source.readings:
+        if reading.reader != "parallel":
+            continue
+        tree = source.tree()
+        twins = sources[reading.english_source].tree() if reading.english_source else tree
+        chinese = tree.matching(reading.paths)
+        english_of = {path: re.sub(reading.english_path[0], reading.english_path[1], path) for path in chinese}
+        english = dict(twins.read_many(sorted(set(english_of.values()) & set(twins.files()))))
+        for path, text in tree.read_many([path for path in chinese if english_of[path] in english]):
+            zh = prose_of(path, text)
+            yield DocumentPair(convert(zh) if convert else zh, prose_of(english_of[path], english[english_of[path]]),
+                               source.key, path, reading.english_source or source.key)
+
+
+def read_source(source: Source, converter=None) -> Iterator[Candidate]:
+    """Every candidate pair of a source, in file order. `converter` turns a traditional-script
+    source's terms into simplified (OpenCC t2s)."""
+    tree = source.tree()
+    convert = converter if source.script == "traditional" else None
+    for reading in source.readings:
+        if reading.reader == "parallel":
+            continue
+        read = read_term_list if reading.reader == "term-list" else read_prose
+        for path, text in tree.read_many(tree.matching(reading.paths)):
+            for zh_text, inside, how in read(notebook_markdown(text) if path.endswith(".ipynb") else text):
+                english = english_parts(inside)
+                if not english:
+                    continue
+                starts = (prose_terms(zh_text) if how == PROSE else (zh_text,))
+                terms = tuple(term for term in (chinese_term(start, convert) for start in starts) if term)
+                for en in english if terms else ():
+                    yield Candidate(terms[0], en, source.key, how, path, terms[1:])
+
+
+# ---------------------------------------------------------------- the manifest
+
+
+def load_manifest(path: Path, sources_dir: Path | None = None) -> list[Source]:
+    """The sources a manifest lists; a location is relative to `sources_dir` (default: the
+    manifest's folder), one starting with "./" to the manifest's folder (files kept beside it).
+    Fails with one line naming the source and the problem."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise SourceError(f"{path}: cannot read the source manifest: {exc}") from None
+    base = sources_dir if sources_dir is not None else path.parent
+    sources = []
+    for number, entry in enumerate(data.get("source", []), start=1):
+        name = entry.get("key", f"source #{number}")
+        try:
+            readings = tuple(Reading(item["reader"], tuple(item["paths"]), tuple(item.get("english_path", ("", ""))),
+                                     item.get("english_source", "")) for item in entry["read"])
+            source = Source(key=entry["key"], repo=entry["repo"], url=entry["url"], licence=entry["licence"],
+                            licence_file=entry["licence_file"],
+                            location=(path.parent if entry["location"].startswith("./") else base) / entry["location"],
+                            commit=entry.get("commit", ""), script=entry.get("script", "simplified"),
+                            readings=readings, title=entry.get("title", ""),
+                            note=entry.get("note", ""))
+        except (KeyError, TypeError) as exc:
+            raise SourceError(f"{path}: source {name}: missing or malformed field {exc}") from None
+        bad_readers = {reading.reader for reading in readings} - set(READERS)
+        if bad_readers:
+            raise SourceError(f"{path}: source {name}: unknown reader {sorted(bad_readers)} (known: {', '.join(READERS)})")
+        if source.script not in ("simplified", "traditional"):
+            raise SourceError(f"{path}: source {name}: script must be 'simplified' or 'traditional'")
+        sources.append(source)
+    if not sources:
+        raise SourceError(f"{path}: no [[source]] entries")
+    keys = {source.key for source in sources}
+    for source in sources:
+        for reading in source.readings:
+            if reading.reader == "parallel" and (len(reading.english_path) != 2 or not reading.english_path[0]):
+                raise SourceError(f"{path}: source {source.key}: a parallel reading needs english_path = [regex, replacement]")
+            if reading.english_source and reading.english_source not in keys:
+                raise SourceError(f"{path}: source {source.key}: english_source {reading.english_source!r} is not a source")
+    return sources
+
+
+def check_licence(source: Source) -> str:
+    """The source's licence text, after checking that it allows redistribution and that the
+    licence file says so; a SourceError otherwise."""
+    if source.licence not in ALLOWED_LICENCES:
+        raise SourceError(f"source {source.key}: licence {source.licence!r} is not one that allows redistribution "
+                          f"({', '.join(ALLOWED_LICENCES)})")
+    tree = source.tree()
+    if not source.location.exists():
+        raise SourceError(f"source {source.key}: {source.location} does not exist (fetch it first)")
+    try:
+        text = tree.read(source.licence_file)
+    except (OSError, SourceError):
+        raise SourceError(f"source {source.key}: no licence file {source.licence_file!r}") from None
+    if re.search(r"NonCommercial|NoDerivatives|NoDerivs|\bBY-NC\b|\bBY-ND\b", text):
+        raise SourceError(f"source {source.key}: {source.licence_file} is a NonCommercial or NoDerivatives licence")
+    if not all(phrase in text for phrase in ALLOWED_LICENCES[source.licence]):
+        raise SourceError(f"source {source.key}: {source.licence_file} does not read as {source.licence}")
+    return text
