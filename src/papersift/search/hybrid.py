@@ -86,9 +86,10 @@ class HybridRetriever:
         papers use.
         Filters and exclusions stay as typed."""
         reading = self.reading_for(query_text(query))
-        if reading is None or not reading.searched:
+        if reading is None or not (reading.searched or reading.authors):
             return None
-        return self.lexical_ranking(carried_over_query(query, reading.searched), k, candidate_ids)
+        return self.lexical_ranking(carried_over_query(query, reading.searched, authors=reading.authors), k,
+                                    candidate_ids)
 
     def reading_for(self, text: str):
         """The query's English reading, as the dense side reads it (remembered there); a dense

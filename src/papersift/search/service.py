@@ -31,7 +31,7 @@ from papersift.search import facet_counts
 from papersift.search.author_ids import AuthorPapers
 from papersift.search.backend import BackendResult, SearchBackend
 from papersift.search.cited import CITED_DEPTH, CitationCounts
-from papersift.search.crosslingual import carried_over_query, read_query
+from papersift.search.crosslingual import carried_over_query, read_query, term_glossary
 from papersift.search.facet_counts import Counter, FacetSummary
 from papersift.search.notices import Notice
 from papersift.search.phrasebridge import phrase_bridge_for
@@ -41,6 +41,7 @@ from papersift.search.retrieval import KeywordSide, Retriever
 from papersift.search.tantivy_backend import TantivyBackend
 from papersift.search.termlexicon import QueryReading, lexicon_for
 from papersift.search.types import FacetValue, Filters, Hit, Mode, SearchRequest, SearchResponse, TotalCounts
+from papersift.search.zhnames import ChineseNames
 from papersift.store import DB_FILE, Store
 
 RETRIEVER_MODULES = {"semantic": "papersift.search.semantic", "hybrid": "papersift.search.hybrid"}
@@ -77,6 +78,7 @@ class SearchService:
         self._retriever_lock = threading.Lock()
         self._checked_at: dict[str, float] = {}  # mode -> when a missing retriever was last looked for
         self._citations = CitationCounts()
+        self._names: ChineseNames | None = None
 
     @property
     def store(self) -> Store:
@@ -281,11 +283,11 @@ class SearchService:
         if text not in known:
             known[text] = None if request.literal else self.reading_of(text)
         reading = known[text]
-        if reading is None or not reading.searched:
+        if reading is None or not (reading.searched or reading.authors):
             return None
         # Searched like its English twin (all words), ranked by any word when none has all.
         for match, depth in (("all", None), ("any", RELAXED_DEPTH)):
-            carried = carried_over_query(query, reading.searched, match)
+            carried = carried_over_query(query, reading.searched, match, reading.authors)
             translated = run(carried, depth)
             if translated.total:
                 notices.append(Notice("carried_over", english=reading.searched, total=translated.total,
@@ -306,7 +308,14 @@ class SearchService:
         """The query's English reading: the term lexicon's phrases, and for what it cannot
         read, the term bridge (when given) or the dictionary senses papers use."""
         return read_query(text, lexicon_for(self.data_dir), encoder, bridge, self.term_doc_freq,
-                          phrase_bridge_for(self.data_dir))
+                          phrase_bridge_for(self.data_dir), term_glossary(), self.chinese_names)
+
+    @property
+    def chinese_names(self) -> ChineseNames:
+        """Chinese names read as the author spellings of this data dir (search/zhnames.py)."""
+        if self._names is None:
+            self._names = ChineseNames(self.data_dir)
+        return self._names
 
     def _shown_reading(self, query: ParsedQuery, retriever, notices: list[str]) -> QueryReading | None:
         """What the response says was searched: the keyword carry-over's reading, or the one a
