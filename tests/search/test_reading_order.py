@@ -136,3 +136,23 @@ def test_a_glossary_term_is_never_asked_as_a_name(lexicon):
     names = FakeNames({"反向传播": ("Nobody", 5)})
     read_query("反向传播", lexicon, glossary=GLOSSARY, names=names)
     assert names.asked == []
+
+
+def test_a_chinese_name_finds_the_authors_papers_through_the_service(service):
+    # the sample has 7 papers by Jun Zhu (朱军); the name is searched as an author filter
+    from papersift.search.types import SearchRequest
+
+    response = service.search(SearchRequest(query="朱军", mode="keyword", size=20))
+    (term,) = response.reading.terms
+    assert (term.chinese, term.english, term.source) == ("朱军", "Jun Zhu", "name") and term.shown_sure
+    assert response.total == 7
+    assert all("Jun Zhu" in paper.authors for paper in (hit.paper for hit in response.hits))
+
+
+def test_a_traditional_script_query_reads_through_the_service(service):
+    from papersift.search.types import SearchRequest
+
+    simplified = service.search(SearchRequest(query="强化学习", mode="keyword", size=10))
+    traditional = service.search(SearchRequest(query="強化學習", mode="keyword", size=10))
+    assert traditional.reading.english == simplified.reading.english != ""
+    assert [hit.paper.id for hit in traditional.hits] == [hit.paper.id for hit in simplified.hits]
