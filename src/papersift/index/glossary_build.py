@@ -1,0 +1,296 @@
+"""Build the vendored bilingual glossary from fetched sources (`papersift glossary build`).
+
+Reads the candidate pairs of every source in a manifest (ingest/glossary_sources.py), drops a
+source that is a copy of the reference terms (the no-copy rule: one holding more than half of
+the reference pairs verbatim is the benchmark's source or derived from it), weighs each
+(Chinese, English) pair's evidence and writes the glossary file (search/glossary.py reads it)
+and its NOTICE. Evidence, each optional but the sources:
+
+- how the sources give the pair: a term list or a marked term ("*感受野*（receptive field）")
+  is surer than a term in running text, whose Chinese start is a guess; and how many
+  independent sources agree;
+- the corpus: how many papers use the English phrase (the term lexicon's phrase table);
+- the multilingual model: where the English term ranks among every English term of the
+  build by its e5 cosine with the Chinese term.
+
+The confidence adds these up (CONFIDENCE_* below); a pair is kept at KEEP_CONFIDENCE or more.
+Deterministic: the same sources and evidence give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import re
+import sqlite3
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from papersift.ingest.glossary_sources import (
+    LISTED,
+    MARKED,
+    PROSE,
+    Candidate,
+    Source,
+    check_licence,
+    english_key,
+    is_acronym,
+    normalize_zh,
+    read_source,
+)
+
+GLOSSARY_FILE = "glossary.tsv.gz"
+NOTICE_FILE = "GLOSSARY-NOTICE.md"
+HEADER = ("zh", "en", "sources", "confidence")
+COPY_SHARE = 0.5  # a source holding more than this share of the reference pairs verbatim is a copy
+
+CONFIDENCE_BY_HOW = {LISTED: 0.6, MARKED: 0.55, PROSE: 0.3}
+CONFIDENCE_PER_SOURCE = 0.15  # each further source that gives the pair (up to two)
+CONFIDENCE_SECOND_HOW = 0.05  # the same source gives it two ways (listed and marked)
+CONFIDENCE_ACRONYM = -0.1  # "CNN" for 卷积神经网络: an alternative, the full term first
+# papers using the English phrase -> confidence added (a phrase no 2 papers use: CORPUS_NONE)
+CORPUS_STEPS = ((20, 0.15), (5, 0.1), (2, 0.05))
+CORPUS_NONE = -0.2
+# the English term's rank among all English terms by cosine with the Chinese term -> added
+MODEL_STEPS = ((3, 0.1), (20, 0.05))
+MODEL_FAR_RANK, MODEL_FAR = 100, -0.1
+KEEP_CONFIDENCE = 0.35
+
+
+@dataclass(frozen=True)
+class Pair:
+    zh: str
+    en: str  # the spelling most sources use
+    sources: tuple[str, ...]
+    hows: tuple[str, ...]
+    papers: int | None = None  # papers using the English phrase; None: not measured
+    model_rank: int | None = None  # None: not measured
+    confidence: float = 0.0
+
+
+@dataclass
+class BuildReport:
+    candidates: dict[str, int] = field(default_factory=dict)  # source -> candidate pairs read
+    dropped_sources: dict[str, str] = field(default_factory=dict)  # source -> why
+    copy_share: dict[str, float] = field(default_factory=dict)  # source -> share of reference pairs held
+    kept: list[Pair] = field(default_factory=list)
+    rejected: list[Pair] = field(default_factory=list)
+    commits: dict[str, str] = field(default_factory=dict)
+    paths: dict[str, list[str]] = field(default_factory=dict)  # source -> files that gave pairs
+
+    def per_source(self) -> dict[str, int]:
+        counts: Counter[str] = Counter(source for pair in self.kept for source in pair.sources)
+        return dict(sorted(counts.items()))
+
+
+def merge_key(en: str) -> str:
+    """Spellings of one English term merge: case, hyphens and a plural last word ignored."""
+    words = english_key(en).split()
+    last = words[-1] if words else ""
+    if len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is")):
+        words[-1] = last[:-1]
+    return " ".join(words)
+
+
+def copy_shares(candidates: Iterable[Candidate], reference: set[tuple[str, str]]) -> dict[str, float]:
+    """Source -> share of the reference pairs (zh, english_key(en)) it holds verbatim."""
+    held: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    for candidate in candidates:
+        pair = (candidate.zh, english_key(candidate.en))
+        if pair in reference:
+            held[candidate.source].add(pair)
+    return {source: len(pairs) / len(reference) for source, pairs in held.items()} if reference else {}
+
+
+def group_pairs(candidates: Iterable[Candidate]) -> list[Pair]:
+    """One Pair per (zh, merge key): its sources, how they give it, and the most used spelling."""
+    spellings: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    sources: dict[tuple[str, str], dict[str, None]] = defaultdict(dict)
+    hows: dict[tuple[str, str], dict[str, None]] = defaultdict(dict)
+    for candidate in candidates:
+        key = (candidate.zh, merge_key(candidate.en))
+        spellings[key][candidate.en] += 1
+        sources[key][candidate.source] = None
+        hows[key][candidate.how] = None
+    pairs = []
+    for key in sorted(spellings):
+        # most used spelling; a tie goes to the shorter (singular), then the lower-case one
+        en = min(spellings[key].items(), key=lambda item: (-item[1], len(item[0]), item[0].swapcase()))[0]
+        pairs.append(Pair(key[0], en, tuple(sorted(sources[key])), tuple(how for how in CONFIDENCE_BY_HOW if how in hows[key])))
+    return pairs
+
+
+def confidence(pair: Pair, sources_of: Callable[[str], str] = lambda key: key) -> float:
+    """The evidence of a pair added up, in 0..1 (see the module's CONFIDENCE_* constants)."""
+    score = max(CONFIDENCE_BY_HOW[how] for how in pair.hows)
+    independent = len({sources_of(source) for source in pair.sources})
+    score += CONFIDENCE_PER_SOURCE * min(independent - 1, 2)
+    if LISTED in pair.hows and MARKED in pair.hows:
+        score += CONFIDENCE_SECOND_HOW
+    if all(is_acronym(word) for word in pair.en.split()):
+        score += CONFIDENCE_ACRONYM
+    if pair.papers is not None:
+        score += next((bonus for least, bonus in CORPUS_STEPS if pair.papers >= least), CORPUS_NONE)
+    if pair.model_rank is not None:
+        score += next((bonus for most, bonus in MODEL_STEPS if pair.model_rank <= most),
+                      MODEL_FAR if pair.model_rank > MODEL_FAR_RANK else 0.0)
+    return round(min(max(score, 0.0), 1.0), 3)
+
+
+def lexicon_papers(lexicon: Path) -> Callable[[str], int | None]:
+    """English term -> papers using it, from a data dir's term lexicon (1-4 word phrases in 2+
+    papers; 0 for a shorter phrase it lacks, None for one longer than it counts)."""
+    from papersift.index.phrasecounts import MAX_PHRASE_WORDS
+    from papersift.index.termlexicon import analyzed
+
+    db = sqlite3.connect(f"file:{lexicon}?mode=ro", uri=True)
+
+    def papers(en: str) -> int | None:
+        key = analyzed(en)
+        if not key or len(key.split()) > MAX_PHRASE_WORDS:
+            return None
+        row = db.execute("SELECT papers FROM phrase WHERE key = ?", (key,)).fetchone()
+        return int(row[0]) if row else 0
+
+    return papers
+
+
+def model_ranks(pairs: Sequence[Pair], encode: Callable[[list[str]], np.ndarray]) -> list[int]:
+    """For each pair, the rank (1 = nearest) of its English term among every English term of
+    the pairs by cosine with its Chinese term. `encode` gives unit vectors (e5 queries)."""
+    english = sorted({pair.en for pair in pairs})
+    chinese = sorted({pair.zh for pair in pairs})
+    en_at = {text: at for at, text in enumerate(english)}
+    zh_at = {text: at for at, text in enumerate(chinese)}
+    en_vectors = unit_rows(encode(english))
+    zh_vectors = unit_rows(encode(chinese))
+    ranks = []
+    for pair in pairs:
+        scores = en_vectors @ zh_vectors[zh_at[pair.zh]]
+        ranks.append(int((scores > scores[en_at[pair.en]]).sum()) + 1)
+    return ranks
+
+
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms > 0, norms, 1.0)
+
+
+def reference_pairs(path: Path) -> set[tuple[str, str]]:
+    """The (zh, english_key(en)) pairs of a term benchmark's queries (JSON lines with
+    term_zh / term_en): what the no-copy rule checks each source against."""
+    import orjson
+
+    pairs = set()
+    with path.open("rb") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = orjson.loads(line)
+                pairs.add((normalize_zh(row["term_zh"]), english_key(row["term_en"])))
+            except (orjson.JSONDecodeError, KeyError, TypeError):
+                raise ValueError(f"{path}:{number}: expected a JSON object with term_zh and term_en") from None
+    return pairs
+
+
+def build(sources: Sequence[Source], reference: set[tuple[str, str]], *,
+          papers: Callable[[str], int | None] | None = None,
+          encode: Callable[[list[str]], np.ndarray] | None = None,
+          converter: Callable[[str], str] | None = None,
+          log: Callable[[str], None] = lambda _: None) -> BuildReport:
+    """Read, check and weigh every source's pairs (nothing written: see write)."""
+    report = BuildReport()
+    candidates: list[Candidate] = []
+    for source in sources:
+        check_licence(source)
+        read = list(read_source(source, converter))
+        report.commits[source.key] = source.tree().commit
+        report.candidates[source.key] = len(read)
+        report.paths[source.key] = sorted({candidate.path for candidate in read})
+        log(f"{source.key}: {len(read):,} candidate pairs from {len(report.paths[source.key])} files")
+        candidates.extend(read)
+    report.copy_share = copy_shares(candidates, reference)
+    for key, share in report.copy_share.items():
+        if share > COPY_SHARE:
+            report.dropped_sources[key] = (f"holds {share:.0%} of the reference pairs verbatim "
+                                           f"(more than {COPY_SHARE:.0%}): treated as a copy")
+            log(f"{key}: dropped, {report.dropped_sources[key]}")
+    pairs = group_pairs(candidate for candidate in candidates if candidate.source not in report.dropped_sources)
+    if papers is not None:
+        pairs = [Pair(**{**pair.__dict__, "papers": papers(pair.en)}) for pair in pairs]
+    if encode is not None and pairs:
+        pairs = [Pair(**{**pair.__dict__, "model_rank": rank}) for pair, rank in zip(pairs, model_ranks(pairs, encode))]
+    repo_of = {source.key: source.repo for source in sources}
+    for pair in pairs:
+        weighed = Pair(**{**pair.__dict__, "confidence": confidence(pair, lambda key: repo_of.get(key, key))})
+        (report.kept if weighed.confidence >= KEEP_CONFIDENCE else report.rejected).append(weighed)
+    log(f"glossary: {len(report.kept):,} pairs kept ({len({pair.zh for pair in report.kept}):,} Chinese terms), "
+        f"{len(report.rejected):,} rejected")
+    return report
+
+
+def glossary_bytes(pairs: Sequence[Pair]) -> bytes:
+    """The glossary file: gzip TSV (HEADER), by Chinese term then best first; no timestamp in
+    the gzip header, so equal pairs give equal bytes."""
+    rows = sorted(pairs, key=lambda pair: (pair.zh, -pair.confidence, pair.en))
+    text = "\t".join(HEADER) + "\n" + "".join(
+        f"{pair.zh}\t{pair.en}\t{','.join(pair.sources)}\t{pair.confidence:.3f}\n" for pair in rows)
+    buffer = io.BytesIO()
+    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0, compresslevel=9) as handle:
+        handle.write(text.encode("utf-8"))
+    return buffer.getvalue()
+
+
+def notice_text(sources: Sequence[Source], report: BuildReport) -> str:
+    """GLOSSARY-NOTICE.md: every source used, with its repository, commit, files, licence and URL."""
+    per_source = report.per_source()
+    lines = [
+        "# Sources of the bilingual term glossary (glossary.tsv.gz)",
+        "",
+        "Written by `papersift glossary build` (src/papersift/index/glossary_build.py); do not edit by hand.",
+        "Each entry's `sources` column names the sources below that give it. The pairs are short",
+        "term correspondences read from these works; their licences allow redistribution with attribution.",
+        "",
+    ]
+    for source in sources:
+        if source.key in report.dropped_sources:
+            continue
+        files = report.paths.get(source.key, [])
+        lines += [
+            f"## {source.key}",
+            "",
+            *([f"- work: {source.title}"] if source.title else []),
+            f"- repository: {source.repo}",
+            f"- url: {source.url}",
+            f"- commit: {report.commits.get(source.key, source.commit) or 'unversioned'}",
+            f"- licence: {source.licence} (licence file read: `{source.licence_file}`)",
+            f"- read: {'; '.join(reading.reader + ' ' + ', '.join(reading.paths) for reading in source.readings)}",
+            f"- files that gave pairs: {len(files)} ({', '.join(files[:5])}{', …' if len(files) > 5 else ''})",
+            f"- entries citing it: {per_source.get(source.key, 0)}",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def notice_sources(text: str) -> list[str]:
+    """The source keys a NOTICE lists (its `## key` headings)."""
+    return re.findall(r"^## (\S+)\s*$", text, flags=re.MULTILINE)
+
+
+def write(out_dir: Path, sources: Sequence[Source], report: BuildReport) -> tuple[Path, Path]:
+    """Write the glossary file and its NOTICE into out_dir (each written beside, then renamed)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, data in ((GLOSSARY_FILE, glossary_bytes(report.kept)),
+                       (NOTICE_FILE, notice_text(sources, report).encode("utf-8"))):
+        path = out_dir / name
+        staging = path.with_name(f".{name}.building")
+        staging.write_bytes(data)
+        staging.replace(path)
+        written.append(path)
+    return written[0], written[1]

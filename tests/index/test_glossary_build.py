@@ -1,0 +1,139 @@
+"""The glossary build (index/glossary_build.py) from the small fixture of source files."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import opencc
+import pytest
+from typer.testing import CliRunner
+
+from papersift.cli.app import app
+from papersift.index import glossary_build as builder
+from papersift.ingest.glossary_sources import SourceError, check_licence, load_manifest
+from papersift.search.glossary import index_entries, read_entries
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "glossary"
+T2S = opencc.OpenCC("tw2sp").convert
+
+
+def built(tmp_path: Path, **evidence) -> tuple[Path, Path, builder.BuildReport]:
+    sources = load_manifest(FIXTURE / "sources.toml")
+    report = builder.build(sources, builder.reference_pairs(FIXTURE / "reference.jsonl"), converter=T2S, **evidence)
+    glossary_file, notice = builder.write(tmp_path, sources, report)
+    return glossary_file, notice, report
+
+
+def test_the_build_is_reproducible_from_the_fixture(tmp_path):
+    first, first_notice, _ = built(tmp_path / "a")
+    second, second_notice, _ = built(tmp_path / "b")
+    assert first.read_bytes() == second.read_bytes()
+    assert first_notice.read_text() == second_notice.read_text()
+
+
+def test_the_fixture_gives_the_pairs_its_sources_state(tmp_path):
+    glossary_file, _, report = built(tmp_path)
+    glossary = index_entries(read_entries(glossary_file))
+    best = {zh: entries[0] for zh, entries in glossary.by_zh.items()}
+    # a term list line, a table row, marked terms in prose, both kinds of parentheses
+    assert best["鞍点"].en == "saddle point"
+    assert best["特征图"].en == "feature map"
+    assert best["反向传播"].en == "backpropagation"
+    assert {entry.en for entry in glossary.by_zh["交并比"]} == {"intersection over union", "IoU"}
+    assert glossary.by_zh["交并比"][0].en == "intersection over union"  # the acronym is the alternative
+    assert {entry.en for entry in glossary.by_zh["长短期记忆网络"]} == {"long short-term memory", "LSTM"}
+    # the traditional-script source is read as simplified, and agrees with the book on two terms
+    assert best["卷积神经网络"].en == "convolutional neural networks"
+    assert best["感受野"].sources == ("book", "trad") and best["感受野"].en == "receptive field"
+    assert best["特征图"].sources == ("book", "trad")
+    # agreement raises the confidence over a pair one source gives the same way
+    assert best["感受野"].confidence > best["反向传播"].confidence
+    # running text: the term starts after the function word, and a pair only running text gives
+    # needs more evidence (corpus, model) than the sources alone; code blocks are not read
+    assert [(pair.zh, pair.en) for pair in report.rejected] == [("批量规范化", "batch normalization")]
+    assert "代码" not in glossary.by_zh
+
+
+def test_a_source_copying_the_reference_is_dropped(tmp_path):
+    glossary_file, notice, report = built(tmp_path)
+    assert report.copy_share["copied"] == 0.75
+    assert "copied" in report.dropped_sources
+    entries = read_entries(glossary_file)
+    assert entries and not [entry for entry in entries if "copied" in entry.sources]
+    assert "甲术语" not in {entry.zh for entry in entries}
+    assert builder.notice_sources(notice.read_text()) == ["book", "trad"]
+    # the pair it shares with a kept source stays, from that source only
+    assert [entry.sources for entry in entries if entry.zh == "鞍点"] == [("book",)]
+
+
+def test_the_notice_names_each_source_with_licence_commit_and_url(tmp_path):
+    _, notice, _ = built(tmp_path)
+    text = notice.read_text()
+    for line in ("- repository: example/book", "- url: https://example.org/book",
+                 "- licence: Apache-2.0 (licence file read: `LICENSE`)", "- licence: MIT", "- commit: unversioned"):
+        assert line in text
+
+
+def test_corpus_and_model_evidence_move_the_confidence(tmp_path):
+    papers = {"saddle point": 40, "receptive field": 3, "batch normalization": 2}.get
+    _, _, plain = built(tmp_path / "plain")
+    _, _, weighed = built(tmp_path / "weighed", papers=lambda en: papers(en, 0))
+    before = {(pair.zh, pair.en): pair.confidence for pair in plain.kept}
+    after = {(pair.zh, pair.en): pair for pair in weighed.kept + weighed.rejected}
+    assert after[("鞍点", "saddle point")].papers == 40
+    assert after[("鞍点", "saddle point")].confidence == pytest.approx(before[("鞍点", "saddle point")] + 0.15)
+    assert after[("感受野", "receptive field")].confidence == pytest.approx(before[("感受野", "receptive field")] + 0.05)
+    # a running-text pair papers use is kept; a marked pair no paper uses falls under the bar
+    assert ("批量规范化", "batch normalization") not in before
+    assert after[("批量规范化", "batch normalization")] in weighed.kept
+    assert after[("交并比", "IoU")] in weighed.rejected
+
+
+def test_model_rank_counts_the_english_terms_nearer_to_the_chinese_one():
+    pairs = [builder.Pair("甲", "a", ("s",), ("listed",)), builder.Pair("乙", "b", ("s",), ("listed",))]
+    vectors = {"a": [1.0, 0.0], "b": [0.0, 1.0], "甲": [0.9, 0.1], "乙": [0.9, 0.2]}
+    ranks = builder.model_ranks(pairs, lambda texts: np.array([vectors[text] for text in texts]))
+    assert ranks == [1, 2]  # 乙 is nearer to "a" than to its own "b"
+
+
+@pytest.mark.parametrize(("licence", "text", "why"), [
+    ("CC-BY-NC-4.0", "Attribution-NonCommercial 4.0", "not one that allows"),
+    ("CC-BY-4.0", "Attribution-NonCommercial 4.0 International", "NonCommercial"),
+    ("MIT", "All rights reserved.", "does not read as MIT"),
+])
+def test_a_source_whose_licence_does_not_allow_redistribution_is_refused(tmp_path, licence, text, why):
+    folder = tmp_path / "src"
+    shutil.copytree(FIXTURE / "book", folder)
+    (folder / "LICENSE").write_text(text)
+    manifest = tmp_path / "sources.toml"
+    manifest.write_text((FIXTURE / "sources.toml").read_text().split("[[source]]")[1].join(["[[source]]", ""])
+                        .replace('licence = "Apache-2.0"', f'licence = "{licence}"').replace('location = "book"', 'location = "src"'))
+    [source] = load_manifest(manifest)
+    with pytest.raises(SourceError, match=why):
+        check_licence(source)
+
+
+def test_a_source_without_its_licence_file_is_refused(tmp_path):
+    shutil.copytree(FIXTURE / "book", tmp_path / "book")
+    (tmp_path / "book" / "LICENSE").unlink()
+    sources = load_manifest(FIXTURE / "sources.toml", tmp_path)
+    with pytest.raises(SourceError, match="source book: no licence file 'LICENSE'"):
+        check_licence(sources[0])
+
+
+def test_the_cli_builds_the_glossary_and_its_notice(tmp_path):
+    result = CliRunner().invoke(app, ["glossary", "build", "--manifest", str(FIXTURE / "sources.toml"),
+                                      "--reference", str(FIXTURE / "reference.jsonl"), "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "copied: dropped" in result.output
+    assert (tmp_path / "GLOSSARY-NOTICE.md").is_file()
+    assert {entry.zh for entry in read_entries(tmp_path / "glossary.tsv.gz")} >= {"鞍点", "感受野", "卷积神经网络"}
+
+
+def test_the_cli_needs_the_reference_terms(tmp_path):
+    result = CliRunner().invoke(app, ["glossary", "build", "--manifest", str(FIXTURE / "sources.toml"),
+                                      "--reference", str(tmp_path / "none.jsonl"), "--out", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "no reference terms" in result.output
