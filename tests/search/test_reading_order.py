@@ -156,3 +156,37 @@ def test_a_traditional_script_query_reads_through_the_service(service):
     traditional = service.search(SearchRequest(query="強化學習", mode="keyword", size=10))
     assert traditional.reading.english == simplified.reading.english != ""
     assert [hit.paper.id for hit in traditional.hits] == [hit.paper.id for hit in simplified.hits]
+
+
+def test_a_token_the_composition_reads_whole_is_a_term_not_a_name(lexicon):
+    # 过平滑 composes "over-smoothing"; 过 is also a surname (Guo)
+    names = FakeNames({"过平滑": ("Pinghua Guo", 3)})
+    reading = read_query("过平滑", lexicon, names=names)
+    assert reading.authors == () and reading.english == "over-smoothing"
+
+
+def test_a_whole_composition_agrees_only_with_the_glossary_terms_in_place(lexicon):
+    # 图神经网络: the glossary's 神经网络 ends the token and "neural networks" ends "graph neural networks"
+    glossary = FakeGlossary([Entry("神经网络", "neural network", ("d2l",), 0.9)])
+    reading = read_query("图神经网络", lexicon, glossary=glossary)
+    assert reading.english == "graph neural networks" and reading.terms[0].source == "glossary+composition"
+
+
+def test_a_glossary_term_that_starts_the_token_must_start_the_phrase():
+    # 梯度提升 (gradient boosting): the composition swapped its halves into "improved gradient";
+    # the glossary's 梯度 "gradient" starts the token but not that phrase, so it is no agreement
+    from papersift.search.crosslingual import _agreeing_composition
+    from papersift.search.termlexicon import QueryReading, TermReading
+
+    class Composes:
+        def __init__(self, english: str):
+            self.english = english
+
+        def read(self, token: str) -> QueryReading:
+            return QueryReading(token, self.english, (TermReading(token, self.english, confidence=0.5),))
+
+    gradient = TermReading("梯度", "gradient", confidence=0.9, source="glossary")
+    pieces = [("梯度", gradient), ("提升", None)]
+    assert _agreeing_composition("梯度提升", pieces, Composes("improved gradient")) is None
+    agreed = _agreeing_composition("梯度提升", pieces, Composes("gradient boosting"))
+    assert agreed is not None and agreed.english == "gradient boosting" and agreed.confidence == 0.9

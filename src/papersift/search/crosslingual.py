@@ -33,6 +33,7 @@ from papersift.index.bridge import TermBridge
 from papersift.index.embeddings import Encoder
 from papersift.index.termlexicon import analyzed
 from papersift.search import cedict, zhnorm
+from papersift.search import glossary as bilingual_glossary
 from papersift.search.cedict import english_glosses
 from papersift.search.phrasebridge import PhraseBridge, choose
 from papersift.search.query import ParsedQuery, merge_filters, natural_text_query
@@ -203,11 +204,14 @@ def _glossary_reading(term: str, glossary: TermGlossary, lexicon: TermLexicon) -
     entries = glossary.lookup_zh(term)
     if not entries:
         return None
-    best = entries[0]
+    # the surest entry; of equally sure ones, the phrase most papers use ("backpropagation",
+    # not "backpropagate")
+    used = [lexicon.phrase(analyzed(entry.en)) for entry in entries]
+    best = max(zip(entries, used), key=lambda pair: (pair[0].confidence, pair[1][1] if pair[1] else 0))[0]
     best_key = analyzed(best.en)
     papers = lexicon.phrase(best_key)
     others: dict[str, None] = {}
-    for entry in entries[1:]:
+    for entry in entries:
         key = analyzed(entry.en)
         spelled = lexicon.phrase(key) if key != best_key else None
         if spelled is not None:
@@ -223,22 +227,34 @@ def _agreeing_composition(token: str, pieces: list[tuple[str, TermReading | None
     which holds the glossary's "supervised learning" (弱 alone would read "weak"). As sure as
     the least sure glossary term it agrees with; None when the pieces are read separately."""
     known = [reading for _, reading in pieces if reading is not None]
-    if not known or len(pieces) == 1:
-        return None
+    if not known or len(pieces) == 1 or 2 * sum(len(term.chinese) for term in known) < len(token):
+        return None  # the glossary must know at least half of it
     reading = lexicon.read(token)
     if reading is None or len(reading.terms) != 1 or not reading.terms[0].english:
         return None
     composed = reading.terms[0]
     words = f" {analyzed(composed.english)} "
-    if not all(f" {analyzed(term.english)} " in words for term in known):
-        return None
+    at = 0
+    for text, known_reading in pieces:
+        if known_reading is not None:
+            # in place: a glossary term that starts the token starts the phrase, one that ends
+            # it ends it (梯度提升 composes "improved gradient", which 梯度 "gradient" does not start)
+            part = f" {analyzed(known_reading.english)} "
+            if (part not in words or (at == 0 and not words.startswith(part))
+                    or (at + len(text) == len(token) and not words.endswith(part))):
+                return None
+        at += len(text)
     return TermReading(token, composed.english, composed.alternatives, composed.papers, sure=True,
                        confidence=min(term.confidence for term in known), source="glossary+composition")
 
 
 def _name_reading(piece: str, token: str, lexicon: TermLexicon, names: NameReader | None) -> TermReading | None:
-    """A whole token that names an author (no glossary term, no dictionary word)."""
+    """A whole token that names an author: no glossary term, no dictionary word, and no phrase
+    the composition reads it as whole (和积 is "integrated", not a He Ji; 过平滑 "over-smoothing")."""
     if names is None or piece != token or not CJK_RUN.fullmatch(piece) or lexicon.senses(piece):
+        return None
+    composed = lexicon.read(piece)
+    if composed is not None and len(composed.terms) == 1 and composed.terms[0].english:
         return None
     found = names.read(piece)
     if found is None:
@@ -304,12 +320,6 @@ def load_resources() -> None:
     cedict.glossary()
 
 
-def term_glossary() -> TermGlossary | None:
-    """The vendored bilingual glossary (search/glossary.py), None where this install has none."""
-    import importlib
-
-    try:
-        module = importlib.import_module("papersift.search.glossary")
-    except ModuleNotFoundError:
-        return None
-    return module
+def term_glossary() -> TermGlossary:
+    """The vendored bilingual glossary (search/glossary.py: its lookup_zh and zh_terms)."""
+    return bilingual_glossary

@@ -48,10 +48,10 @@ SWAP_PENALTY = 1.0  # halves read the other way round: "passing graph neural net
 MIN_COMPOSED_PAPERS = 5
 MEMO_SIZE = 100_000
 # A reading at least this confident is shown as the reading; below it, as a guess ("maybe").
-SURE_CONFIDENCE = 0.8
+SURE_CONFIDENCE = 0.6
 # Confidence of a composition (docs/crosslingual.md: on zhterms half A a sure composition was
 # the English term for 63 of 92 terms; a less sure one far less often).
-COMPOSED_SURE_CONFIDENCE = 0.6
+COMPOSED_SURE_CONFIDENCE = 0.5
 COMPOSED_UNSURE_CONFIDENCE = 0.3
 NAME_SOURCE = "name"
 # Characters that join rather than name ("数据驱动的决策"): a composition may pass over them.
