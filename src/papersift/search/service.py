@@ -227,6 +227,12 @@ class SearchService:
             return self._most_cited(request, notices, offset, limit, candidate_ids)
         query = self._parsed(request)
         retriever = self._retriever_for(request, notices) if self._needs_retriever(request, query) else None
+        if retriever is None and self._literal_chinese(request, query):
+            # "search as typed" (按原文检索): the papers are English, so the Chinese words are
+            # searched by meaning, the multilingual embedding of the text with no reading
+            retriever = self._retriever_for(replace(request, mode="semantic"), [])
+            if retriever is not None:
+                request = replace(request, mode="semantic")
         if retriever is not None:
             notices.extend(getattr(retriever, "notices", list)())  # e.g. semantic coverage while embedding
             return self._retrieved(request, query, retriever, offset, limit, candidate_ids)
@@ -303,6 +309,11 @@ class SearchService:
             return False
         lexicon = lexicon_for(self.data_dir)
         return lexicon is not None and lexicon.chinese_papers == 0
+
+    @staticmethod
+    def _literal_chinese(request: SearchRequest, query: ParsedQuery) -> bool:
+        """A keyword request to search Chinese words as typed (literal): searched by meaning."""
+        return request.literal and request.mode == "keyword" and query.has_text and has_cjk(query_text(query))
 
     def reading_of(self, text: str, encoder=None, bridge=None) -> QueryReading | None:
         """The query's English reading: the term lexicon's phrases, and for what it cannot
