@@ -95,13 +95,17 @@ def service_request(text: str):
     return SearchRequest(query=text, mode="hybrid")
 
 
-def test_load_resources_loads_the_dictionary():
+def test_load_resources_loads_the_dictionary_glossary_converters_and_names():
+    from papersift.search import zhnames, zhnorm
     from papersift.search.cedict import glossary
     from papersift.search.crosslingual import load_resources
+    from papersift.search.glossary import zh_terms
 
-    glossary.cache_clear()
+    loaded = (glossary, zh_terms, zhnorm._converter, zhnames.surnames)
+    for cached in loaded:
+        cached.cache_clear()
     load_resources()
-    assert glossary.cache_info().currsize == 1
+    assert [cached.cache_info().currsize for cached in loaded] == [1, 1, 2, 1]  # both OpenCC configs
 
 
 def test_without_a_bridge_every_dictionary_sense_carries_over():

@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from tests.search.test_termlexicon import PAPERS
 
 from papersift.index.termlexicon import build_lexicon, cedict_path, dictionary
 from papersift.search.crosslingual import glossary_pieces, read_query
 from papersift.search.termlexicon import TermLexicon
-from tests.search.test_termlexicon import PAPERS
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ def test_without_the_glossary_a_composition_is_a_guess_not_the_reading(lexicon):
     reading = read_query("弱监督学习", lexicon)
     (term,) = reading.terms
     assert term.english == "weakly supervised learning" and term.source == "composition"
-    assert 0 < term.confidence and not term.shown_sure and not reading.shown_sure
+    assert term.confidence > 0 and not term.shown_sure and not reading.shown_sure
 
 
 def test_the_longest_glossary_term_wins_and_the_rest_is_composed(lexicon):

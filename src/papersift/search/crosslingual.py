@@ -47,7 +47,7 @@ from papersift.search.termlexicon import (
     searched_words,
 )
 from papersift.search.types import Filters
-from papersift.search.zhnames import NAME_CONFIDENCE
+from papersift.search.zhnames import NAME_CONFIDENCE, spellings
 
 # A query with more Chinese characters than this is a description, not a term: its English
 # reading is searched together with the dictionary/bridge carry-over of its words (known-item
@@ -314,10 +314,14 @@ def used_senses(senses: tuple[str, ...], doc_freq: DocFreq) -> list[str]:
 
 
 def load_resources() -> None:
-    """Load jieba's dictionary and CC-CEDICT (~2 s together), which otherwise load on the
-    first Chinese query; a server calls this in the background at start."""
+    """Load what reading Chinese needs, which otherwise loads on the first Chinese query; a
+    server calls this in the background at start: jieba's dictionary and CC-CEDICT (~2 s
+    together), the bilingual glossary, OpenCC's converters, the surnames and pypinyin's tables."""
     segment_cjk("预热")
     cedict.glossary()
+    bilingual_glossary.zh_terms()
+    zhnorm.warm_up()
+    spellings("何恺明")  # loads the surnames and pypinyin
 
 
 def term_glossary() -> TermGlossary:
