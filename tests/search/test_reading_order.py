@@ -91,7 +91,7 @@ def test_a_whole_composition_that_agrees_with_the_glossary_is_kept(lexicon):
     reading = read_query("弱监督学习", lexicon, glossary=GLOSSARY)
     (term,) = reading.terms
     assert (term.english, term.source) == ("weakly supervised learning", "glossary+composition")
-    assert term.confidence == 0.9 and term.shown_sure
+    assert term.confidence == pytest.approx(0.9 * 4 / 5) and term.shown_sure  # 监督学习: 4 of 5 characters
 
 
 def test_other_glossary_entries_are_offered_only_as_phrases_papers_use(lexicon):
@@ -173,8 +173,8 @@ def test_a_whole_composition_agrees_only_with_the_glossary_terms_in_place(lexico
 
 
 def test_a_glossary_term_that_starts_the_token_must_start_the_phrase():
-    # 梯度提升 (gradient boosting): the composition swapped its halves into "improved gradient";
-    # the glossary's 梯度 "gradient" starts the token but not that phrase, so it is no agreement
+    # 深度学习法: a composition that swapped its halves ("method deep learning") does not hold the
+    # glossary's 深度学习 "deep learning" where the token has it, at the start
     from papersift.search.crosslingual import _agreeing_composition
     from papersift.search.termlexicon import QueryReading, TermReading
 
@@ -185,8 +185,14 @@ def test_a_glossary_term_that_starts_the_token_must_start_the_phrase():
         def read(self, token: str) -> QueryReading:
             return QueryReading(token, self.english, (TermReading(token, self.english, confidence=0.5),))
 
-    gradient = TermReading("梯度", "gradient", confidence=0.9, source="glossary")
-    pieces = [("梯度", gradient), ("提升", None)]
-    assert _agreeing_composition("梯度提升", pieces, Composes("improved gradient")) is None
-    agreed = _agreeing_composition("梯度提升", pieces, Composes("gradient boosting"))
-    assert agreed is not None and agreed.english == "gradient boosting" and agreed.confidence == 0.9
+    deep = TermReading("深度学习", "deep learning", confidence=0.9, source="glossary")
+    pieces = [("深度学习", deep), ("法", None)]
+    assert _agreeing_composition("深度学习法", pieces, Composes("method deep learning")) is None
+    agreed = _agreeing_composition("深度学习法", pieces, Composes("deep learning method"))
+    assert agreed is not None and agreed.english == "deep learning method"
+    assert agreed.confidence == pytest.approx(0.9 * 4 / 5)  # the share of the token the glossary knew
+    # a glossary term of half the token or less is no agreement (集成学习: 学习 "learning" is in
+    # "integrated learning", the composition's wrong reading of ensemble learning)
+    learning = TermReading("学习", "learning", confidence=0.9, source="glossary")
+    assert _agreeing_composition("集成学习", [("集成", None), ("学习", learning)],
+                                 Composes("integrated learning")) is None

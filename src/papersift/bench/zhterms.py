@@ -126,12 +126,24 @@ def _terms(reading) -> list[dict]:
             for term in (reading.terms if reading is not None else ())]
 
 
+def same_term(read: str, english: str) -> bool:
+    """Whether a reading is the English term in a form papers use: the same analyzed words
+    ("graph neural network" for "Graph Neural Networks"), or the same once spaces and hyphens
+    go ("multilayer perceptron" for "Multi-Layer Perceptron", "backpropagation" for "Back
+    Propagation")."""
+    from papersift.index.termlexicon import analyzed
+
+    read_key, key = analyzed(read), analyzed(english)
+    if not key:
+        return False
+    letters = ["".join(ch for ch in text.lower() if ch.isalnum()) for text in (read, english)]
+    return read_key == key or read_key.replace(" ", "") == key.replace(" ", "") or letters[0] == letters[1]
+
+
 def shown_sure(result: ModeResult, queries: Sequence[TermQuery]) -> dict:
     """Of the Chinese terms whose reading was shown as sure (every term of the query's reading
     sure), the share read as the English term (same analyzed words: "graph neural networks" is
-    "graph neural network"), per half and per source of the reading."""
-    from papersift.index.termlexicon import analyzed
-
+    "graph neural network", see `same_term`), per half and per source of the reading."""
     out: dict[str, Any] = {}
     for half in ("all", "A", "B"):
         shown = right = 0
@@ -142,7 +154,7 @@ def shown_sure(result: ModeResult, queries: Sequence[TermQuery]) -> dict:
             terms = row.get("terms") or []
             if not terms or not all(term["shown_sure"] for term in terms):
                 continue
-            ok = analyzed(row.get("english") or "") == analyzed(query.term_en)
+            ok = same_term(row.get("english") or "", query.term_en)
             shown, right = shown + 1, right + ok
             source = "+".join(sorted({term["source"] for term in terms}))
             by_source[source][0] += 1

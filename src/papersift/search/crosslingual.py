@@ -225,10 +225,12 @@ def _agreeing_composition(token: str, pieces: list[tuple[str, TermReading | None
     """The token read whole by composition, when the glossary knew only part of it and the whole
     phrase holds each glossary term's English words: 弱监督学习 is "weakly supervised learning",
     which holds the glossary's "supervised learning" (弱 alone would read "weak"). As sure as
-    the least sure glossary term it agrees with; None when the pieces are read separately."""
+    the least sure glossary term it agrees with times the share of the token the glossary knew;
+    None when the pieces are read separately."""
     known = [reading for _, reading in pieces if reading is not None]
-    if not known or len(pieces) == 1 or 2 * sum(len(term.chinese) for term in known) < len(token):
-        return None  # the glossary must know at least half of it
+    covered = sum(len(term.chinese) for term in known)
+    if not known or len(pieces) == 1 or 2 * covered <= len(token):
+        return None  # the glossary must know more than half of it (集成学习 is not "integrated" + 学习)
     reading = lexicon.read(token)
     if reading is None or len(reading.terms) != 1 or not reading.terms[0].english:
         return None
@@ -244,8 +246,10 @@ def _agreeing_composition(token: str, pieces: list[tuple[str, TermReading | None
                     or (at + len(text) == len(token) and not words.endswith(part))):
                 return None
         at += len(text)
+    # less sure than the glossary's own terms by the share of the token it did not know
+    confidence = min(term.confidence for term in known) * covered / len(token)
     return TermReading(token, composed.english, composed.alternatives, composed.papers, sure=True,
-                       confidence=min(term.confidence for term in known), source="glossary+composition")
+                       confidence=confidence, source="glossary+composition")
 
 
 def _name_reading(piece: str, token: str, lexicon: TermLexicon, names: NameReader | None) -> TermReading | None:
