@@ -229,8 +229,8 @@ def _agreeing_composition(token: str, pieces: list[tuple[str, TermReading | None
     None when the pieces are read separately."""
     known = [reading for _, reading in pieces if reading is not None]
     covered = sum(len(term.chinese) for term in known)
-    if not known or len(pieces) == 1 or 2 * covered <= len(token):
-        return None  # the glossary must know more than half of it (集成学习 is not "integrated" + 学习)
+    if not known or len(pieces) == 1:
+        return None
     reading = lexicon.read(token)
     if reading is None or len(reading.terms) != 1 or not reading.terms[0].english:
         return None
@@ -246,7 +246,10 @@ def _agreeing_composition(token: str, pieces: list[tuple[str, TermReading | None
                     or (at + len(text) == len(token) and not words.endswith(part))):
                 return None
         at += len(text)
-    # less sure than the glossary's own terms by the share of the token it did not know
+    # less sure than the glossary's own terms by the share of the token it did not know: 集成学习
+    # composes "integrated learning", which holds the glossary's 学习 "learning", but that is
+    # half the token (zhterms keyword half A, MRR@10: pieces read apart when the glossary
+    # knows half or less 0.503, the whole composition 0.510 with this confidence)
     confidence = min(term.confidence for term in known) * covered / len(token)
     return TermReading(token, composed.english, composed.alternatives, composed.papers, sure=True,
                        confidence=confidence, source="glossary+composition")
