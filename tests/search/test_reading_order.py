@@ -196,3 +196,12 @@ def test_a_glossary_term_that_starts_the_token_must_start_the_phrase():
     learning = TermReading("学习", "learning", confidence=0.9, source="glossary")
     guess = _agreeing_composition("集成学习", [("集成", None), ("学习", learning)], Composes("integrated learning"))
     assert guess is not None and guess.confidence == pytest.approx(0.45) and not guess.shown_sure
+
+
+def test_a_character_the_glossary_leaves_alone_is_not_read_on_its_own(lexicon):
+    # the glossary knows 图神经网络, and no phrase of the lexicon reads 弱图神经网络 whole: 弱 alone
+    # must not be read (its senses include "good"); the token is read as without the glossary
+    alone = read_query("弱图神经网络", lexicon)
+    reading = read_query("弱图神经网络", lexicon, glossary=GLOSSARY)
+    assert [t.english for t in reading.terms if t.chinese == "弱"] == [""]  # left unread, as composition leaves it
+    assert [(t.chinese, t.english) for t in reading.terms] == [(t.chinese, t.english) for t in alone.terms]

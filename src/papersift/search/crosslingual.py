@@ -155,6 +155,10 @@ def _read_form(text: str, lexicon: TermLexicon | None, encoder: Encoder | None, 
         if whole is not None:
             terms.append(whole)
             continue
+        if any(known is None and len(CJK_CHARACTER.findall(piece)) == 1 for piece, known in pieces):
+            # a character the glossary left alone is noise read on its own (弱 of 弱监督学习 reads
+            # "good"): the token is read whole, as without the glossary
+            pieces = [(token, None)]
         for piece, known in pieces:
             if known is not None:
                 terms.append(known)
