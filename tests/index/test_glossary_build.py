@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from pathlib import Path
 
@@ -12,7 +13,8 @@ from typer.testing import CliRunner
 
 from papersift.cli.app import app
 from papersift.index import glossary_build as builder
-from papersift.ingest.glossary_sources import SourceError, check_licence, load_manifest
+from papersift.index.glossary_build import resolve_prose
+from papersift.ingest.glossary_sources import Candidate, SourceError, check_licence, load_manifest
 from papersift.search.glossary import index_entries, read_entries
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "glossary"
@@ -76,6 +78,17 @@ def test_the_notice_names_each_source_with_licence_commit_and_url(tmp_path):
         assert line in text
 
 
+def fake_encoder(same: dict[str, str]):
+    """Unit vectors, one random direction per text, but a text in `same` gets its partner's."""
+    def encode(texts: list[str]) -> np.ndarray:
+        rows = []
+        for text in texts:
+            seed = int.from_bytes(hashlib.sha1(same.get(text, text).encode()).digest()[:4], "big")
+            rows.append(np.random.default_rng(seed).normal(size=64))
+        return np.array(rows)
+    return encode
+
+
 def test_corpus_and_model_evidence_move_the_confidence(tmp_path):
     papers = {"saddle point": 40, "receptive field": 3, "batch normalization": 2}.get
     _, _, plain = built(tmp_path / "plain")
@@ -85,10 +98,34 @@ def test_corpus_and_model_evidence_move_the_confidence(tmp_path):
     assert after[("鞍点", "saddle point")].papers == 40
     assert after[("鞍点", "saddle point")].confidence == pytest.approx(before[("鞍点", "saddle point")] + 0.15)
     assert after[("感受野", "receptive field")].confidence == pytest.approx(before[("感受野", "receptive field")] + 0.05)
-    # a running-text pair papers use is kept; a marked pair no paper uses falls under the bar
-    assert ("批量规范化", "batch normalization") not in before
-    assert after[("批量规范化", "batch normalization")] in weighed.kept
+    # a marked pair no paper uses falls under the bar
     assert after[("交并比", "IoU")] in weighed.rejected
+    # a pair only running text gives needs papers using it and the model's agreement
+    assert ("批量规范化", "batch normalization") not in before
+    assert after[("批量规范化", "batch normalization")] in weighed.rejected
+    _, _, agreed = built(tmp_path / "agreed", papers=lambda en: papers(en, 0),
+                         encode=fake_encoder({"批量规范化": "batch normalization"}))
+    found = {(pair.zh, pair.en): pair for pair in agreed.kept}
+    assert found[("批量规范化", "batch normalization")].model_rank == 1
+
+
+def test_a_running_text_term_starts_where_another_reading_marks_it(tmp_path):
+    glossary_file, _, report = built(tmp_path)
+    entries = read_entries(glossary_file)
+    # "然后我们计算特征图（feature map）": not "计算特征图", the marked term of the same book
+    assert not [pair for pair in report.kept + report.rejected if pair.zh == "计算特征图"]
+    [pair] = [pair for pair in report.kept if pair.zh == "特征图"]
+    assert set(pair.hows) == {"marked", "prose"}
+    # "常用 dropout（暂退法）": an English term glossed in Chinese
+    assert [(entry.zh, entry.en) for entry in entries if entry.zh == "暂退法"] == [("暂退法", "dropout")]
+
+
+def test_the_model_picks_where_an_unmarked_running_text_term_starts():
+    candidate = Candidate("常用交叉熵", "cross-entropy", "s", "prose", "p", ("交叉熵",))
+    [resolved] = resolve_prose([candidate], fake_encoder({"交叉熵": "cross-entropy"}))
+    assert resolved.zh == "交叉熵"
+    [unresolved] = resolve_prose([candidate])
+    assert unresolved.zh == "常用交叉熵"
 
 
 def test_model_rank_counts_the_english_terms_nearer_to_the_chinese_one():

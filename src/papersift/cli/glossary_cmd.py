@@ -31,7 +31,8 @@ def glossary_build(
         "--reference", help="Term pairs (JSON lines, term_zh/term_en) no source may copy: a source holding more than "
                             "half of them verbatim is dropped (default: the zhterms dev queries).")] = None,
     lexicon: Annotated[Path | None, typer.Option(
-        "--lexicon", help="A data dir's termlexicon.sqlite3: papers using each English term (evidence).")] = None,
+        "--lexicon", help="A data dir's termlexicon.sqlite3: papers using each English term (evidence), the phrases "
+                            "documents in both languages are aligned to.")] = None,
     model: Annotated[str | None, typer.Option(
         "--model", help="Embedding model whose zh/en agreement is evidence (e.g. multilingual-e5-small).")] = None,
 ) -> None:
@@ -45,6 +46,9 @@ def glossary_build(
     try:
         listed = load_manifest(manifest, sources)
         papers = builder.lexicon_papers(lexicon) if lexicon is not None else None
+        from papersift.index.glossary_align import corpus_phrases
+
+        phrases = corpus_phrases(lexicon) if lexicon is not None else None
         encode = None
         if model is not None:
             from papersift.index.embeddings import make_encoder
@@ -52,13 +56,47 @@ def glossary_build(
             encode = make_encoder(model).encode_queries
         import opencc
 
-        report = builder.build(listed, builder.reference_pairs(reference), papers=papers, encode=encode,
+        report = builder.build(listed, builder.reference_pairs(reference), papers=papers, encode=encode, phrases=phrases,
                                converter=opencc.OpenCC("tw2sp").convert,
                                log=lambda message: console.print(escape(message), highlight=False))
         glossary_file, notice = builder.write(out, listed, report)
     except (SourceError, ValueError, OSError) as exc:
         fail(str(exc))
     console.print(f"wrote {glossary_file} ({len(report.kept):,} pairs) and {notice}", highlight=False)
+
+
+@glossary_app.command("measure")
+def glossary_measure(
+    reference: Annotated[Path | None, typer.Option(
+        "--reference", help="Term pairs (JSON lines, term_zh/term_en; default: the zhterms dev queries).")] = None,
+    glossary_file: Annotated[Path | None, typer.Option(
+        "--glossary", help="A glossary file (default: the one shipped in the package).")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Coverage and precision of the glossary on reference terms (a measurement; nothing is changed)."""
+    from papersift.index import glossary_build as builder
+    from papersift.search import glossary
+
+    reference = reference or default_reference()
+    try:
+        pairs = builder.reference_pairs(reference)
+        entries = glossary.index_entries(glossary.read_entries(glossary_file or glossary.glossary_path()))
+    except (ValueError, OSError) as exc:
+        fail(str(exc))
+
+    def best(zh: str) -> tuple[str, float] | None:
+        found = entries.by_zh.get(zh)
+        return (found[0].en, found[0].confidence) if found else None
+
+    figures = builder.term_figures(best, sorted(pairs))
+    row = {"terms": figures.terms, "covered": figures.covered, "coverage": round(figures.coverage, 3),
+           "precision": round(figures.precision, 3), "sure": figures.sure, "sure_precision": round(figures.sure_precision, 3)}
+    if as_json:
+        print_json(row)
+        return
+    console.print(f"{figures.terms} terms: {figures.covered} covered ({figures.coverage:.1%}), best entry right for "
+                  f"{figures.right} ({figures.precision:.1%} of covered); sure (confidence >= {builder.SURE_CONFIDENCE}): "
+                  f"{figures.sure}, right {figures.sure_right} ({figures.sure_precision:.1%})", highlight=False)
 
 
 @glossary_app.command("lookup")

@@ -31,15 +31,19 @@ from pathlib import Path
 import numpy as np
 
 from papersift.ingest.glossary_sources import (
+    GLOSSED,
     LISTED,
     MARKED,
+    PARALLEL,
     PROSE,
     Candidate,
+    DocumentPair,
     Source,
     check_licence,
     english_key,
     is_acronym,
     normalize_zh,
+    read_pairs,
     read_source,
 )
 
@@ -48,7 +52,8 @@ NOTICE_FILE = "GLOSSARY-NOTICE.md"
 HEADER = ("zh", "en", "sources", "confidence")
 COPY_SHARE = 0.5  # a source holding more than this share of the reference pairs verbatim is a copy
 
-CONFIDENCE_BY_HOW = {LISTED: 0.6, MARKED: 0.55, PROSE: 0.3}
+CONFIDENCE_BY_HOW = {LISTED: 0.6, MARKED: 0.55, GLOSSED: 0.4, PROSE: 0.3, PARALLEL: 0.3}
+UNSURE_HOWS = frozenset({PROSE, PARALLEL})  # a guessed start, an alignment: need more evidence to be kept
 CONFIDENCE_PER_SOURCE = 0.15  # each further source that gives the pair (up to two)
 CONFIDENCE_SECOND_HOW = 0.05  # the same source gives it two ways (listed and marked)
 CONFIDENCE_ACRONYM = -0.1  # "CNN" for 卷积神经网络: an alternative, the full term first
@@ -59,6 +64,7 @@ CORPUS_NONE = -0.2
 MODEL_STEPS = ((3, 0.1), (20, 0.05))
 MODEL_FAR_RANK, MODEL_FAR = 100, -0.1
 KEEP_CONFIDENCE = 0.35
+AGREE_RANK = 20  # a pair only running text gives needs the model to rank its English this near
 
 
 @dataclass(frozen=True)
@@ -141,6 +147,17 @@ def confidence(pair: Pair, sources_of: Callable[[str], str] = lambda key: key) -
     return round(min(max(score, 0.0), 1.0), 3)
 
 
+def keep(pair: Pair, sources_of: Callable[[str], str] = lambda key: key) -> bool:
+    """Whether the evidence holds: the confidence reaches KEEP_CONFIDENCE, and a pair that only
+    running text or an alignment gives has two independent sources, or papers using its English
+    and the model's agreement."""
+    if pair.confidence < KEEP_CONFIDENCE:
+        return False
+    if not set(pair.hows) <= UNSURE_HOWS or len({sources_of(source) for source in pair.sources}) >= 2:
+        return True
+    return (pair.papers or 0) >= 2 and pair.model_rank is not None and pair.model_rank <= AGREE_RANK
+
+
 def lexicon_papers(lexicon: Path) -> Callable[[str], int | None]:
     """English term -> papers using it, from a data dir's term lexicon (1-4 word phrases in 2+
     papers; 0 for a shorter phrase it lacks, None for one longer than it counts)."""
@@ -198,29 +215,88 @@ def reference_pairs(path: Path) -> set[tuple[str, str]]:
     return pairs
 
 
+def resolve_prose(candidates: Sequence[Candidate], encode: Callable[[list[str]], np.ndarray] | None = None
+                  ) -> list[Candidate]:
+    """Where each running-text term starts: the longest of its possible starts that a term list
+    or a marked term of any source gives, else (with a model) the one nearest its English, else
+    the longest."""
+    sure = {candidate.zh for candidate in candidates if candidate.how != PROSE}
+    unsure = [candidate for candidate in candidates if candidate.how == PROSE and candidate.options
+              and candidate.zh not in sure and not sure.intersection(candidate.options)]
+    nearest: dict[tuple[str, str], str] = {}
+    if encode is not None and unsure:
+        texts = sorted({text for candidate in unsure for text in (candidate.en, candidate.zh, *candidate.options)})
+        vectors = dict(zip(texts, unit_rows(encode(texts))))
+        for candidate in unsure:
+            starts = (candidate.zh, *candidate.options)
+            scores = [float(vectors[start] @ vectors[candidate.en]) for start in starts]
+            nearest[(candidate.zh, candidate.en)] = starts[int(np.argmax(scores))]
+    resolved = []
+    for candidate in candidates:
+        if candidate.how == PROSE and candidate.options:
+            known = next((start for start in (candidate.zh, *candidate.options) if start in sure), None)
+            zh = known or nearest.get((candidate.zh, candidate.en), candidate.zh)
+            resolved.append(Candidate(zh, candidate.en, candidate.source, candidate.how, candidate.path))
+        else:
+            resolved.append(candidate)
+    return resolved
+
+
+def remembered(encode: Callable[[list[str]], np.ndarray]) -> Callable[[list[str]], np.ndarray]:
+    """`encode` that embeds each text once per build (the steps ask for many of the same texts)."""
+    vectors: dict[str, np.ndarray] = {}
+
+    def encode_once(texts: list[str]) -> np.ndarray:
+        new = sorted({text for text in texts if text not in vectors})
+        if new:
+            vectors.update(zip(new, encode(new)))
+        return np.array([vectors[text] for text in texts])
+
+    return encode_once
+
+
 def build(sources: Sequence[Source], reference: set[tuple[str, str]], *,
           papers: Callable[[str], int | None] | None = None,
           encode: Callable[[list[str]], np.ndarray] | None = None,
+          phrases: dict[str, str] | None = None,
           converter: Callable[[str], str] | None = None,
           log: Callable[[str], None] = lambda _: None) -> BuildReport:
-    """Read, check and weigh every source's pairs (nothing written: see write)."""
+    """Read, check and weigh every source's pairs (nothing written: see write). Documents in
+    both languages are aligned only with the model and the corpus phrases (`phrases`)."""
+    from papersift.index.glossary_align import align
+
     report = BuildReport()
     candidates: list[Candidate] = []
+    encode = remembered(encode) if encode is not None else None
+    by_key = {source.key: source for source in sources}
+    documents: list[DocumentPair] = []
     for source in sources:
         check_licence(source)
         read = list(read_source(source, converter))
+        if any(reading.reader == "parallel" for reading in source.readings):
+            if encode is None or phrases is None:
+                log(f"{source.key}: documents in both languages not aligned (needs --model and --lexicon)")
+            else:
+                documents.extend(read_pairs(source, by_key, converter))
         report.commits[source.key] = source.tree().commit
         report.candidates[source.key] = len(read)
         report.paths[source.key] = sorted({candidate.path for candidate in read})
         log(f"{source.key}: {len(read):,} candidate pairs from {len(report.paths[source.key])} files")
         candidates.extend(read)
+    if documents and encode is not None and phrases is not None:
+        aligned = align(documents, phrases, encode, log)
+        for key in sorted({candidate.source for candidate in aligned}):
+            report.candidates[key] = report.candidates.get(key, 0) + sum(candidate.source == key for candidate in aligned)
+            report.paths[key] = sorted({*report.paths.get(key, []), *(c.path for c in aligned if c.source == key)})
+        candidates.extend(aligned)
     report.copy_share = copy_shares(candidates, reference)
     for key, share in report.copy_share.items():
         if share > COPY_SHARE:
             report.dropped_sources[key] = (f"holds {share:.0%} of the reference pairs verbatim "
                                            f"(more than {COPY_SHARE:.0%}): treated as a copy")
             log(f"{key}: dropped, {report.dropped_sources[key]}")
-    pairs = group_pairs(candidate for candidate in candidates if candidate.source not in report.dropped_sources)
+    kept = [candidate for candidate in candidates if candidate.source not in report.dropped_sources]
+    pairs = group_pairs(resolve_prose(kept, encode))
     if papers is not None:
         pairs = [Pair(**{**pair.__dict__, "papers": papers(pair.en)}) for pair in pairs]
     if encode is not None and pairs:
@@ -228,7 +304,7 @@ def build(sources: Sequence[Source], reference: set[tuple[str, str]], *,
     repo_of = {source.key: source.repo for source in sources}
     for pair in pairs:
         weighed = Pair(**{**pair.__dict__, "confidence": confidence(pair, lambda key: repo_of.get(key, key))})
-        (report.kept if weighed.confidence >= KEEP_CONFIDENCE else report.rejected).append(weighed)
+        (report.kept if keep(weighed, lambda key: repo_of.get(key, key)) else report.rejected).append(weighed)
     log(f"glossary: {len(report.kept):,} pairs kept ({len({pair.zh for pair in report.kept}):,} Chinese terms), "
         f"{len(report.rejected):,} rejected")
     return report
@@ -244,6 +320,49 @@ def glossary_bytes(pairs: Sequence[Pair]) -> bytes:
     with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0, compresslevel=9) as handle:
         handle.write(text.encode("utf-8"))
     return buffer.getvalue()
+
+
+@dataclass(frozen=True)
+class TermFigures:
+    terms: int  # reference terms
+    covered: int  # terms with an entry
+    right: int  # covered terms whose best entry's English is the term's (or a form papers use)
+    sure: int  # covered terms whose best entry is sure (confidence >= SURE_CONFIDENCE)
+    sure_right: int
+
+    @property
+    def coverage(self) -> float:
+        return self.covered / self.terms if self.terms else 0.0
+
+    @property
+    def precision(self) -> float:
+        return self.right / self.covered if self.covered else 0.0
+
+    @property
+    def sure_precision(self) -> float:
+        return self.sure_right / self.sure if self.sure else 0.0
+
+
+SURE_CONFIDENCE = 0.7
+
+
+def term_figures(best: Callable[[str], tuple[str, float] | None], reference: Iterable[tuple[str, str]]) -> TermFigures:
+    """Coverage and precision of a glossary on reference term pairs (zh, en): `best` gives a
+    Chinese term's best English and its confidence. A measurement only: the build never reads
+    the reference but for the no-copy rule."""
+    terms = covered = right = sure = sure_right = 0
+    for zh, en in reference:
+        terms += 1
+        found = best(zh)
+        if found is None:
+            continue
+        covered += 1
+        correct = merge_key(found[0]) == merge_key(en)
+        right += correct
+        if found[1] >= SURE_CONFIDENCE:
+            sure += 1
+            sure_right += correct
+    return TermFigures(terms, covered, right, sure, sure_right)
 
 
 def notice_text(sources: Sequence[Source], report: BuildReport) -> str:
@@ -270,6 +389,7 @@ def notice_text(sources: Sequence[Source], report: BuildReport) -> str:
             f"- commit: {report.commits.get(source.key, source.commit) or 'unversioned'}",
             f"- licence: {source.licence} (licence file read: `{source.licence_file}`)",
             f"- read: {'; '.join(reading.reader + ' ' + ', '.join(reading.paths) for reading in source.readings)}",
+            *([f"- note: {source.note}"] if source.note else []),
             f"- files that gave pairs: {len(files)} ({', '.join(files[:5])}{', …' if len(files) > 5 else ''})",
             f"- entries citing it: {per_source.get(source.key, 0)}",
             "",

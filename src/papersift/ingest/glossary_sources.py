@@ -9,9 +9,13 @@ Weighing the evidence and writing the vendored file is index/glossary_build.py's
 Readers:
 - `term-list`: one pair a line, "中文，English" / "中文, English" / "中文：English", or a
   markdown table row with a Chinese cell and an English cell;
-- `prose`: markdown / mdx text, "*中文*（English）" (a marked term: sure of both ends) and
-  "中文（English）" in running text (the Chinese term's start is a guess: cut after the last
-  function word, or matched to a term another reading marked).
+- `parallel`: documents that exist in both languages (a Chinese file and its English twin,
+  found by a path rewrite, in this source or another one of the manifest): yields the pair of
+  texts; index/glossary_align.py aligns their terms;
+- `prose`: markdown / mdx text (notebooks: their markdown cells), "*中文*（English）" (a marked
+  term: sure of both ends), "English（中文）" in running text (an English term glossed), and
+  "中文（English）" in running text (the Chinese term's start is a guess: the possible starts
+  after the last function word are kept, and the build picks one, index/glossary_build.py).
 
 A source lives in a folder or a bare git directory (read at its recorded commit, HEAD by
 default, with `git`). Only the licences in ALLOWED_LICENCES are read; the licence file must
@@ -21,12 +25,15 @@ exist and say what the manifest says.
 from __future__ import annotations
 
 import fnmatch
+import json
+import logging
 import re
 import subprocess
 import sys
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 if sys.version_info >= (3, 11):
@@ -44,8 +51,11 @@ ALLOWED_LICENCES: dict[str, tuple[str, ...]] = {
     "CC-BY-4.0": ("Attribution 4.0",),
     "CC-BY-SA-4.0": ("Attribution-ShareAlike 4.0",),
 }
-READERS = ("term-list", "prose")
-MARKED, LISTED, PROSE = "marked", "listed", "prose"  # how a pair was found, surest first
+READERS = ("term-list", "prose", "parallel")
+# how a pair was found: a term list, a marked term, an English term glossed in Chinese in running
+# text ("Transformer（变换器）": both ends sure), a Chinese term in running text (its start a guess)
+LISTED, MARKED, GLOSSED, PROSE = "listed", "marked", "glossed", "prose"
+PARALLEL = "parallel"  # aligned from documents in both languages (index/glossary_align.py)
 MAX_ZH_CHARS = 12
 MAX_EN_WORDS = 6
 
@@ -58,14 +68,19 @@ _EN_TERM = re.compile(r"[A-Za-z][A-Za-z0-9'’\-. ]*[A-Za-z0-9']|[A-Za-z]")
 _MARKED_ZH_EN = re.compile(rf"(\*\*?|_)([{_HAN}A-Za-z0-9\-·]{{1,{MAX_ZH_CHARS}}})\1\s*[（(]([^（）()\n]{{1,80}})[）)]")
 # running text: a run of Chinese (Latin letters inside: "Softmax函数") right before the parentheses
 _PROSE_ZH_EN = re.compile(rf"([{_HAN}A-Za-z0-9\-]*[{_HAN}])\s*[（(]([^（）()\n]{{1,80}})[）)]")
+# running text: an English term between Chinese text and its Chinese gloss in parentheses
+_PROSE_EN_ZH = re.compile(rf"(?:(?<=[{_HAN}，。、：；！？“”])|^)[ \t]*(\*{{0,2}})([A-Za-z][A-Za-z0-9'\- ]{{0,50}}[A-Za-z0-9])\1"
+                          rf"[ \t]*[（(]([{_HAN}]{{2,{MAX_ZH_CHARS}}})[）)]", re.MULTILINE)
 # where a term in running text cannot start: after these words the term begins
 _BOUNDARY_WORDS = (
     "称为", "叫做", "称作", "被称为", "也称", "简称", "即", "的", "了", "是", "在", "和", "与", "或", "及", "以及",
     "为", "被", "将", "把", "对", "从", "由", "用", "使用", "采用", "一个", "一种", "个", "种", "这", "那", "其",
     "如", "例如", "比如", "包括", "通过", "所谓", "我们", "它", "该", "此", "每", "各", "并", "但", "而", "就", "也",
     "都", "会", "能", "可以", "要", "所", "中的", "上的", "下的", "有", "没有", "之", "等", "来", "到", "给",
+    "中", "包含", "一些", "这些", "那些", "这个", "那个", "它们", "称之为", "作为", "叫", "称", "即为", "就是",
+    "也就是", "还", "又", "使", "让", "被称作", "所述", "以", "于", "向", "基于", "利用", "其中", "之间",
 )
-_BOUNDARY = re.compile("|".join(sorted(map(re.escape, _BOUNDARY_WORDS), key=len, reverse=True)))
+BOUNDARY_WORDS = frozenset(_BOUNDARY_WORDS)
 _LIST_SPLIT = re.compile(r"\s*(?:[，,：:\t|]|\s{2,})\s*")
 _CODE_FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
 _INLINE_NOISE = re.compile(r"`[^`\n]*`|\$\$.*?\$\$|\$[^$\n]*\$|<[^>\n]+>|:[a-z]+:`[^`]*`|!\[[^\]]*\]\([^)]*\)")
@@ -80,7 +95,11 @@ class SourceError(ValueError):
 @dataclass(frozen=True)
 class Reading:
     reader: str  # one of READERS
-    paths: tuple[str, ...]  # glob patterns over the source's files ("**" crosses folders)
+    paths: tuple[str, ...]  # glob patterns over the source's files ("*" crosses folders too)
+    # parallel: the English twin of a Chinese file, (regex, replacement) on its path, and the
+    # source whose files hold the twins ("" for this source)
+    english_path: tuple[str, str] = ("", "")
+    english_source: str = ""
 
 
 @dataclass(frozen=True)
@@ -95,9 +114,19 @@ class Source:
     script: str  # "simplified" or "traditional" (converted to simplified)
     readings: tuple[Reading, ...]
     title: str = ""
+    note: str = ""  # how the files were fetched, when not as a whole snapshot
 
     def tree(self) -> SourceTree:
         return SourceTree(self.location, self.commit)
+
+
+@dataclass(frozen=True)
+class DocumentPair:
+    zh: str  # prose of the Chinese document (markdown cleaned)
+    en: str  # prose of its English twin
+    source: str
+    path: str  # the Chinese document's path
+    english_source: str  # the source holding the English twin (may be `source`)
 
 
 @dataclass(frozen=True)
@@ -107,6 +136,8 @@ class Candidate:
     source: str
     how: str  # MARKED, LISTED or PROSE
     path: str  # the file it was read from
+    # running text: where the Chinese term may start, as the shorter terms `zh` ends with (longest first)
+    options: tuple[str, ...] = ()
 
 
 class SourceTree:
@@ -135,6 +166,28 @@ class SourceTree:
         if self.is_git:
             return self._git("show", f"{self.commit}:{path}")
         return (self.location / path).read_text(encoding="utf-8", errors="replace")
+
+    def read_many(self, paths: list[str]) -> Iterator[tuple[str, str]]:
+        """(path, text) of each path whose contents are there, in order: a snapshot may list a
+        large file whose contents were not fetched (skipped)."""
+        if not self.is_git:
+            yield from ((path, self.read(path)) for path in paths)
+            return
+        request = "".join(f"{self.commit}:{path}\n" for path in paths).encode("utf-8")
+        done = subprocess.run(["git", "--git-dir", str(self.location), "cat-file", "--batch"], input=request,
+                              capture_output=True, check=False)
+        if done.returncode:
+            raise SourceError(f"{self.location}: git cat-file: {done.stderr.decode(errors='replace').strip()}")
+        out, at = done.stdout, 0
+        for path in paths:
+            end = out.index(b"\n", at)
+            header = out[at:end].split()
+            at = end + 1
+            if len(header) != 3 or header[1] != b"blob":  # "<name> missing" / not a file
+                continue
+            size = int(header[2])
+            yield path, out[at:at + size].decode("utf-8", errors="replace")
+            at += size + 1
 
     def matching(self, patterns: tuple[str, ...]) -> list[str]:
         return [path for path in self.files() if any(fnmatch.fnmatchcase(path, pattern) for pattern in patterns)]
@@ -165,8 +218,8 @@ def has_han(text: str) -> bool:
 
 
 def is_acronym(word: str) -> bool:
-    letters = [char for char in word if char.isalpha()]
-    return len(letters) >= 2 and sum(char.isupper() for char in letters) >= 2
+    """A word with two capitals in one part (CNN, ResNet, IoU; not Peer-to-Peer)."""
+    return any(sum(char.isupper() for char in part) >= 2 for part in re.split(r"[-'’.]", word))
 
 
 def clean_english(text: str) -> str | None:
@@ -174,11 +227,12 @@ def clean_english(text: str) -> str | None:
     acronyms and mixed-case names (ResNet, IoU) and capitalised words after the first (proper
     nouns: "first-order Markov model"); a possessive name keeps its capital ("Zipf's law")."""
     text = " ".join(fold_width(unicodedata.normalize("NFC", text)).replace("’", "'").split()).strip(" .;:")
+    text = re.sub(r"^(?:the|an?) (?=\S)", "", text, flags=re.IGNORECASE)
     lowered = text.lower()
     if not text or not _EN_TERM.fullmatch(text) or _EN_NOT_TERM.search(lowered):
         return None
     words = text.split()
-    if len(text) < 2 or len(words) > MAX_EN_WORDS or not all(_EN_WORD.fullmatch(word) for word in words):
+    if (len(text) < 3 and not is_acronym(text)) or len(words) > MAX_EN_WORDS or not all(_EN_WORD.fullmatch(word) for word in words):
         return None
     headline = len(words) > 1 and all(word[0].isupper() for word in words if word[0].isalpha())
     kept = []
@@ -217,6 +271,16 @@ def markdown_text(text: str) -> str:
     return _LINK.sub(r"\1", text)
 
 
+def notebook_markdown(text: str) -> str:
+    """The markdown cells of a Jupyter notebook, one after another ("" for a file that is not one)."""
+    try:
+        cells = json.loads(text).get("cells", [])
+    except (ValueError, AttributeError):
+        return ""
+    return "\n\n".join("".join(cell.get("source", [])) for cell in cells
+                        if isinstance(cell, dict) and cell.get("cell_type") == "markdown")
+
+
 def read_term_list(text: str) -> Iterator[tuple[str, str, str]]:
     """(zh, en inside, how) from a term list: a pair a line or a table row."""
     for raw in text.splitlines():
@@ -233,13 +297,21 @@ def read_term_list(text: str) -> Iterator[tuple[str, str, str]]:
         yield chinese[0], re.sub(r"\s*\(([^()]*)\)", r", \1", inside), LISTED
 
 
-def prose_start(run: str) -> str:
-    """Where a term in running text starts: after the last function word of the Chinese run."""
-    cut = 0
-    for found in _BOUNDARY.finditer(run):
-        if found.end() < len(run):
-            cut = found.end()
-    return run[cut:]
+@lru_cache(maxsize=1)
+def _jieba():
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    return jieba
+
+
+def prose_terms(run: str) -> tuple[str, ...]:
+    """Where a term in running text may start: the run's words (jieba) after its last function
+    word, then each shorter ending at a word boundary; terms of 2+ characters, longest first."""
+    words = _jieba().lcut(run)
+    last = max((at for at, word in enumerate(words[:-1]) if word in BOUNDARY_WORDS), default=-1)
+    words = words[last + 1:]
+    return tuple(term for term in ("".join(words[at:]) for at in range(len(words))) if len(term) >= 2)
 
 
 def read_prose(text: str) -> Iterator[tuple[str, str, str]]:
@@ -252,9 +324,32 @@ def read_prose(text: str) -> Iterator[tuple[str, str, str]]:
     for found in _PROSE_ZH_EN.finditer(text):
         if any(start <= found.start() < end for start, end in marked_spans):
             continue
-        term = prose_start(found.group(1))
-        if len(term) >= 2:
-            yield term, found.group(2), PROSE
+        yield found.group(1), found.group(2), PROSE
+    for found in _PROSE_EN_ZH.finditer(text):
+        yield found.group(3), found.group(2), GLOSSED
+
+
+def prose_of(path: str, text: str) -> str:
+    """The prose of a markdown, mdx, rst or notebook file."""
+    return markdown_text(notebook_markdown(text) if path.endswith(".ipynb") else text)
+
+
+def read_pairs(source: Source, sources: dict[str, Source], converter=None) -> Iterator[DocumentPair]:
+    """The documents of a source's `parallel` readings with their English twins (a Chinese file
+    without a twin is passed over). `sources` finds the source holding the twins."""
+    convert = converter if source.script == "traditional" else None
+    for reading in source.readings:
+        if reading.reader != "parallel":
+            continue
+        tree = source.tree()
+        twins = sources[reading.english_source].tree() if reading.english_source else tree
+        chinese = tree.matching(reading.paths)
+        english_of = {path: re.sub(reading.english_path[0], reading.english_path[1], path) for path in chinese}
+        english = dict(twins.read_many(sorted(set(english_of.values()) & set(twins.files()))))
+        for path, text in tree.read_many([path for path in chinese if english_of[path] in english]):
+            zh = prose_of(path, text)
+            yield DocumentPair(convert(zh) if convert else zh, prose_of(english_of[path], english[english_of[path]]),
+                               source.key, path, reading.english_source or source.key)
 
 
 def read_source(source: Source, converter=None) -> Iterator[Candidate]:
@@ -263,14 +358,18 @@ def read_source(source: Source, converter=None) -> Iterator[Candidate]:
     tree = source.tree()
     convert = converter if source.script == "traditional" else None
     for reading in source.readings:
+        if reading.reader == "parallel":
+            continue
         read = read_term_list if reading.reader == "term-list" else read_prose
-        for path in tree.matching(reading.paths):
-            for zh_text, inside, how in read(tree.read(path)):
-                zh = chinese_term(zh_text, convert)
-                if zh is None:
+        for path, text in tree.read_many(tree.matching(reading.paths)):
+            for zh_text, inside, how in read(notebook_markdown(text) if path.endswith(".ipynb") else text):
+                english = english_parts(inside)
+                if not english:
                     continue
-                for en in english_parts(inside):
-                    yield Candidate(zh, en, source.key, how, path)
+                starts = (prose_terms(zh_text) if how == PROSE else (zh_text,))
+                terms = tuple(term for term in (chinese_term(start, convert) for start in starts) if term)
+                for en in english if terms else ():
+                    yield Candidate(terms[0], en, source.key, how, path, terms[1:])
 
 
 # ---------------------------------------------------------------- the manifest
@@ -278,7 +377,8 @@ def read_source(source: Source, converter=None) -> Iterator[Candidate]:
 
 def load_manifest(path: Path, sources_dir: Path | None = None) -> list[Source]:
     """The sources a manifest lists; a location is relative to `sources_dir` (default: the
-    manifest's folder). Fails with one line naming the source and the problem."""
+    manifest's folder), one starting with "./" to the manifest's folder (files kept beside it).
+    Fails with one line naming the source and the problem."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -288,11 +388,14 @@ def load_manifest(path: Path, sources_dir: Path | None = None) -> list[Source]:
     for number, entry in enumerate(data.get("source", []), start=1):
         name = entry.get("key", f"source #{number}")
         try:
-            readings = tuple(Reading(item["reader"], tuple(item["paths"])) for item in entry["read"])
+            readings = tuple(Reading(item["reader"], tuple(item["paths"]), tuple(item.get("english_path", ("", ""))),
+                                     item.get("english_source", "")) for item in entry["read"])
             source = Source(key=entry["key"], repo=entry["repo"], url=entry["url"], licence=entry["licence"],
-                            licence_file=entry["licence_file"], location=base / entry["location"],
+                            licence_file=entry["licence_file"],
+                            location=(path.parent if entry["location"].startswith("./") else base) / entry["location"],
                             commit=entry.get("commit", ""), script=entry.get("script", "simplified"),
-                            readings=readings, title=entry.get("title", ""))
+                            readings=readings, title=entry.get("title", ""),
+                            note=entry.get("note", ""))
         except (KeyError, TypeError) as exc:
             raise SourceError(f"{path}: source {name}: missing or malformed field {exc}") from None
         bad_readers = {reading.reader for reading in readings} - set(READERS)
@@ -303,6 +406,13 @@ def load_manifest(path: Path, sources_dir: Path | None = None) -> list[Source]:
         sources.append(source)
     if not sources:
         raise SourceError(f"{path}: no [[source]] entries")
+    keys = {source.key for source in sources}
+    for source in sources:
+        for reading in source.readings:
+            if reading.reader == "parallel" and (len(reading.english_path) != 2 or not reading.english_path[0]):
+                raise SourceError(f"{path}: source {source.key}: a parallel reading needs english_path = [regex, replacement]")
+            if reading.english_source and reading.english_source not in keys:
+                raise SourceError(f"{path}: source {source.key}: english_source {reading.english_source!r} is not a source")
     return sources
 
 
