@@ -205,3 +205,14 @@ def test_a_character_the_glossary_leaves_alone_is_not_read_on_its_own(lexicon):
     reading = read_query("弱图神经网络", lexicon, glossary=GLOSSARY)
     assert [t.english for t in reading.terms if t.chinese == "弱"] == [""]  # left unread, as composition leaves it
     assert [(t.chinese, t.english) for t in reading.terms] == [(t.chinese, t.english) for t in alone.terms]
+
+
+def test_of_about_as_sure_glossary_entries_the_one_papers_use_most_is_read(lexicon):
+    # "neural net" is surer by 0.05 but no paper here writes it; "neural networks" is in 35
+    glossary = FakeGlossary([Entry("神经网络", "neural net", ("a",), 0.8), Entry("神经网络", "neural network", ("b",), 0.75),
+                             Entry("神经网络", "internet", ("c",), 0.6)])
+    (term,) = read_query("神经网络", lexicon, glossary=glossary).terms
+    assert (term.english, term.confidence) == ("neural networks", 0.75)  # spelled as papers spell it
+    # an entry further below is not preferred for its papers ("internet", 3 papers, 0.2 less sure)
+    glossary = FakeGlossary([Entry("神经网络", "neural net", ("a",), 0.8), Entry("神经网络", "internet", ("c",), 0.6)])
+    assert read_query("神经网络", lexicon, glossary=glossary).terms[0].english == "neural net"

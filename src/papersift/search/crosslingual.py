@@ -62,6 +62,7 @@ MIN_WORD_CHARS = 2  # one-character jieba words (的, 在, 用) carry grammar, n
 # 0.05 / 0.1 / 0.2 / 0.5 gave 0.674 / 0.716 / 0.723 / 0.687.
 SENSE_SHARE = 0.1
 MAX_GLOSSARY_CHARS = 16  # the longest glossary term tried at a position
+GLOSSARY_MARGIN = 0.1  # glossary entries this close to the surest one count as about as sure
 BRIDGE_CONFIDENCE = 0.3  # the term bridge's nearest corpus term: a guess
 DocFreq = Callable[[str], int]  # papers whose text has an (analyzed) term
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")
@@ -208,10 +209,12 @@ def _glossary_reading(term: str, glossary: TermGlossary, lexicon: TermLexicon) -
     entries = glossary.lookup_zh(term)
     if not entries:
         return None
-    # the surest entry; of equally sure ones, the phrase most papers use ("backpropagation",
-    # not "backpropagate")
+    # the surest entry; of about as sure ones, the phrase most papers use ("backpropagation" in
+    # 300 papers, not "back propagation" in 60, for 反向传播)
     used = [lexicon.phrase(analyzed(entry.en)) for entry in entries]
-    best = max(zip(entries, used), key=lambda pair: (pair[0].confidence, pair[1][1] if pair[1] else 0))[0]
+    surest = max(entry.confidence for entry in entries)
+    best = max(((entry, found) for entry, found in zip(entries, used) if entry.confidence >= surest - GLOSSARY_MARGIN),
+               key=lambda pair: (pair[1][1] if pair[1] else 0, pair[0].confidence))[0]
     best_key = analyzed(best.en)
     papers = lexicon.phrase(best_key)
     others: dict[str, None] = {}
@@ -220,8 +223,9 @@ def _glossary_reading(term: str, glossary: TermGlossary, lexicon: TermLexicon) -
         spelled = lexicon.phrase(key) if key != best_key else None
         if spelled is not None:
             others[spelled[0]] = None
-    return TermReading(term, best.en, tuple(others)[:ALTERNATIVES], papers[1] if papers else 0, sure=True,
-                       confidence=float(best.confidence), source="glossary")
+    # spelled as papers spell it most ("backpropagation" for the glossary's "backpropagate": one key)
+    return TermReading(term, papers[0] if papers else best.en, tuple(others)[:ALTERNATIVES], papers[1] if papers else 0,
+                       sure=True, confidence=float(best.confidence), source="glossary")
 
 
 def _agreeing_composition(token: str, pieces: list[tuple[str, TermReading | None]],
