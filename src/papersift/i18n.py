@@ -42,6 +42,9 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "reading": {"zh": "英文检索词", "en": "Searched in English"},
     "reading_other": {"zh": "改用", "en": "or"},
     "reading_not_read": {"zh": "（未能翻译）", "en": "(not translated)"},
+    # a reading below search/termlexicon.SURE_CONFIDENCE is a guess, and said to be one
+    "reading_maybe": {"zh": "可能是", "en": "maybe"},
+    "reading_author": {"zh": "作者", "en": "author"},
     "search_literally": {"zh": "按原文检索（不翻译）", "en": "Search the words as typed"},
     "et_al": {"zh": "等", "en": "et al."},
     "more_authors": {"zh": "另 {count} 位作者", "en": "{count} more authors"},

@@ -70,3 +70,45 @@ def test_the_ceiling_counts_twins_among_the_candidates_and_the_oracle_over_them(
     assert report["summary"]["all"]["en_mrr@10"] == 0.5
     assert [row["qid"] for row in report["per_term"]] == ["zh-000", "zh-001"]
     assert "| all | 0 | 0.50 | 0.500 | 0.500 | 1.00 |" in ceiling_markdown(report)
+
+
+def test_traditional_queries_and_shown_sure_readings_are_reported(dataset, indexed_dir, monkeypatch):
+    # without a glossary a composition is never shown as sure: nothing shown sure
+    from tests.search.test_reading_order import FakeGlossary
+
+    from papersift.search import service
+
+    monkeypatch.setattr(service, "term_glossary", lambda: FakeGlossary([]))
+    report = run(indexed_dir, ["keyword"], dataset, traditional=True)
+    zh = report["per_query"]["keyword"]["zh-000"]
+    assert report["traditional"] and zh["text"] == "圖神經網絡"  # OpenCC s2t of 图神经网络
+    assert zh["english"] == "graph neural networks"  # read as its simplified form
+    assert zh["terms"][0]["source"] == "composition" and not zh["terms"][0]["shown_sure"]
+    sure = report["shown_sure"]["keyword"]["all"]
+    assert (sure["terms"], sure["shown_sure"], sure["precision"]) == (2, 0, 0.0)
+    assert "| keyword | all | 0 | 0 | 2 | 0.00 |" in markdown(report)
+
+
+def test_shown_sure_precision_counts_terms_read_as_their_english_twin():
+    from papersift.bench.zhterms import ModeResult, TermQuery, shown_sure
+
+    queries = [TermQuery(f"zh-00{n}", f"00{n}", "zh", "x", english) for n, english in
+               enumerate(["graph neural networks", "backpropagation", "ensemble learning"])]
+    sure = {"source": "glossary", "shown_sure": True}
+    result = ModeResult("keyword", {
+        "zh-000": {"english": "graph neural network", "terms": [sure]},  # the same analyzed words: right
+        "zh-001": {"english": "backward propagation", "terms": [sure]},  # shown sure and wrong
+        "zh-002": {"english": "integrated learning", "terms": [{"source": "composition", "shown_sure": False}]},
+    })
+    row = shown_sure(result, queries)["all"]
+    assert (row["shown_sure"], row["right"], row["precision"]) == (2, 1, 0.5)
+    assert row["by_source"] == {"glossary": {"shown_sure": 2, "right": 1}}
+
+
+def test_a_reading_is_the_term_in_any_form_papers_write_it():
+    from papersift.bench.zhterms import same_term
+
+    assert same_term("graph neural network", "Graph Neural Networks")  # the same analyzed words
+    assert same_term("multilayer perceptron", "Multi-Layer Perceptron")  # hyphen and space
+    assert same_term("backpropagation", "Back Propagation")
+    assert not same_term("integrated learning", "Ensemble Learning") and not same_term("", "")

@@ -95,13 +95,17 @@ def service_request(text: str):
     return SearchRequest(query=text, mode="hybrid")
 
 
-def test_load_resources_loads_the_dictionary():
+def test_load_resources_loads_the_dictionary_glossary_converters_and_names():
+    from papersift.search import zhnames, zhnorm
     from papersift.search.cedict import glossary
     from papersift.search.crosslingual import load_resources
+    from papersift.search.glossary import zh_terms
 
-    glossary.cache_clear()
+    loaded = (glossary, zh_terms, zhnorm._converter, zhnames.surnames)
+    for cached in loaded:
+        cached.cache_clear()
     load_resources()
-    assert glossary.cache_info().currsize == 1
+    assert [cached.cache_info().currsize for cached in loaded] == [1, 1, 2, 1]  # both OpenCC configs
 
 
 def test_without_a_bridge_every_dictionary_sense_carries_over():
@@ -163,3 +167,22 @@ def test_pasted_chinese_text_is_also_ranked_by_its_english_reading(hybrid_dir, e
     words = retriever.reading_for("图神经网络").english.lower().split()
     assert "network" in " ".join(words)  # with this small bridge: "neural network"
     assert all(word.rstrip("s") in f"{top.title} {top.abstract}".lower() for word in words), top.title
+
+
+@pytest.mark.models
+def test_search_as_typed_ranks_the_chinese_text_by_its_own_embedding(hybrid_dir, encoder):
+    # "按原文检索": no English reading; the papers are English, so the Chinese words are searched
+    # by meaning: the ranking is the index's for the embedding of the text alone
+    from papersift.index.vectors import VectorIndex
+    from papersift.search.types import SearchRequest
+
+    service = SearchService(hybrid_dir)
+    service.register_retriever("semantic", DenseRetriever(hybrid_dir, service, encoder=encoder))
+    literal = service.search(SearchRequest(query="强化学习", mode="keyword", size=10, literal=True))
+    assert literal.reading is None and literal.total_counts == "ranked" and literal.total > 0
+    index = VectorIndex.open(hybrid_dir, encoder.name)
+    expected = [paper_id for paper_id, _ in index.search_ids(encoder.encode_query("强化学习"), 10)]
+    assert [hit.paper.id for hit in literal.hits] == expected
+    # with its reading, the query's vector is another one (averaged with "reinforcement learning")
+    read = service.search(SearchRequest(query="强化学习", mode="semantic", size=10))
+    assert read.reading is not None and [hit.paper.id for hit in read.hits] != expected

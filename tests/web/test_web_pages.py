@@ -235,3 +235,26 @@ def test_a_chinese_query_shows_its_english_reading_with_choices_and_a_literal_se
 def test_an_english_query_shows_no_reading(client):
     _, _, elements = page(client, "/?q=graph+neural+networks&mode=keyword")
     assert not elements.with_class("reading")
+
+
+def test_the_zh_page_names_areas_and_subareas_in_chinese_with_the_label_as_title(client):
+    from papersift.web.topic_names import ZH_TOPIC_NAMES
+
+    _, zh, _ = page(client, "/?q=attention&mode=keyword&area=Deep+Learning&lang=zh")
+    assert '<div class="topic" title="Deep Learning · Attention Mechanisms">深度学习 · 注意力机制' in zh or \
+        re.search(r'<div class="topic" title="Deep Learning · [^"]+">深度学习 · ', zh)
+    area = re.search(r'<section class="facet" data-facet="area">(.*?)</section>', zh, re.S).group(1)
+    assert '<span class="facet-name" title="Deep Learning">深度学习</span>' in area
+    _, en, _ = page(client, "/?q=attention&mode=keyword&area=Deep+Learning&lang=en")
+    assert re.search(r'<div class="topic" title="Deep Learning · [^"]+">Deep Learning · ', en)
+    assert len(ZH_TOPIC_NAMES) == len(set(ZH_TOPIC_NAMES.values()))  # no two labels share a name
+
+
+def test_a_guessed_reading_is_shown_as_maybe_and_a_name_as_an_author(client):
+    # in the sample corpus, 弱监督学习 composes "weak supervision" + "learning": guesses
+    _, zh, _ = page(client, "/?q=%E5%BC%B1%E7%9B%91%E7%9D%A3%E5%AD%A6%E4%B9%A0&mode=keyword&lang=zh")
+    assert re.search(r'class="reading-term reading-maybe"><span lang="zh">弱监督</span> → '
+                     r'<span class="reading-hedge">可能是</span> <strong lang="en">weak supervision</strong>', zh)
+    _, named, _ = page(client, "/?q=%E6%9C%B1%E5%86%9B&mode=keyword&lang=en")  # 朱军
+    assert re.search(r'<span lang="zh">朱军</span> → <span class="reading-hedge">author</span> '
+                     r'<strong lang="en">Jun Zhu</strong>', named)

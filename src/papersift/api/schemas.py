@@ -50,11 +50,16 @@ class TermReadingOut(BaseModel):
     chinese: str = Field(description="A Chinese term of the query, e.g. 弱监督学习.")
     english: str = Field(description="The English phrase it was read as (empty: could not be read).")
     alternatives: list[str] = Field(description="Other readings considered, best first.")
+    confidence: float = Field(0.0, description="How sure the reading is, 0-1.")
+    sure: bool = Field(False, description="Shown as the reading (false: a guess, shown as 'maybe').")
+    source: str = Field("composition", description="glossary, name (searched as an author), composition, "
+                        "neighbours (nearest corpus phrase), bridge, chosen.")
 
 
 class ReadingOut(BaseModel):
     english: str = Field(description="The query as searched in English (Latin words kept as typed).")
     terms: list[TermReadingOut]
+    authors: list[str] = Field(default_factory=list, description="People the query names in Chinese, searched as authors.")
 
 
 class SearchOut(BaseModel):

@@ -17,7 +17,7 @@ import json
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -82,13 +82,19 @@ def load(dataset: Path) -> tuple[list[TermQuery], dict[str, set[str]]]:
 
 
 def run(data_dir: Path, modes: Sequence[Mode], dataset: Path = DEFAULT_DATASET, half: str = "all",
-        log: Callable[[str], None] = lambda _: None) -> dict:
+        log: Callable[[str], None] = lambda _: None, traditional: bool = False) -> dict:
+    """Every query through SearchService.search; `traditional`: the Chinese queries written in
+    traditional characters first (OpenCC s2t, search/zhnorm.py), as a Taiwan or Hong Kong reader
+    may type them."""
     from papersift.search.service import SearchService
     from papersift.search.types import SearchRequest
+    from papersift.search.zhnorm import traditional as in_traditional
 
     queries, qrels = load(dataset)
     if half != "all":
         queries = [q for q in queries if term_half(q.term) == half]
+    if traditional:
+        queries = [replace(q, text=in_traditional(q.text)) if q.lang == "zh" else q for q in queries]
     service = SearchService(data_dir)
     results = {}
     for mode in modes:
@@ -104,12 +110,59 @@ def run(data_dir: Path, modes: Sequence[Mode], dataset: Path = DEFAULT_DATASET, 
             result.per_query[query.qid] = {
                 "rr": 1 / rank if rank else 0.0, "recall": len(relevant & set(ranked)) / max(min(len(relevant), K), 1),
                 "ms": ms, "text": query.text, "english": reading.english if reading is not None else None,
-                "notices": [str(n) for n in response.notices]}
+                "term_en": query.term_en, "terms": _terms(reading), "notices": [str(n) for n in response.notices]}
         results[mode] = result
         log(f"{mode}: done")
     summaries = {mode: result.summary(queries) for mode, result in results.items()}
-    return {"data_dir": str(data_dir), "dataset": str(dataset), "half": half, "k": K, "modes": summaries,
+    return {"data_dir": str(data_dir), "dataset": str(dataset), "half": half, "k": K, "traditional": traditional,
+            "modes": summaries, "shown_sure": {mode: shown_sure(result, queries) for mode, result in results.items()},
             "per_query": {mode: result.per_query for mode, result in results.items()}}
+
+
+def _terms(reading) -> list[dict]:
+    """A response's reading, term by term: what was read, from where, how sure."""
+    return [{"chinese": term.chinese, "english": term.english, "source": term.source,
+             "confidence": term.confidence, "shown_sure": term.shown_sure}
+            for term in (reading.terms if reading is not None else ())]
+
+
+def same_term(read: str, english: str) -> bool:
+    """Whether a reading is the English term in a form papers use: the same analyzed words
+    ("graph neural network" for "Graph Neural Networks"), or the same once spaces and hyphens
+    go ("multilayer perceptron" for "Multi-Layer Perceptron", "backpropagation" for "Back
+    Propagation")."""
+    from papersift.index.termlexicon import analyzed
+
+    read_key, key = analyzed(read), analyzed(english)
+    if not key:
+        return False
+    letters = ["".join(ch for ch in text.lower() if ch.isalnum()) for text in (read, english)]
+    return read_key == key or read_key.replace(" ", "") == key.replace(" ", "") or letters[0] == letters[1]
+
+
+def shown_sure(result: ModeResult, queries: Sequence[TermQuery]) -> dict:
+    """Of the Chinese terms whose reading was shown as sure (every term of the query's reading
+    sure), the share read as the English term (same analyzed words: "graph neural networks" is
+    "graph neural network", see `same_term`), per half and per source of the reading."""
+    out: dict[str, Any] = {}
+    for half in ("all", "A", "B"):
+        shown = right = 0
+        by_source: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        chosen = [q for q in queries if q.lang == "zh" and (half == "all" or term_half(q.term) == half)]
+        for query in chosen:
+            row = result.per_query.get(query.qid) or {}
+            terms = row.get("terms") or []
+            if not terms or not all(term["shown_sure"] for term in terms):
+                continue
+            ok = same_term(row.get("english") or "", query.term_en)
+            shown, right = shown + 1, right + ok
+            source = "+".join(sorted({term["source"] for term in terms}))
+            by_source[source][0] += 1
+            by_source[source][1] += ok
+        out[half] = {"terms": len(chosen), "shown_sure": shown, "right": right,
+                     "precision": right / shown if shown else 0.0,
+                     "by_source": {source: {"shown_sure": n, "right": r} for source, (n, r) in by_source.items()}}
+    return out
 
 
 CEILING_NEIGHBOURS = (5, 20, 100)
@@ -200,6 +253,12 @@ def markdown(report: dict) -> str:
             lines.append(f"| {mode} | {half} | {row['zh']['mrr@10']:.3f} | {row['en']['mrr@10']:.3f} | {row['ratio_mrr']:.2f} "
                          f"| {row['zh']['recall@10']:.3f} | {row['en']['recall@10']:.3f} | {row['ratio_recall']:.2f} "
                          f"| {latency['p50']:.1f} / {latency['p99']:.1f} |")
+    lines += ["", "Readings shown as sure (zh): right / shown of all terms, precision",
+              "", "| mode | half | shown sure | right | of terms | precision |", "|---|---|---|---|---|---|"]
+    for mode, halves in report.get("shown_sure", {}).items():
+        for half, row in halves.items():
+            lines.append(f"| {mode} | {half} | {row['shown_sure']} | {row['right']} | {row['terms']} "
+                         f"| {row['precision']:.2f} |")
     return "\n".join(lines)
 
 

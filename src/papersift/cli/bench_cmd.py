@@ -136,6 +136,8 @@ def bench_zhterms(
     ceiling: Annotated[bool, typer.Option(
         "--ceiling", help="Instead: the upper bound of any reading rule over the candidate readings "
                           "(twin among them; oracle MRR@10), to bench-zhterms-ceiling.*.")] = False,
+    traditional: Annotated[bool, typer.Option(
+        "--traditional", help="Write the Chinese queries in traditional characters first (OpenCC s2t).")] = False,
     reports_dir: ReportsDirOption = Path("reports"),
     as_json: JsonOption = False,
 ) -> None:
@@ -161,7 +163,8 @@ def bench_zhterms(
             fail(str(exc))
         emit_report("bench-zhterms-ceiling", bound, zhterms.ceiling_markdown(bound), reports_dir, as_json)
         return
-    report = zhterms.run(data_dir, modes, dataset, half, log=lambda message: err_console.print(f"[dim]{message}[/]"))
+    report = zhterms.run(data_dir, modes, dataset, half, log=lambda message: err_console.print(f"[dim]{message}[/]"),
+                         traditional=traditional)
     emit_report("bench-zhterms", report, zhterms.markdown(report), reports_dir, as_json)
 
 

@@ -130,10 +130,15 @@ def print_reading(reading) -> None:
         return
     for term in reading.terms:
         english = term.english or "(not read)"
+        # a guess is said to be one ("maybe"); a name is searched as an author
+        maybe = "maybe " if term.english and not term.shown_sure else ""
+        author = "author: " if term.source == "name" else ""
         others = f"  [dim](also: {escape('; '.join(term.alternatives))})[/]" if term.alternatives else ""
-        console.print(f"{escape(term.chinese)} → [bold]{escape(english)}[/]{others}", highlight=False)
+        console.print(f"{escape(term.chinese)} → {maybe}{author}[bold]{escape(english)}[/]{others}", highlight=False)
     if reading.english:
         console.print(f"[dim]searched as:[/] {escape(reading.english)}", highlight=False)
+    if reading.authors:
+        console.print(f"[dim]papers by:[/] {escape('; '.join(reading.authors))}", highlight=False)
     console.print()
 
 

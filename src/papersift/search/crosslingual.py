@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Protocol
 
 from papersift.index.analyzers import (
     CJK_RUN,
@@ -30,15 +31,23 @@ from papersift.index.analyzers import (
 )
 from papersift.index.bridge import TermBridge
 from papersift.index.embeddings import Encoder
-from papersift.search.cedict import english_glosses, glossary
+from papersift.index.termlexicon import analyzed
+from papersift.search import cedict, zhnorm
+from papersift.search import glossary as bilingual_glossary
+from papersift.search.cedict import english_glosses
 from papersift.search.phrasebridge import PhraseBridge, choose
-from papersift.search.query import ParsedQuery, natural_text_query
+from papersift.search.query import ParsedQuery, merge_filters, natural_text_query
 from papersift.search.termlexicon import (
+    ALTERNATIVES,
+    NAME_SOURCE,
     QueryReading,
     TermLexicon,
     TermReading,
     english_text,
+    searched_words,
 )
+from papersift.search.types import Filters
+from papersift.search.zhnames import NAME_CONFIDENCE, spellings
 
 # A query with more Chinese characters than this is a description, not a term: its English
 # reading is searched together with the dictionary/bridge carry-over of its words (known-item
@@ -52,6 +61,9 @@ MIN_WORD_CHARS = 2  # one-character jieba words (的, 在, 用) carry grammar, n
 # BM25 over the carry-over alone: every sense 0.656, the most used only 0.663, shares
 # 0.05 / 0.1 / 0.2 / 0.5 gave 0.674 / 0.716 / 0.723 / 0.687.
 SENSE_SHARE = 0.1
+MAX_GLOSSARY_CHARS = 16  # the longest glossary term tried at a position
+GLOSSARY_MARGIN = 0.1  # glossary entries this close to the surest one count as about as sure
+BRIDGE_CONFIDENCE = 0.3  # the term bridge's nearest corpus term: a guess
 DocFreq = Callable[[str], int]  # papers whose text has an (analyzed) term
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")
 
@@ -84,21 +96,54 @@ def english_query(text: str, encoder: Encoder | None = None, bridge: TermBridge 
     return " ".join([*_LATIN_WORD.findall(text), *carried]) or None
 
 
+class TermGlossary(Protocol):
+    """What the reading asks of the bilingual glossary (search/glossary.py)."""
+
+    def lookup_zh(self, term: str) -> list: ...  # GlossaryEntry (zh, en, sources, confidence), best first
+
+    def zh_terms(self) -> frozenset[str]: ...
+
+
+class NameReader(Protocol):
+    """Chinese name -> (the author spelling papers use, papers), search/zhnames.py."""
+
+    def read(self, name: str) -> tuple[str, int] | None: ...
+
+
 def read_query(text: str, lexicon: TermLexicon | None, encoder: Encoder | None = None,
                bridge: TermBridge | None = None, doc_freq: DocFreq | None = None,
-               phrases: PhraseBridge | None = None) -> QueryReading | None:
-    """The query's English reading (None without CJK). With the term lexicon, each Chinese term
-    is read as the phrase papers use (search/termlexicon.py). What it cannot read goes the older
-    way: through the term bridge when there is one, else by the dictionary's senses papers use.
-    With a bridge, a term the lexicon read only in pieces or with less sure senses is read by
-    the bridge as a whole (its own reading stays as an alternative): "强化学习" composes
-    nothing better than "strengthening learning", the bridge knows "reinforcement learning".
-    With the phrase vectors (`phrases`, search/phrasebridge.py), a term the composition is unsure
-    of is first offered to its nearest corpus phrases ("迁移学习": "transfer learning", where
-    the composition says "learning moves").
-    Without the lexicon (a data dir indexed before it existed), the whole query goes the older way."""
+               phrases: PhraseBridge | None = None, glossary: TermGlossary | None = None,
+               names: NameReader | None = None) -> QueryReading | None:
+    """The query's English reading (None without CJK), each term with how sure it is.
+
+    The query is read in its simplified, mainland, half-width forms (search/zhnorm.py: 卷積神經網路
+    and 卷积神经网络 read alike); when its traditional/Taiwan form converts two ways, the surer
+    reading is kept. Each whitespace-free token is read, in this order:
+
+    1. the glossary (`glossary`): its longest terms over the token, left to right
+       ("反向传播" → "backpropagation"), sure as the glossary's own confidence;
+    2. a Chinese name (`names`): a token nothing above read that is no dictionary word and
+       names an author papers have ("何恺明" → "Kaiming He", searched as an author filter);
+    3. what is left, by composition over the term lexicon (search/termlexicon.py), then the
+       phrase neighbours (search/phrasebridge.py), then the term bridge or the dictionary.
+
+    Without the lexicon (a data dir indexed before it existed), the whole query goes the
+    older way (dictionary or term bridge carry-over)."""
     if not has_cjk(text):
         return None
+    readings = [_read_form(form, lexicon, encoder, bridge, doc_freq, phrases, glossary, names)
+                for form in zhnorm.forms(text)]
+    return max(readings, key=reading_confidence)  # the plain simplified form on ties
+
+
+def reading_confidence(reading: QueryReading) -> float:
+    """The mean confidence of a reading's terms (0: nothing read)."""
+    return sum(term.confidence for term in reading.terms) / len(reading.terms) if reading.terms else 0.0
+
+
+def _read_form(text: str, lexicon: TermLexicon | None, encoder: Encoder | None, bridge: TermBridge | None,
+               doc_freq: DocFreq | None, phrases: PhraseBridge | None, glossary: TermGlossary | None,
+               names: NameReader | None) -> QueryReading:
     if lexicon is None:
         english = english_query(text, encoder, bridge, doc_freq)
         return QueryReading(text, english or "", ())
@@ -106,36 +151,162 @@ def read_query(text: str, lexicon: TermLexicon | None, encoder: Encoder | None =
     for token in dict.fromkeys(text.split()):
         if not has_cjk(token):
             continue
-        reading = lexicon.read(token)  # not None: the token has CJK
-        read = reading.terms if reading is not None else ()
-        # A token longer than a term is a run-on description: its one nearest phrase would stand
-        # for all it says (known-item zh dev, keyword MRR@10: 0.785 without phrase vectors, 0.728
-        # reading every token, 0.793 only tokens of at most DESCRIPTION_CHARS characters).
-        if phrases is not None and len(CJK_CHARACTER.findall(token)) <= DESCRIPTION_CHARS:
-            chosen = choose(token, read, phrases, lexicon)
-            if chosen is not None:
-                terms.append(chosen)
-                continue
-        if bridge is not None and (len(read) > 1 or not all(term.english and term.sure for term in read)):
-            carried = english_query(token, encoder, bridge, doc_freq) or ""
-            composed = " ".join(term.english for term in read if term.english)
-            others = (composed, *(other for term in read for other in term.alternatives)) if len(read) == 1 else (composed,)
-            terms.append(TermReading(token, carried, tuple(dict.fromkeys(o for o in others if o and o != carried)), sure=False))
+        pieces = glossary_pieces(token, glossary, lexicon)
+        whole = _agreeing_composition(token, pieces, lexicon)
+        if whole is not None:
+            terms.append(whole)
             continue
-        # Without a bridge, what the lexicon cannot read stays unread: every CC-CEDICT headword
-        # is in the lexicon, so the dictionary has nothing more to say about it.
-        terms.extend(read)
-    english = english_text(text, {term.chinese: term.english for term in terms})
+        if any(known is None and len(CJK_CHARACTER.findall(piece)) == 1 for piece, known in pieces):
+            # a character the glossary left alone is noise read on its own (弱 of 弱监督学习 reads
+            # "good"): the token is read whole, as without the glossary
+            pieces = [(token, None)]
+        for piece, known in pieces:
+            if known is not None:
+                terms.append(known)
+                continue
+            name = _name_reading(piece, token, lexicon, names)
+            if name is not None:
+                terms.append(name)
+                continue
+            terms.extend(_composed(piece, lexicon, encoder, bridge, doc_freq, phrases))
+    english = english_text(text, searched_words(terms))
     extra = ""
     if len(CJK_CHARACTER.findall(text)) > DESCRIPTION_CHARS:
         extra = english_query(text, encoder, bridge, doc_freq) or ""
     return QueryReading(text, english, tuple(terms), extra)
 
 
-def carried_over_query(query: ParsedQuery, english: str, match: str = "any") -> ParsedQuery:
+def glossary_pieces(token: str, glossary: TermGlossary | None,
+                    lexicon: TermLexicon) -> list[tuple[str, TermReading | None]]:
+    """The token cut into the glossary's terms (longest first, left to right, over its CJK runs)
+    and the stretches between them: (text, its glossary reading) or (text, None) for a stretch
+    to read otherwise. Latin words stay with the stretch they are in ("Softmax函数"); a stretch
+    of Latin words alone is no piece (the query keeps it as typed)."""
+    if glossary is None:
+        return [(token, None)]
+    known = glossary.zh_terms()
+    pieces: list[tuple[str, TermReading | None]] = []
+    rest_from = 0
+    at = 0
+    while at < len(token):
+        match = next((end for end in range(min(len(token), at + MAX_GLOSSARY_CHARS), at + 1, -1)
+                      if token[at:end] in known and CJK_RUN.fullmatch(token[at:end])), None)
+        if match is None:
+            at += 1
+            continue
+        if rest_from < at:
+            pieces.append((token[rest_from:at], None))
+        pieces.append((token[at:match], _glossary_reading(token[at:match], glossary, lexicon)))
+        at = rest_from = match
+    if rest_from < len(token):
+        pieces.append((token[rest_from:], None))
+    return [(text, reading) for text, reading in pieces if reading is not None or has_cjk(text)]
+
+
+def _glossary_reading(term: str, glossary: TermGlossary, lexicon: TermLexicon) -> TermReading | None:
+    """The glossary's best entry for a term it has; its other entries, spelled as papers spell
+    them, are the alternatives (one that is the best one's phrase in other words is not)."""
+    entries = glossary.lookup_zh(term)
+    if not entries:
+        return None
+    # the surest entry; of about as sure ones, the phrase most papers use ("backpropagation" in
+    # 300 papers, not "back propagation" in 60, for 反向传播)
+    used = [lexicon.phrase(analyzed(entry.en)) for entry in entries]
+    surest = max(entry.confidence for entry in entries)
+    best = max(((entry, found) for entry, found in zip(entries, used) if entry.confidence >= surest - GLOSSARY_MARGIN),
+               key=lambda pair: (pair[1][1] if pair[1] else 0, pair[0].confidence))[0]
+    best_key = analyzed(best.en)
+    papers = lexicon.phrase(best_key)
+    others: dict[str, None] = {}
+    for entry in entries:
+        key = analyzed(entry.en)
+        spelled = lexicon.phrase(key) if key != best_key else None
+        if spelled is not None:
+            others[spelled[0]] = None
+    # spelled as papers spell it most ("backpropagation" for the glossary's "backpropagate": one key)
+    return TermReading(term, papers[0] if papers else best.en, tuple(others)[:ALTERNATIVES], papers[1] if papers else 0,
+                       sure=True, confidence=float(best.confidence), source="glossary")
+
+
+def _agreeing_composition(token: str, pieces: list[tuple[str, TermReading | None]],
+                          lexicon: TermLexicon) -> TermReading | None:
+    """The token read whole by composition, when the glossary knew only part of it and the whole
+    phrase holds each glossary term's English words: 弱监督学习 is "weakly supervised learning",
+    which holds the glossary's "supervised learning" (弱 alone would read "weak"). As sure as
+    the least sure glossary term it agrees with times the share of the token the glossary knew;
+    None when the pieces are read separately."""
+    known = [reading for _, reading in pieces if reading is not None]
+    covered = sum(len(term.chinese) for term in known)
+    if not known or len(pieces) == 1:
+        return None
+    reading = lexicon.read(token)
+    if reading is None or len(reading.terms) != 1 or not reading.terms[0].english:
+        return None
+    composed = reading.terms[0]
+    words = f" {analyzed(composed.english)} "
+    at = 0
+    for text, known_reading in pieces:
+        if known_reading is not None:
+            # in place: a glossary term that starts the token starts the phrase, one that ends
+            # it ends it (梯度提升 composes "improved gradient", which 梯度 "gradient" does not start)
+            part = f" {analyzed(known_reading.english)} "
+            if (part not in words or (at == 0 and not words.startswith(part))
+                    or (at + len(text) == len(token) and not words.endswith(part))):
+                return None
+        at += len(text)
+    # less sure than the glossary's own terms by the share of the token it did not know: 集成学习
+    # composes "integrated learning", which holds the glossary's 学习 "learning", but that is
+    # half the token (zhterms keyword half A, MRR@10: pieces read apart when the glossary
+    # knows half or less 0.503, the whole composition 0.510 with this confidence)
+    confidence = min(term.confidence for term in known) * covered / len(token)
+    return TermReading(token, composed.english, composed.alternatives, composed.papers, sure=True,
+                       confidence=confidence, source="glossary+composition")
+
+
+def _name_reading(piece: str, token: str, lexicon: TermLexicon, names: NameReader | None) -> TermReading | None:
+    """A whole token that names an author: no glossary term, no dictionary word, and no phrase
+    the composition reads it as whole (和积 is "integrated", not a He Ji; 过平滑 "over-smoothing")."""
+    if names is None or piece != token or not CJK_RUN.fullmatch(piece) or lexicon.senses(piece):
+        return None
+    composed = lexicon.read(piece)
+    if composed is not None and len(composed.terms) == 1 and composed.terms[0].english:
+        return None
+    found = names.read(piece)
+    if found is None:
+        return None
+    return TermReading(piece, found[0], (), found[1], sure=True, confidence=NAME_CONFIDENCE, source=NAME_SOURCE)
+
+
+def _composed(token: str, lexicon: TermLexicon, encoder: Encoder | None, bridge: TermBridge | None,
+              doc_freq: DocFreq | None, phrases: PhraseBridge | None) -> list[TermReading]:
+    """A token (or a stretch the glossary left) read by composition, phrase neighbours, bridge."""
+    reading = lexicon.read(token)
+    read = reading.terms if reading is not None else ()
+    # A token longer than a term is a run-on description: its one nearest phrase would stand
+    # for all it says (known-item zh dev, keyword MRR@10: 0.785 without phrase vectors, 0.728
+    # reading every token, 0.793 only tokens of at most DESCRIPTION_CHARS characters).
+    if phrases is not None and len(CJK_CHARACTER.findall(token)) <= DESCRIPTION_CHARS:
+        chosen = choose(token, read, phrases, lexicon)
+        if chosen is not None:
+            return [chosen]
+    if bridge is not None and (len(read) > 1 or not all(term.english and term.sure for term in read)):
+        carried = english_query(token, encoder, bridge, doc_freq) or ""
+        composed = " ".join(term.english for term in read if term.english)
+        others = (composed, *(other for term in read for other in term.alternatives)) if len(read) == 1 else (composed,)
+        return [TermReading(token, carried, tuple(dict.fromkeys(o for o in others if o and o != carried)), sure=False,
+                            confidence=BRIDGE_CONFIDENCE, source="bridge")]
+    # Without a bridge, what the lexicon cannot read stays unread: every CC-CEDICT headword
+    # is in the lexicon, so the dictionary has nothing more to say about it.
+    return list(read)
+
+
+def carried_over_query(query: ParsedQuery, english: str, match: str = "any",
+                       authors: tuple[str, ...] = ()) -> ParsedQuery:
     """The carried-over English words as a query with the filters and exclusions the user
-    typed: ranked by any word by default, or needing all ("all") like an English query."""
-    return ParsedQuery(natural_text_query(english).required, query.excluded, query.filters, match=match)
+    typed: ranked by any word by default, or needing all ("all") like an English query. The
+    people the query names in Chinese (`authors`, QueryReading.authors) filter as `author:` does."""
+    filters = merge_filters(query.filters, Filters(authors=authors)) if authors else query.filters
+    return ParsedQuery(natural_text_query(english).required, query.excluded, filters, match=match)
 
 
 def dictionary_terms(segments: list[str], doc_freq: DocFreq | None = None) -> list[str]:
@@ -158,7 +329,16 @@ def used_senses(senses: tuple[str, ...], doc_freq: DocFreq) -> list[str]:
 
 
 def load_resources() -> None:
-    """Load jieba's dictionary and CC-CEDICT (~2 s together), which otherwise load on the
-    first Chinese query; a server calls this in the background at start."""
+    """Load what reading Chinese needs, which otherwise loads on the first Chinese query; a
+    server calls this in the background at start: jieba's dictionary and CC-CEDICT (~2 s
+    together), the bilingual glossary, OpenCC's converters, the surnames and pypinyin's tables."""
     segment_cjk("预热")
-    glossary()
+    cedict.glossary()
+    bilingual_glossary.zh_terms()
+    zhnorm.warm_up()
+    spellings("何恺明")  # loads the surnames and pypinyin
+
+
+def term_glossary() -> TermGlossary:
+    """The vendored bilingual glossary (search/glossary.py: its lookup_zh and zh_terms)."""
+    return bilingual_glossary

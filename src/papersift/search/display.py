@@ -77,6 +77,7 @@ def reading_json(reading) -> dict | None:
     """A Chinese query's English reading (search/termlexicon.py QueryReading), or None."""
     if reading is None:
         return None
-    return {"english": reading.english,
-            "terms": [{"chinese": term.chinese, "english": term.english, "alternatives": list(term.alternatives)}
+    return {"english": reading.english, "authors": list(reading.authors),
+            "terms": [{"chinese": term.chinese, "english": term.english, "alternatives": list(term.alternatives),
+                       "confidence": round(term.confidence, 3), "sure": term.shown_sure, "source": term.source}
                       for term in reading.terms]}

@@ -86,9 +86,10 @@ class HybridRetriever:
         papers use.
         Filters and exclusions stay as typed."""
         reading = self.reading_for(query_text(query))
-        if reading is None or not reading.searched:
+        if reading is None or not (reading.searched or reading.authors):
             return None
-        return self.lexical_ranking(carried_over_query(query, reading.searched), k, candidate_ids)
+        return self.lexical_ranking(carried_over_query(query, reading.searched, authors=reading.authors), k,
+                                    candidate_ids)
 
     def reading_for(self, text: str):
         """The query's English reading, as the dense side reads it (remembered there); a dense
@@ -104,12 +105,28 @@ class HybridRetriever:
             return self.like_text_ranking(request, query, k, candidate_ids)
         if self.dense.index is None:
             return self.keyword.rank(query_text(query), k, candidate_ids=candidate_ids)
+        named = self.named_only(request, query, k, candidate_ids)
+        if named is not None:
+            return named
         dense_side = self.dense_for(query_text(query))
         dense = dense_side.retrieve(request, query, DENSE_DEPTH, candidate_ids)
         lexical = self.lexical_ranking(query, LEXICAL_DEPTH, candidate_ids)
         translated = None if request.literal else self.translated_ranking(query, LEXICAL_DEPTH, candidate_ids)
         trust = getattr(dense_side, "dense_trust", 1.0)  # below 1 while static vectors rank (search/bestvector.py)
         return fuse_hybrid(query_text(query), lexical, dense, translated, trust)[:k]
+
+    def named_only(self, request: SearchRequest, query: ParsedQuery, k: int,
+                   candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]] | None:
+        """A query that only names people in Chinese ("何恺明"): their papers, newest first (an
+        embedding of a name says nothing about its bearer's work). None for any other query."""
+        if request.literal or not has_cjk(query_text(query)):
+            return None
+        reading = self.reading_for(query_text(query))
+        if reading is None or not reading.authors or reading.searched:
+            return None
+        named = carried_over_query(query, "", authors=reading.authors)
+        result = self.keyword.backend.search(named, "newest", 0, k, with_facets=False, candidate_ids=candidate_ids)
+        return [(paper_id, 1.0 / rank) for rank, paper_id in enumerate(result.paper_ids, 1)]
 
     def like_paper_ranking(self, request: SearchRequest, query: ParsedQuery, k: int,
                            candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:

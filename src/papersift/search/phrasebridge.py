@@ -32,6 +32,9 @@ NEIGHBOURS = 5  # nearest phrases considered per term
 MIN_COSINE = 0.3  # a farther phrase is no reading at all
 PAPERS_WEIGHT = 0.05  # per log(1 + papers using the phrase), added to the cosine
 MEMO_SIZE = 20_000
+# A nearest phrase is a guess: on zhterms half A the English term was the nearest phrase for 57
+# of 156 terms (docs/crosslingual.md), so it is shown as "maybe", never as the reading.
+NEIGHBOUR_CONFIDENCE = 0.4
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +164,8 @@ def choose(token: str, read: tuple[TermReading, ...], bridge: PhraseBridge,
     best = ranked[0]
     if best == composed:
         return None
-    return TermReading(token, best, tuple(ranked[1:ALTERNATIVES + 1]), candidates[best][1], sure=False)
+    return TermReading(token, best, tuple(ranked[1:ALTERNATIVES + 1]), candidates[best][1], sure=False,
+                       confidence=NEIGHBOUR_CONFIDENCE, source="neighbours")
 
 
 def candidate_cosines(bridge: PhraseBridge, text: str, keys: list[str], surfaces: list[str]) -> list[float]:

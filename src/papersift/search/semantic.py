@@ -112,8 +112,11 @@ class DenseRetriever:
         """How much hybrid fusion trusts this ranking (search/fusion.py): less for a static model."""
         return STATIC_DENSE_TRUST if get_spec(self.model).distilled_from else 1.0
 
-    def query_vector(self, text: str) -> np.ndarray:
-        """The query's embedding, computed once per text while remembered."""
+    def query_vector(self, text: str, literal: bool = False) -> np.ndarray:
+        """The query's embedding, computed once per text while remembered; `literal`: the text
+        alone, without a Chinese query's English reading (the page's "search as typed")."""
+        if literal:
+            return self._query_vectors.get((text, "literal"), lambda: self.encoder.encode_query(text))
         return self._query_vectors.get(text, lambda: self._embed_query(text))
 
     def coverage(self) -> float:
@@ -186,12 +189,12 @@ class DenseRetriever:
         return (masks[0] if masks else None), depth
 
     def rank_text(self, text: str, query: ParsedQuery, k: int,
-                  candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
+                  candidate_ids: Sequence[str] | None = None, literal: bool = False) -> list[tuple[str, float]]:
         index = self.index
         if index is None or not text:
             return []
         allowed, depth = self._plan(index, query, k, candidate_ids)
-        return index.search_ids(self.query_vector(text), depth, allowed)
+        return index.search_ids(self.query_vector(text, literal), depth, allowed)
 
     def _embed_query(self, text: str) -> np.ndarray:
         """The query's embedding; for a Chinese query to the multilingual model, averaged with
@@ -230,4 +233,4 @@ class DenseRetriever:
         if request.like_text:
             allowed, depth = self._plan(index, query, k, candidate_ids)
             return index.search_ids(embed_like_text(self.encoder, request.like_text), depth, allowed)
-        return self.rank_text(query_text(query), query, k, candidate_ids)
+        return self.rank_text(query_text(query), query, k, candidate_ids, literal=request.literal)

@@ -31,7 +31,7 @@ from papersift.search import facet_counts
 from papersift.search.author_ids import AuthorPapers
 from papersift.search.backend import BackendResult, SearchBackend
 from papersift.search.cited import CITED_DEPTH, CitationCounts
-from papersift.search.crosslingual import carried_over_query, read_query
+from papersift.search.crosslingual import carried_over_query, read_query, term_glossary
 from papersift.search.facet_counts import Counter, FacetSummary
 from papersift.search.notices import Notice
 from papersift.search.phrasebridge import phrase_bridge_for
@@ -41,6 +41,7 @@ from papersift.search.retrieval import KeywordSide, Retriever
 from papersift.search.tantivy_backend import TantivyBackend
 from papersift.search.termlexicon import QueryReading, lexicon_for
 from papersift.search.types import FacetValue, Filters, Hit, Mode, SearchRequest, SearchResponse, TotalCounts
+from papersift.search.zhnames import ChineseNames
 from papersift.store import DB_FILE, Store
 
 RETRIEVER_MODULES = {"semantic": "papersift.search.dense", "hybrid": "papersift.search.hybrid"}
@@ -77,6 +78,7 @@ class SearchService:
         self._retriever_lock = threading.Lock()
         self._checked_at: dict[str, float] = {}  # mode -> when a missing retriever was last looked for
         self._citations = CitationCounts()
+        self._names: ChineseNames | None = None
 
     @property
     def store(self) -> Store:
@@ -225,6 +227,12 @@ class SearchService:
             return self._most_cited(request, notices, offset, limit, candidate_ids)
         query = self._parsed(request)
         retriever = self._retriever_for(request, notices) if self._needs_retriever(request, query) else None
+        if retriever is None and self._literal_chinese(request, query):
+            # "search as typed" (按原文检索): the papers are English, so the Chinese words are
+            # searched by meaning, the multilingual embedding of the text with no reading
+            retriever = self._retriever_for(replace(request, mode="semantic"), [])
+            if retriever is not None:
+                request = replace(request, mode="semantic")
         if retriever is not None:
             notices.extend(getattr(retriever, "notices", list)())  # e.g. semantic coverage while embedding
             return self._retrieved(request, query, retriever, offset, limit, candidate_ids)
@@ -281,11 +289,11 @@ class SearchService:
         if text not in known:
             known[text] = None if request.literal else self.reading_of(text)
         reading = known[text]
-        if reading is None or not reading.searched:
+        if reading is None or not (reading.searched or reading.authors):
             return None
         # Searched like its English twin (all words), ranked by any word when none has all.
         for match, depth in (("all", None), ("any", RELAXED_DEPTH)):
-            carried = carried_over_query(query, reading.searched, match)
+            carried = carried_over_query(query, reading.searched, match, reading.authors)
             translated = run(carried, depth)
             if translated.total:
                 notices.append(Notice("carried_over", english=reading.searched, total=translated.total,
@@ -302,11 +310,23 @@ class SearchService:
         lexicon = lexicon_for(self.data_dir)
         return lexicon is not None and lexicon.chinese_papers == 0
 
+    @staticmethod
+    def _literal_chinese(request: SearchRequest, query: ParsedQuery) -> bool:
+        """A keyword request to search Chinese words as typed (literal): searched by meaning."""
+        return request.literal and request.mode == "keyword" and query.has_text and has_cjk(query_text(query))
+
     def reading_of(self, text: str, encoder=None, bridge=None) -> QueryReading | None:
         """The query's English reading: the term lexicon's phrases, and for what it cannot
         read, the term bridge (when given) or the dictionary senses papers use."""
         return read_query(text, lexicon_for(self.data_dir), encoder, bridge, self.term_doc_freq,
-                          phrase_bridge_for(self.data_dir))
+                          phrase_bridge_for(self.data_dir), term_glossary(), self.chinese_names)
+
+    @property
+    def chinese_names(self) -> ChineseNames:
+        """Chinese names read as the author spellings of this data dir (search/zhnames.py)."""
+        if self._names is None:
+            self._names = ChineseNames(self.data_dir)
+        return self._names
 
     def _shown_reading(self, query: ParsedQuery, retriever, notices: list[str]) -> QueryReading | None:
         """What the response says was searched: the keyword carry-over's reading, or the one a

@@ -47,6 +47,16 @@ SWAP_PENALTY = 1.0  # halves read the other way round: "passing graph neural net
 # ones are mostly chance sequences ("estimator for the dispersion" for 散度).
 MIN_COMPOSED_PAPERS = 5
 MEMO_SIZE = 100_000
+# A reading at least this confident is shown as the reading; below it, as a guess ("maybe").
+# Chosen on zhterms half A (`papersift bench zhterms`, readings shown as sure that are the
+# English term): 0.6 and 0.65 both show 33 terms, 30 right (0.91); 0.7: 29, 0.90; 0.75: 12, 1.0.
+# Of equal coverage the stricter; half B confirms: 24 shown, 22 right (0.92; 0.85 at 0.6).
+SURE_CONFIDENCE = 0.65
+# Confidence of a composition (docs/crosslingual.md: on zhterms half A a sure composition was
+# the English term for 63 of 92 terms; a less sure one far less often).
+COMPOSED_SURE_CONFIDENCE = 0.5
+COMPOSED_UNSURE_CONFIDENCE = 0.3
+NAME_SOURCE = "name"
 # Characters that join rather than name ("数据驱动的决策"): a composition may pass over them.
 LINKING_CHARACTERS = frozenset("的之和与及或")
 _TOKEN = re.compile(r"\S+")
@@ -65,6 +75,14 @@ class TermReading:
     # no induced sense, no halves swapped. A less sure reading gives way to the term bridge
     # when there is one (hybrid mode; search/crosslingual.py).
     sure: bool = True
+    # How likely `english` is the term papers use, 0-1 (search/crosslingual.py READING_SOURCES):
+    # a reading below SURE_CONFIDENCE is shown as a guess ("maybe"), not as the reading.
+    confidence: float = 0.0
+    source: str = "composition"  # glossary, name, composition, neighbours, bridge, chosen
+
+    @property
+    def shown_sure(self) -> bool:
+        return bool(self.english) and self.confidence >= SURE_CONFIDENCE
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,16 +97,25 @@ class QueryReading:
     extra: str = ""
 
     @property
+    def authors(self) -> tuple[str, ...]:
+        """Names of people the query names (read from Chinese, search/zhnames.py): filters, not words."""
+        return tuple(term.english for term in self.terms if term.source == NAME_SOURCE and term.english)
+
+    @property
+    def shown_sure(self) -> bool:
+        """Whether every term's reading is sure enough to be shown as the reading."""
+        return bool(self.terms) and all(term.shown_sure for term in self.terms)
+
+    @property
     def searched(self) -> str:
         """The English words searched: the reading, then the extra words."""
         return f"{self.english} {self.extra}".strip()
 
     def with_choice(self, chinese: str, english: str) -> QueryReading:
         """The same query with one term read another way (a reader picked an alternative)."""
-        terms = tuple(TermReading(term.chinese, english, term.alternatives, term.papers, term.sure)
+        terms = tuple(TermReading(term.chinese, english, term.alternatives, term.papers, term.sure, 1.0, "chosen")
                       if term.chinese == chinese else term for term in self.terms)
-        return QueryReading(self.text, english_text(self.text, {term.chinese: term.english for term in terms}), terms,
-                            self.extra)
+        return QueryReading(self.text, english_text(self.text, searched_words(terms)), terms, self.extra)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,8 +186,7 @@ class TermLexicon:
         for token in dict.fromkeys(_TOKEN.findall(text)):
             if has_cjk(token):
                 terms.extend(self._read_token(token, budget))
-        chosen = {term.chinese: term.english for term in terms}
-        return QueryReading(text, english_text(text, chosen), tuple(terms))
+        return QueryReading(text, english_text(text, searched_words(terms)), tuple(terms))
 
     def _read_token(self, token: str, budget: list[int]) -> list[TermReading]:
         """A whitespace-free token (Chinese with Latin words in it): one reading when one phrase
@@ -177,8 +203,9 @@ class TermLexicon:
             others = [option for option in options[1:] if _worth_offering(option, best)]
             names = [phrase[0] for option in [best, *others] if (phrase := self.phrase(option.key))]
             names = list(dict.fromkeys(names))
-            readings.append(TermReading(chinese, names[0], tuple(names[1:ALTERNATIVES + 1]), best.papers,
-                                        sure=not best.secondary and not best.swapped))
+            sure = not best.secondary and not best.swapped
+            readings.append(TermReading(chinese, names[0], tuple(names[1:ALTERNATIVES + 1]), best.papers, sure=sure,
+                                        confidence=COMPOSED_SURE_CONFIDENCE if sure else COMPOSED_UNSURE_CONFIDENCE))
         return readings
 
     def _cover(self, units: list[tuple[str, str | None]], budget: list[int]):
@@ -329,6 +356,11 @@ def _units(token: str) -> list[tuple[str, str | None]]:
                 if key:
                     units.append((word, key))
     return units
+
+
+def searched_words(terms) -> dict[str, str]:
+    """Each term's English words for `english_text`: a name is a filter, not words to search."""
+    return {term.chinese: "" if term.source == NAME_SOURCE else term.english for term in terms}
 
 
 def english_text(text: str, readings: dict[str, str]) -> str:

@@ -38,6 +38,7 @@ from papersift.web.feeds import page_feeds
 from papersift.web.library_forms import marks_context
 from papersift.web.saved_pages import LABELS as SAVED_LABELS
 from papersift.web.saved_pages import form_context
+from papersift.web.topic_names import topic_name
 from papersift.web.urls import SearchState, author_path, export_path, paper_path
 
 WEB_DIR = Path(__file__).parent
@@ -103,6 +104,13 @@ def render(request: Request, template: str, lang: Lang, status: int = 200, **con
     def notice_text(notice: str) -> str:
         return translate_notice(notice, lang)
 
+    def topic_label(label: str | None) -> str | None:  # area / subarea in the page's language
+        return topic_name(label, lang)
+
+    def paper_topic(paper) -> str | None:  # "Area · Subarea" in the page's language
+        area, subarea = topic_label(paper.area), topic_label(paper.subarea)
+        return f"{area} · {subarea}" if area and subarea else area
+
     from papersift.web.account_pages import nav_link
 
     lang_urls = {code: _with_lang(request, code) for code in LANGS}
@@ -110,6 +118,7 @@ def render(request: Request, template: str, lang: Lang, status: int = 200, **con
     links = NAV_LINKS if account is None else [*NAV_LINKS, NavLink(*account)]
     html = templates.get_template(template).render(
         request_path=request.url.path, lang=lang, t=t, notice_text=notice_text, lang_urls=lang_urls, nav_links=links,
+        topic_label=topic_label, paper_topic=paper_topic,
         feed_links=page_feeds(request) if status == 200 else [], site_url=str(request.base_url).rstrip("/"), **context,
     )
     return HTMLResponse(html, status_code=status)

@@ -1,0 +1,109 @@
+"""Chinese personal names read as the spellings papers use: 何恺明 → "Kaiming He".
+
+A Chinese query of two to four characters that starts with a surname may name a person. Its
+pinyin (pypinyin; the surname's own reading from CC-CEDICT, where 单 is "Shan", 曾 "Zeng")
+gives two spellings, given name first ("Kaiming He", as papers write it) and surname first
+("He Kaiming"); each is looked up among the store's author names (`papers.names.full_key`,
+the key the author pages and `author:` use). The spelling with the most papers, when it has at
+least MIN_PAPERS, is the reading, searched as an author filter (search/crosslingual.py).
+
+A name is only tried for a token nothing else read surely (the glossary, or a dictionary word:
+张量 is "tensor", not a Zhang), so terms keep their meaning.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import threading
+from functools import lru_cache
+from pathlib import Path
+
+from papersift.names import full_key
+from papersift.store import Store
+
+MIN_PAPERS = 2  # a spelling on one paper is too often a coincidence of syllables
+MIN_CHARS, MAX_CHARS = 2, 4
+NAME_CONFIDENCE = 0.9
+# CC-CEDICT: "何 何 [He2] /surname He/": the headword (simplified, 2nd field) and its reading
+_SURNAME = re.compile(r"^\S+ (\S{1,2}) \[[^\]]+\] /(?:.*?/)?(?:two-character )?surname ([A-Z][a-z]+)[/ ;(]")
+
+
+@lru_cache(maxsize=1)
+def surnames() -> dict[str, str]:
+    """Chinese surname -> its pinyin as a name (何 -> He, 欧阳 -> Ouyang), from CC-CEDICT;
+    the first reading a headword has (most have one). ~0.1 s, once per process."""
+    from papersift.search.cedict import dictionary_path
+
+    found: dict[str, str] = {}
+    for line in gzip.decompress(Path(dictionary_path()).read_bytes()).split(b"\n"):
+        if b"surname " in line:
+            entry = _SURNAME.match(line.decode("utf-8"))
+            if entry is not None:
+                found.setdefault(*entry.groups())
+    return found
+
+
+def spellings(name: str) -> list[str]:
+    """The ways papers may write a Chinese name: given name first, then surname first
+    (empty when it does not start with a known surname or is not 2-4 characters)."""
+    if not MIN_CHARS <= len(name) <= MAX_CHARS:
+        return []
+    from pypinyin import lazy_pinyin
+
+    known = surnames()
+    found: list[str] = []
+    for cut in (2, 1):  # a two-character surname (欧阳) first
+        surname = known.get(name[:cut])
+        given = name[cut:]
+        if surname is None or not given or len(given) > 2:
+            continue
+        syllables = lazy_pinyin(given, v_to_u=True, errors="ignore")
+        if len(syllables) != len(given):
+            continue
+        given_name = "".join(syllables).capitalize()
+        found += [f"{given_name} {surname}", f"{surname} {given_name}"]
+        if len(syllables) == 2:  # "Fei-Fei Li": each syllable a word
+            split_given = " ".join(syllable.capitalize() for syllable in syllables)
+            found += [f"{split_given} {surname}", f"{surname} {split_given}"]
+    return list(dict.fromkeys(found))
+
+
+class ChineseNames:
+    """Chinese name -> the author spelling papers use, by the store's author names."""
+
+    def __init__(self, data_dir: str | Path):
+        self.data_dir = Path(data_dir)
+        self._store: Store | None = None
+        self._lock = threading.Lock()
+        self._memo: dict[str, tuple[str, int] | None] = {}
+
+    def _open(self) -> Store | None:
+        with self._lock:
+            if self._store is None:
+                try:
+                    self._store = Store(self.data_dir, readonly=True)
+                except FileNotFoundError:
+                    return None
+            return self._store
+
+    def papers(self, spelling: str) -> tuple[int, str]:
+        """(papers, the spelling most of them use) of an author written this way up to case,
+        accents and punctuation ("Fei Fei Li" finds "Fei-Fei Li")."""
+        store = self._open()
+        if store is None:
+            return 0, spelling
+        key = full_key(spelling)
+        total = store.read("SELECT COUNT(DISTINCT paper_id) FROM paper_authors WHERE name_key = ?", (key,))
+        common = store.read("SELECT name FROM paper_authors WHERE name_key = ? GROUP BY name ORDER BY COUNT(*) DESC, name"
+                            " LIMIT 1", (key,))
+        return (int(total[0][0]) if total else 0), (common[0][0] if common else spelling)
+
+    def read(self, name: str) -> tuple[str, int] | None:
+        """(spelling, papers) of the Chinese name: the spelling with the most papers, as papers
+        write it; None when none has MIN_PAPERS papers."""
+        if name not in self._memo:
+            counted = [self.papers(spelling) for spelling in spellings(name)]
+            papers, spelled = max(counted, key=lambda found: found[0], default=(0, ""))  # the first on ties
+            self._memo[name] = (spelled, papers) if papers >= MIN_PAPERS else None
+        return self._memo[name]
