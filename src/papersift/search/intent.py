@@ -314,26 +314,18 @@ class IntentReader:
         catalog = self.catalog()
         if catalog is None:
             return NO_INTENT
-        nodes = parsed.required
-        plain = (not parsed.excluded and parsed.filters == Filters() and nodes
-                 and all(isinstance(node, Words) and node.field is None for node in nodes))
-        if not plain:
-            return NO_INTENT
+        nodes = [node for node in parsed.required if isinstance(node, Words) and node.field is None]
+        if parsed.excluded or parsed.filters != Filters() or not nodes or len(nodes) != len(parsed.required):
+            return NO_INTENT  # the query language's operators mean what they say
         if len(nodes) == 1:
-            paper_id, unknown = catalog.paper_for_id(nodes[0].text)  # type: ignore[union-attr]
-            if paper_id is not None:
-                return Intent("paper_id", text="", filters=Filters(paper_ids=frozenset({paper_id})),
-                              matched_id=paper_id)
-            if unknown is None and OPENREVIEW_LIKE.match(nodes[0].text) and not nodes[0].phrase:  # type: ignore[union-attr]
-                if self.doc_freq is not None and self.doc_freq(nodes[0].text.lower()) == 0:  # type: ignore[union-attr]
-                    unknown = ("openreview", nodes[0].text)  # type: ignore[union-attr]
-            if unknown is not None:
-                return Intent("unknown_id", text="", filters=Filters(paper_ids=frozenset()), unknown=unknown)
-        words = " ".join(node.text for node in nodes)  # type: ignore[union-attr]
+            intent = self._id_intent(catalog, nodes[0])
+            if intent is not None:
+                return intent
+        words = " ".join(node.text for node in nodes)
         titled = catalog.titled(words)
         if titled:
             return Intent("title", pinned=titled)
-        if any(node.phrase for node in nodes):  # type: ignore[union-attr]
+        if any(node.phrase for node in nodes):
             return NO_INTENT
         tokens = words.split()
         filters, filter_words, rest = self._filter_words(catalog, tokens)
@@ -349,6 +341,18 @@ class IntentReader:
         if filter_words:
             return Intent("none", text=" ".join(rest), filters=filters, filter_words=filter_words)
         return NO_INTENT
+
+    def _id_intent(self, catalog: Catalog, node: Words) -> Intent | None:
+        """An id or URL: its paper, or an id of a paper this data dir does not have."""
+        paper_id, unknown = catalog.paper_for_id(node.text)
+        if paper_id is not None:
+            return Intent("paper_id", text="", filters=Filters(paper_ids=frozenset({paper_id})), matched_id=paper_id)
+        if (unknown is None and not node.phrase and OPENREVIEW_LIKE.match(node.text)
+                and self.doc_freq is not None and self.doc_freq(node.text.lower()) == 0):
+            unknown = ("openreview", node.text)  # shaped like a forum id, and no paper has the word
+        if unknown is None:
+            return None
+        return Intent("unknown_id", text="", filters=Filters(paper_ids=frozenset()), unknown=unknown)
 
     @staticmethod
     def _filter_words(catalog: Catalog, tokens: list[str]) -> tuple[Filters, tuple[str, ...], list[str]]:
@@ -386,7 +390,7 @@ class IntentReader:
             if identity is not None:
                 return _person(catalog, identity, " ".join(tokens)), []
         for size in (3, 2):
-            for start in range(0, len(tokens) - size + 1):
+            for start in range(len(tokens) - size + 1):
                 span = tokens[start:start + size]
                 if len(span) == len(tokens) or not all(_name_like(token) for token in span):
                     continue

@@ -320,8 +320,8 @@ class SearchService:
         and the tail's keyword matches, each paper counted once."""
         probe = tail(0, 1, with_facets) if tail is not None else None
         members: set[str] = set()
-        if probe is not None and head_ids:
-            if probe.query.match_all and probe.query.has_text:
+        if tail is not None and probe is not None and head_ids:
+            if probe.query.match_all:  # a set the query names: ask which head papers are in it
                 members = set(self.backend.search(probe.query, "relevance", 0, len(head_ids), with_facets=False,
                                                   candidate_ids=head_ids).paper_ids)
             else:  # a ranked (relaxed) keyword answer: its best papers are the set
