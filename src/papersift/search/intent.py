@@ -98,6 +98,8 @@ class Intent:
     unknown: tuple[str, str] | None = None  # (kind, value): an id no paper here carries
     filter_words: tuple[str, ...] = ()  # the words read as filters, as typed
     matched_id: str | None = None  # the paper an id named
+    plain: bool = False  # plain words (no operators): what "did you mean" may correct
+    corrected: str | None = None  # the words to search with misspellings corrected (search/spelling.py)
 
     @property
     def fetch_command(self) -> str | None:
@@ -108,6 +110,7 @@ class Intent:
 
 
 NO_INTENT = Intent()
+PLAIN = Intent(plain=True)  # plain words that name nothing in particular: a topic
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,8 +342,8 @@ class IntentReader:
             filters = replace(filters, paper_ids=frozenset(person.paper_ids))
             return Intent("person", text=" ".join(rest), filters=filters, person=person, filter_words=filter_words)
         if filter_words:
-            return Intent("none", text=" ".join(rest), filters=filters, filter_words=filter_words)
-        return NO_INTENT
+            return Intent("none", text=" ".join(rest), filters=filters, filter_words=filter_words, plain=True)
+        return PLAIN
 
     def _id_intent(self, catalog: Catalog, node: Words) -> Intent | None:
         """An id or URL: its paper, or an id of a paper this data dir does not have."""

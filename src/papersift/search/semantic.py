@@ -58,8 +58,12 @@ def shared_encoder(model: str) -> Encoder:
 
 class DenseRetriever:
     def __init__(self, data_dir: str | Path, keyword: KeywordSide, model: str = DEFAULT_MODEL,
-                 encoder: Encoder | None = None):
+                 encoder: Encoder | None = None, floor: float | None | str = "calibrated"):
         self.data_dir = Path(data_dir)
+        # The relevance floor is the model's, calibrated for its own encoder: a retriever given
+        # another encoder (a test's stand-in) has none unless it is given one.
+        self.floor = (RELEVANCE_FLOORS.get(model) if encoder is None else None) if floor == "calibrated" else \
+            (float(floor) if floor is not None else None)
         self.keyword = keyword
         self.model = model
         # `papersift embed` builds a term bridge for a multilingual model only: others have none to look for
@@ -205,7 +209,7 @@ class DenseRetriever:
             return []
         allowed, depth = self._plan(index, query, k, candidate_ids)
         ranked = index.search_ids(self.query_vector(text), depth, allowed)
-        floor = RELEVANCE_FLOORS.get(self.model)
+        floor = self.floor
         return ranked if floor is None else [(paper_id, score) for paper_id, score in ranked if score >= floor]
 
     def _known_words(self, text: str) -> bool:

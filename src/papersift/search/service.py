@@ -34,7 +34,8 @@ from papersift.search.backend import BackendResult, SearchBackend
 from papersift.search.cited import CITED_DEPTH, CitationCounts
 from papersift.search.crosslingual import carried_over_query, read_query
 from papersift.search.facet_counts import Counter, FacetSummary
-from papersift.search.intent import NO_INTENT, Intent, IntentReader
+from papersift.search.intent import NO_INTENT, PLAIN, Intent, IntentReader
+from papersift.search.spelling import Speller
 from papersift.search.notices import Notice
 from papersift.search.phrasebridge import phrase_bridge_for
 from papersift.search.predicted_topics import attach_predicted_topics
@@ -104,6 +105,7 @@ class SearchService:
         self._checked_at: dict[str, float] = {}  # mode -> when a missing retriever was last looked for
         self._citations = CitationCounts()
         self.intents = IntentReader(self.data_dir, self._doc_freq)
+        self.speller = Speller(self.data_dir)
 
     @property
     def store(self) -> Store:
@@ -129,7 +131,8 @@ class SearchService:
         reading = None if request.literal else self._shown_reading(found.query, found.retriever, notices)
         return SearchResponse(request, found.total, self._hits(found.query, page), found.facets, took_ms, notices,
                               total_counts=found.total_counts, keyword_matches=found.keyword_matches, reading=reading,
-                              intent=intent if intent is not NO_INTENT else None)
+                              intent=intent if intent not in (NO_INTENT, PLAIN) else None,
+                              suggestion=intent.corrected)
 
     def ranking(self, request: SearchRequest, k: int,
                 candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
@@ -160,12 +163,20 @@ class SearchService:
         carried: dict[str, QueryReading | None] = {}  # the query's English reading, worked out once
         head = [] if retriever is None else [paper_id for paper_id, _ in retriever.retrieve(request, query, RETRIEVER_DEPTH)]
         head = list(dict.fromkeys([*intent.pinned, *head]))
+        answered: ParsedQuery | None = None  # the keyword side's query as answered for the request's filters
+        if retriever is None or request.mode != "semantic":
+            probe = self._keyword_tail(request, query, None, carried)(0, 1, False)
+            if probe.query.match_all:
+                answered = probe.query
+            else:  # the best papers for some of the words: one list, counted under each filter
+                whole = self._keyword_tail(request, query, None, carried)(0, max(probe.total, 1), False)
+                head = list(dict.fromkeys([*head, *whole.ids]))
 
         def count(filters: Filters) -> tuple[int, dict[str, list[FacetValue]]]:
             counted = replace(request, filters=filters, with_facets=True)
             counted_query = self._parsed(counted)
-            tail = None if retriever is not None and request.mode == "semantic" else \
-                self._keyword_tail(counted, counted_query, None, carried)
+            # Narrower filters narrow the same keyword set: no fallback to fewer words under them.
+            tail = None if answered is None else self._query_tail(replace(answered, filters=counted_query.filters))
             passing = self._passing(counted_query, head, with_facets=False).paper_ids if head else []
             order = {paper_id: at for at, paper_id in enumerate(head)}
             passing.sort(key=order.__getitem__)
@@ -251,12 +262,21 @@ class SearchService:
 
     def _resolved(self, request: SearchRequest, notices: list[str]) -> tuple[SearchRequest, Intent]:
         """The request as its query's intent reads it (search/intent.py): an id's paper, a
-        person's papers, venue/year words as filters; and what the response says about it."""
+        person's papers, venue/year words as filters, misspelt words corrected (every
+        mode searches the correction; the response names it and the words as typed); and
+        what the response says about it."""
         if request.literal or request.like_text or request.like_id or not request.query.strip():
             return request, NO_INTENT
         intent = self.intents.read(request.query)
         if intent is NO_INTENT:
             return request, intent
+        text = request.query if intent.text is None else intent.text
+        if intent.plain and text:
+            corrected = self.speller.suggest(text)
+            if corrected is not None:  # every mode searches the correction (a typo is a word < 3 papers use)
+                intent = replace(intent, corrected=corrected, text=corrected)
+                notices.append(Notice("spelling_corrected", corrected=corrected, typed=text))
+                text = corrected
         if intent.kind == "paper_id":
             notices.append(Notice("id_match", paper_id=intent.matched_id))
         elif intent.kind == "unknown_id" and intent.unknown is not None:
@@ -266,7 +286,8 @@ class SearchService:
             notices.append(Notice("person_match", name=intent.person.name, papers=len(intent.person.paper_ids)))
         if intent.filter_words:
             notices.append(Notice("filter_words", words=" ".join(intent.filter_words)))
-        text = request.query if intent.text is None else intent.text
+        if intent is PLAIN:
+            return request, intent
         return replace(request, query=text, filters=merge_filters(request.filters, intent.filters)), intent
 
     def _doc_freq(self, term: str) -> int:
@@ -312,6 +333,13 @@ class SearchService:
         def tail(offset: int, limit: int, with_facets: bool) -> _Found:
             return self._keyword(replace(request, with_facets=with_facets), query, [], offset, limit, False,
                                  candidate_ids, carried)
+        return tail
+
+    def _query_tail(self, query: ParsedQuery) -> Callable[[int, int, bool], _Found]:
+        """A keyword side that is exactly this query's matches (no fallback)."""
+        def tail(offset: int, limit: int, with_facets: bool) -> _Found:
+            result = self.backend.search(query, "relevance", offset, limit, with_facets=with_facets)
+            return _Found(query, result.paper_ids, result.scores, None, result.total, result.facets)
         return tail
 
     def _set_counts(self, query: ParsedQuery, head_ids: list[str],
