@@ -58,7 +58,7 @@ def shared_encoder(model: str) -> Encoder:
 
 class DenseRetriever:
     def __init__(self, data_dir: str | Path, keyword: KeywordSide, model: str = DEFAULT_MODEL,
-                 encoder: Encoder | None = None, floor: float | None | str = "calibrated"):
+                 encoder: Encoder | None = None, floor: float | str | None = "calibrated"):
         self.data_dir = Path(data_dir)
         # The relevance floor is the model's, calibrated for its own encoder: a retriever given
         # another encoder (a test's stand-in) has none unless it is given one.

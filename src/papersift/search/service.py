@@ -35,12 +35,12 @@ from papersift.search.cited import CITED_DEPTH, CitationCounts
 from papersift.search.crosslingual import carried_over_query, read_query
 from papersift.search.facet_counts import Counter, FacetSummary
 from papersift.search.intent import NO_INTENT, PLAIN, Intent, IntentReader
-from papersift.search.spelling import Speller
 from papersift.search.notices import Notice
 from papersift.search.phrasebridge import phrase_bridge_for
 from papersift.search.predicted_topics import attach_predicted_topics
 from papersift.search.query import ParsedQuery, merge_filters, natural_text_query, parse_query, query_text
 from papersift.search.retrieval import KeywordSide, Retriever
+from papersift.search.spelling import Speller
 from papersift.search.tantivy_backend import TantivyBackend
 from papersift.search.termlexicon import QueryReading, lexicon_for
 from papersift.search.types import FacetValue, Filters, Hit, Mode, SearchRequest, SearchResponse, TotalCounts
@@ -129,6 +129,8 @@ class SearchService:
             page = list(zip(found.papers, found.scores))
         took_ms = (time.perf_counter() - started) * 1000
         reading = None if request.literal else self._shown_reading(found.query, found.retriever, notices)
+        if found.total == 0 and request.query.strip() and intent.kind != "unknown_id":
+            notices.append(Notice("no_match"))
         return SearchResponse(request, found.total, self._hits(found.query, page), found.facets, took_ms, notices,
                               total_counts=found.total_counts, keyword_matches=found.keyword_matches, reading=reading,
                               intent=intent if intent not in (NO_INTENT, PLAIN) else None,
