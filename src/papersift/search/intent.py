@@ -63,7 +63,7 @@ def _url_key(url: str) -> str:
     return f"{host}{path}" + (f"?{parts.query}" if parts.query else "")
 
 
-def _ids_in_url(url: str) -> list[tuple[str, str]]:
+def ids_in_url(url: str) -> list[tuple[str, str]]:
     """(kind, id) pairs a stored or pasted URL carries: OpenReview forum id, arXiv id, DOI."""
     found: list[tuple[str, str]] = []
     parts = urlsplit(url.strip())
@@ -154,7 +154,7 @@ class Catalog:
                     for url in (row["url"], row["pdf"]):
                         if url:
                             ids.setdefault(("url", _url_key(url)), row["id"])
-                            for kind, value in _ids_in_url(url):
+                            for kind, value in ids_in_url(url):
                                 ids.setdefault((kind, value if kind == "openreview" else value.casefold()), row["id"])
                 self._ids = ids
             return self._ids
@@ -199,7 +199,7 @@ class Catalog:
             found = self.ids.get(("url", _url_key(text)))
             if found:
                 return found, None
-            for kind, value in _ids_in_url(text):
+            for kind, value in ids_in_url(text):
                 found = self.ids.get((kind, value))
                 if found:
                     return found, None
