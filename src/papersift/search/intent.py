@@ -412,7 +412,7 @@ class IntentReader:
 
 def _name_like(token: str) -> bool:
     """A word that can be part of a written name: letters, with dots, hyphens, apostrophes."""
-    return bool(re.fullmatch(r"[^\W\d_][^\W\d_.'’-]*\.?(?:[-'’][^\W\d_]+\.?)*,?", token))
+    return bool(re.fullmatch(r"[^\W\d_]+(?:[.'’-][^\W\d_]+)*\.?,?", token))
 
 
 def _person(catalog: Catalog, identity: _Identity, words: str) -> Person:
