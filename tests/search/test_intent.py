@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from tests.search.conftest import indexed_copy
 
 from hybrid_service import add_vectors_and_bridge, hybrid_service
@@ -210,3 +212,36 @@ def test_summary_facets_and_pages_describe_the_same_papers(service):
         assert len(all_ids(service, request)) == response.total
         summary = service.facet_summary(request)
         assert summary.total == response.total
+
+
+# -- the property: one result set behind the summary, the facets and the topic tree -----------
+WORDS = ["learning", "graph", "neural", "bayesian", "diffusion", "reinforcement", "kernel", "attention", "qwxzzplk",
+         "sampling", "optimization", "Max Welling", "ICML", "2019", "difusion", "policy gradient", "transformer"]
+VENUES = ["ICML", "ICLR", "NeurIPS", "AISTATS", "UAI", "COLT", "COLM"]
+
+
+@st.composite
+def requests(draw):
+    words = draw(st.lists(st.sampled_from(WORDS), min_size=0, max_size=3))
+    venues = tuple(draw(st.lists(st.sampled_from(VENUES), max_size=2, unique=True)))
+    low = draw(st.none() | st.integers(1990, 2025))
+    high = draw(st.none() | st.integers(low or 1990, 2025))
+    areas = tuple(draw(st.lists(st.sampled_from(["Deep Learning", "Theory", "Reinforcement Learning",
+                                                 "Probabilistic Methods"]), max_size=1)))
+    return SearchRequest(query=" ".join(words), mode=draw(st.sampled_from(MODES)),
+                         filters=Filters(venues=venues, year_from=low, year_to=high, areas=areas))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(request=requests())
+def test_the_total_is_what_the_facets_and_the_topic_tree_describe(service, request):
+    response = service.search(request)
+    venues = sum(value.count for value in response.facets.get("venue", []))
+    assert venues == response.total  # every paper of the corpus has a venue
+    summary = service.facet_summary(request)
+    assert summary.total == response.total
+    for node in summary.tree:
+        assert sum(sub["count"] for sub in node["subareas"]) <= node["count"]
+    if response.total <= 300:
+        ids = all_ids(service, request)
+        assert len(ids) == len(set(ids)) == response.total

@@ -175,7 +175,8 @@ class SearchService:
                 head = list(dict.fromkeys([*head, *whole.ids]))
 
         def count(filters: Filters) -> tuple[int, dict[str, list[FacetValue]]]:
-            counted = replace(request, filters=filters, with_facets=True)
+            # `filters` narrow the request as the caller sent it: what the query's words named applies too
+            counted = replace(request, filters=merge_filters(filters, intent.filters), with_facets=True)
             counted_query = self._parsed(counted)
             # Narrower filters narrow the same keyword set: no fallback to fewer words under them.
             tail = None if answered is None else self._query_tail(replace(answered, filters=counted_query.filters))
