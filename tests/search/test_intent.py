@@ -245,3 +245,12 @@ def test_the_total_is_what_the_facets_and_the_topic_tree_describe(service, reque
     if response.total <= 300:
         ids = all_ids(service, request)
         assert len(ids) == len(set(ids)) == response.total
+
+
+def test_a_chinese_query_counts_the_papers_its_english_reading_matches(service):
+    keyword = search(service, "强化学习", "keyword")
+    hybrid = search(service, "强化学习", "hybrid")
+    assert keyword.total > 0
+    assert hybrid.keyword_matches == keyword.total  # not "0 papers have all the words"
+    assert hybrid.total >= keyword.total
+    assert sum(value.count for value in hybrid.facets["venue"]) == hybrid.total
