@@ -88,7 +88,8 @@ class SearchParams(QueryParams):
     size: int = Field(DEFAULT_PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE, description=f"Hits per page, at most {MAX_PAGE_SIZE}.")
     lang: Literal["zh", "en"] | None = Field(None, description="Interface language; default from Accept-Language.")
     facets: bool = Field(True, description="Include facet counts.")
-    literal: bool = Field(False, description="Search Chinese words as typed, without their English reading.")
+    literal: bool = Field(False, description="Search the words as typed: no English reading of Chinese words, and no "
+                                             "reading of titles, names, ids, venue/year words or misspellings.")
 
     @field_validator("lang", mode="before")
     @classmethod

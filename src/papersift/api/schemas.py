@@ -62,6 +62,31 @@ class ReadingOut(BaseModel):
     authors: list[str] = Field(default_factory=list, description="People the query names in Chinese, searched as authors.")
 
 
+class PersonOut(BaseModel):
+    name: str = Field(description="The person's most used spelling.")
+    key: str = Field(description="Their author page's key (/author/{key}).")
+    papers: int
+    url: str
+
+
+class UnknownIdOut(BaseModel):
+    kind: str = Field(description="arxiv, doi, openreview or url.")
+    value: str
+    command: str = Field(description="The command that can fetch it into this data dir.")
+
+
+class IntentOut(BaseModel):
+    kind: Literal["paper_id", "unknown_id", "title", "person", "none"] = Field(
+        description="What the query names: a paper's id, an id no paper here has, a paper's title, a person, or "
+                    "nothing in particular (venue/year words may still have been read as filters).")
+    paper_id: str | None = Field(None, description="The paper an id named.")
+    pinned: list[str] = Field(description="Papers listed first (those with the title the query is).")
+    person: PersonOut | None = None
+    unknown_id: UnknownIdOut | None = None
+    filter_words: list[str] = Field(description="Words read as venue and year filters.")
+    searched: str | None = Field(None, description="The words searched instead of the query (null: as typed).")
+
+
 class SearchOut(BaseModel):
     query: str
     mode: str
@@ -69,9 +94,11 @@ class SearchOut(BaseModel):
     page: int
     size: int
     pages: int = Field(description="Number of pages the total fills (capped at the page limit).")
-    total: int = Field(description="Papers that match (total_counts 'matches') or the ranked list's length ('ranked').")
+    total: int = Field(description="The papers of the result set: every page, the facets and an export list exactly these.")
     total_counts: Literal["matches", "ranked"] = Field(
-        description="'ranked' in semantic and hybrid modes: every paper has a similarity, so the total is the ranked list's length.")
+        description="'matches': the papers that match the query (keyword mode). 'ranked' (semantic and hybrid modes): the "
+                    "papers close enough in meaning (above the model's relevance floor) and, in hybrid mode, every paper "
+                    "with all the words, each once.")
     keyword_matches: int | None = Field(
         None, description="With a ranked total: papers that have all the query's words (what keyword mode would count).")
     hits: list[HitOut]
@@ -80,6 +107,10 @@ class SearchOut(BaseModel):
     notices: list[str]
     reading: ReadingOut | None = Field(
         default=None, description="A Chinese query's English reading: what was searched, with the alternatives.")
+    intent: IntentOut | None = Field(
+        default=None, description="What the query was read as: a paper's id or title, a person, venue/year words.")
+    suggestion: str | None = Field(
+        default=None, description="Did you mean: the query with misspelt words corrected (what was searched).")
     lang: str
 
 

@@ -168,6 +168,30 @@ def bench_zhterms(
     emit_report("bench-zhterms", report, zhterms.markdown(report), reports_dir, as_json)
 
 
+@bench_app.command("nav")
+def bench_nav(
+    data_dir: DataDirOption = None,
+    mode: Annotated[list[str], typer.Option("--mode", help="Modes to measure (repeatable).")] = [  # noqa: B006
+        "keyword", "hybrid", "semantic"],
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the query set drawn from the store.")] = 20261201,
+    reports_dir: ReportsDirOption = Path("reports"),
+    as_json: JsonOption = False,
+) -> None:
+    """Navigational queries drawn from the store (titles as typed and lower-cased, author names,
+    pasted ids and URLs, unknown ids) through SearchService.search (the /api/search path): title
+    MRR@10, author P@10, id hit@1 per mode."""
+    from papersift.bench import nav
+    from papersift.search.types import Mode, is_mode
+
+    modes: list[Mode] = []
+    for name in mode:
+        if not is_mode(name):
+            fail(f"--mode must be keyword, semantic or hybrid, not {name!r}")
+        modes.append(name)
+    report = nav.run(data_dir_of(data_dir), modes, seed, log=lambda message: err_console.print(f"[dim]{message}[/]"))
+    emit_report("bench-nav", report, nav.markdown(report), reports_dir, as_json)
+
+
 @bench_app.command("people")
 def bench_people(
     data_dir: DataDirOption = None,

@@ -19,7 +19,7 @@ from papersift.cli.app import (
     print_json,
     require_writable,
 )
-from papersift.index import lexical, phrasevectors, termlexicon
+from papersift.index import lexical, phrasevectors, termlexicon, vocabulary
 from papersift.store import SCHEMA_VERSION, Store
 
 
@@ -54,6 +54,7 @@ def index(
         task = progress.add_task("index", total=total)
         advance = lambda count: progress.advance(task, count)  # noqa: E731
         result = lexical.build(directory, advance) if rebuild else lexical.update(directory, advance)
+    words = vocabulary.build_for_store(directory, force=rebuild)  # what "did you mean" corrects against
     lexicon = termlexicon.build_for_store(directory, force=rebuild)  # Chinese terms' English readings
     phrases = phrasevectors.build_for_store(directory, force=rebuild and lexicon is not None,
                                             log=lambda line: err_console.print(line, highlight=False))
@@ -64,6 +65,7 @@ def index(
         "term_lexicon": None if lexicon is None else {"phrases": lexicon.phrases, "headwords": lexicon.headwords,
                                                       "seconds": round(lexicon.seconds, 3)},
         "authors": _rebuild_identities(directory, rebuild),
+        "vocabulary": None if words is None else {"words": words.words, "seconds": round(words.seconds, 3)},
         "phrase_vectors": None if phrases is None else {"phrases": phrases.phrases, "seconds": round(phrases.seconds, 3)},
     }
     if as_json:

@@ -47,6 +47,9 @@ def search(
     mode: Annotated[str, typer.Option("--mode", help="hybrid (default: keyword + semantic fused), keyword or semantic.")] = "hybrid",
     like: Annotated[typer.FileText | None, typer.Option(
         "--like", help="Find papers like this text (a file, or - for stdin); implies --mode hybrid unless semantic.")] = None,
+    literal: Annotated[bool, typer.Option(
+        "--literal", help="Search the words as typed: no reading of titles, names, ids, venue/year words or "
+                          "misspellings, no English reading of Chinese words.")] = False,
     data_dir: DataDirOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -73,7 +76,8 @@ def search(
     if like_text is not None and not like_text.strip():
         fail("--like: the text is empty")
     request_mode: Mode = "hybrid" if like_text is not None and mode == "keyword" else mode
-    request = SearchRequest(query=query, mode=request_mode, filters=filters, sort=sort, page=page, size=size, like_text=like_text)
+    request = SearchRequest(query=query, mode=request_mode, filters=filters, sort=sort, page=page, size=size,
+                            like_text=like_text, literal=literal)
     tag_notices: list = []
     try:
         directory = data_dir_of(data_dir)
@@ -102,9 +106,16 @@ def print_response(response: SearchResponse) -> None:
     last = first + len(response.hits) - 1
     shown = f"{first}–{last} of " if response.hits else ""
     counted = f"{response.total:,} papers"
-    if response.total_counts == "ranked":  # semantic/hybrid: a ranked list, not the papers that match
-        matches = response.keyword_matches
-        counted = f"{response.total:,} ranked" + (f" ({matches:,} papers have all the words)" if matches is not None else "")
+    matches = response.keyword_matches
+    if response.total_counts == "ranked" and response.total and (matches is None or matches < response.total):
+        counted = (f"{response.total:,} papers close in meaning" if matches is None else
+                   f"{response.total:,} papers: {matches:,} with all the words, the rest close in meaning")
+    if response.suggestion:
+        err_console.print(f"[yellow]did you mean:[/] {escape(response.suggestion)} (searched; --literal searches as typed)",
+                          highlight=False)
+    person = getattr(response.intent, "person", None)
+    if person is not None:
+        console.print(f"author: {escape(person.name)} → papersift author {escape(person.key)!r}", highlight=False)
     console.print(f"[bold]论文检索[/]  {shown}{counted}  ({response.took_ms:.1f} ms)\n", highlight=False)
     for hit in response.hits:
         paper = hit.paper

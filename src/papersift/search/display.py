@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from urllib.parse import quote
 
 from papersift.config import AUTHORS_SHOWN, MAX_PAGE
 from papersift.index.analyzers import has_cjk
@@ -69,7 +70,28 @@ def search_json(response: SearchResponse, lang: str, max_page: int = MAX_PAGE) -
         "took_ms": round(response.took_ms, 3),
         "notices": list(response.notices),
         "reading": reading_json(response.reading),
+        "intent": intent_json(response.intent),
+        "suggestion": response.suggestion,
         "lang": lang,
+    }
+
+
+def intent_json(intent) -> dict | None:
+    """What the query was read as (search/intent.py Intent), or None for a plain search."""
+    if intent is None:
+        return None
+    person = intent.person
+    unknown = intent.unknown
+    return {
+        "kind": intent.kind,
+        "paper_id": intent.matched_id,
+        "pinned": list(intent.pinned),
+        "person": None if person is None else {"name": person.name, "key": person.key, "papers": len(person.paper_ids),
+                                               "url": f"/author/{quote(person.key, safe='')}"},
+        "unknown_id": None if unknown is None else {"kind": unknown[0], "value": unknown[1],
+                                                   "command": intent.fetch_command},
+        "filter_words": list(intent.filter_words),
+        "searched": intent.text,
     }
 
 

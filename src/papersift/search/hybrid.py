@@ -113,7 +113,24 @@ class HybridRetriever:
         lexical = self.lexical_ranking(query, LEXICAL_DEPTH, candidate_ids)
         translated = None if request.literal else self.translated_ranking(query, LEXICAL_DEPTH, candidate_ids)
         trust = getattr(dense_side, "dense_trust", 1.0)  # below 1 while static vectors rank (search/bestvector.py)
-        return fuse_hybrid(query_text(query), lexical, dense, translated, trust)[:k]
+        fused = fuse_hybrid(query_text(query), lexical, dense, translated, trust)
+        kept = self.kept_lexical(query, lexical, candidate_ids)
+        kept.update(paper_id for paper_id, _ in dense)  # above the model's relevance floor (search/semantic.py)
+        kept.update(paper_id for paper_id, _ in translated or ())
+        return [(paper_id, score) for paper_id, score in fused if paper_id in kept][:k]
+
+    def kept_lexical(self, query: ParsedQuery, lexical: list[tuple[str, float]],
+                     candidate_ids: Sequence[str] | None = None) -> set[str]:
+        """The lexical side's papers that belong to the result set: those with all the words,
+        or, when none of them has all, every one (the best papers for some of the words, as
+        keyword mode shows them). Papers that only share a word with the query count only when
+        the dense side also finds them above its floor."""
+        ids = [paper_id for paper_id, _ in lexical]
+        if not ids or not query.match_all:
+            return set(ids)
+        complete = self.keyword.backend.search(query, "relevance", 0, len(ids), with_facets=False,
+                                               candidate_ids=ids).paper_ids
+        return set(complete) if complete else set(ids)
 
     def named_only(self, request: SearchRequest, query: ParsedQuery, k: int,
                    candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]] | None:

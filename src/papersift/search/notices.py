@@ -18,6 +18,12 @@ ENGLISH = {
     "semantic_partial": "semantic index covers {coverage:.0%} of papers ({rows:,} of {total:,}); embedding is in progress",
     "first_pass": "{share:.0%} of papers are ranked by fast first-pass vectors until 'papersift embed' finishes the full model",
     "similar_by_words": "similar papers by shared words: the semantic index cannot answer yet",
+    "id_match": "{paper_id} is the paper this id names",
+    "unknown_id": "no paper here has the {kind} id {value}; fetch it with: {command}",
+    "person_match": "papers by {name} ({papers:,})",
+    "spelling_corrected": "showing results for '{corrected}' (typed: '{typed}')",
+    "filter_words": "read '{words}' as filters (venue, year)",
+    "no_match": "no papers match; try other or fewer words, another mode, or fewer filters",
     "unknown_tag": "your library has no paper tagged '{tag}' (tag: searches the papers you tagged)",
 }
 

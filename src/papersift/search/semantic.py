@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from papersift.index import vectors as vector_store
-from papersift.index.analyzers import has_cjk
+from papersift.index.analyzers import ENGLISH, has_cjk, terms
 from papersift.index.bridge import TermBridge, terms_model
 from papersift.index.embeddings import Encoder, make_encoder, paper_text
 from papersift.models import DEFAULT_MODEL, get_spec
@@ -34,6 +34,16 @@ from papersift.search.types import SearchRequest
 from papersift.store import DB_FILE, Store
 from papersift.throttle import Throttle
 
+# The relevance floor: a query's hit below it is no evidence of relevance and is left out of
+# semantic results (and of hybrid's, unless it has all the words). Per model, the median best
+# cosine that 200 random letter strings (seed 0) reach over the corpus's papers: a hit that
+# scores under what gibberish typically gets as its best match is not shown. Calibrated on the
+# 44,693-paper shared corpus with `papersift bench floor --data-dir D` (docs/semantic.md).
+RELEVANCE_FLOORS = {
+    "multilingual-e5-small": 0.826,
+    "multilingual-e5-small-static": 0.427,
+    "all-MiniLM-L6-v2": 0.2,
+}
 READING_WEIGHT = 1.0  # the English reading's embedding beside the Chinese query's (query_vector)
 FILTER_EXACT_MAX = 5000  # filtered sets up to this size are fetched and searched exactly
 REOPEN_CHECK_S = 1.0
@@ -48,8 +58,12 @@ def shared_encoder(model: str) -> Encoder:
 
 class DenseRetriever:
     def __init__(self, data_dir: str | Path, keyword: KeywordSide, model: str = DEFAULT_MODEL,
-                 encoder: Encoder | None = None):
+                 encoder: Encoder | None = None, floor: float | str | None = "calibrated"):
         self.data_dir = Path(data_dir)
+        # The relevance floor is the model's, calibrated for its own encoder: a retriever given
+        # another encoder (a test's stand-in) has none unless it is given one.
+        self.floor = (RELEVANCE_FLOORS.get(model) if encoder is None else None) if floor == "calibrated" else \
+            (float(floor) if floor is not None else None)
         self.keyword = keyword
         self.model = model
         # `papersift embed` builds a term bridge for a multilingual model only: others have none to look for
@@ -190,11 +204,25 @@ class DenseRetriever:
 
     def rank_text(self, text: str, query: ParsedQuery, k: int,
                   candidate_ids: Sequence[str] | None = None, literal: bool = False) -> list[tuple[str, float]]:
+        """The papers closest to the query's words, down to the model's relevance floor; none
+        when no word of an English query is a word of the corpus (the vector of a string the
+        papers never use is noise: `qwxzzplk` has nearest papers too)."""
         index = self.index
-        if index is None or not text:
+        if index is None or not text or not self._known_words(text):
             return []
         allowed, depth = self._plan(index, query, k, candidate_ids)
-        return index.search_ids(self.query_vector(text, literal), depth, allowed)
+        ranked = index.search_ids(self.query_vector(text, literal), depth, allowed)
+        floor = self.floor
+        return ranked if floor is None else [(paper_id, score) for paper_id, score in ranked if score >= floor]
+
+    def _known_words(self, text: str) -> bool:
+        """Whether the corpus has any of the words (always, for CJK text and for a keyword
+        engine that cannot count terms)."""
+        doc_freq = getattr(self.keyword.backend, "term_doc_freq", None)
+        if doc_freq is None or has_cjk(text):
+            return True
+        words = terms(text, ENGLISH)
+        return not words or any(doc_freq(word) > 0 for word in words)
 
     def _embed_query(self, text: str) -> np.ndarray:
         """The query's embedding; for a Chinese query to the multilingual model, averaged with

@@ -16,6 +16,7 @@ would break every default request).
 
 from __future__ import annotations
 
+import heapq
 import importlib
 import threading
 import time
@@ -33,11 +34,13 @@ from papersift.search.backend import BackendResult, SearchBackend
 from papersift.search.cited import CITED_DEPTH, CitationCounts
 from papersift.search.crosslingual import carried_over_query, read_query, term_glossary
 from papersift.search.facet_counts import Counter, FacetSummary
+from papersift.search.intent import NO_INTENT, PLAIN, Intent, IntentReader
 from papersift.search.notices import Notice
 from papersift.search.phrasebridge import phrase_bridge_for
 from papersift.search.predicted_topics import attach_predicted_topics
-from papersift.search.query import ParsedQuery, natural_text_query, parse_query, query_text
+from papersift.search.query import ParsedQuery, merge_filters, natural_text_query, parse_query, query_text
 from papersift.search.retrieval import KeywordSide, Retriever
+from papersift.search.spelling import Speller
 from papersift.search.tantivy_backend import TantivyBackend
 from papersift.search.termlexicon import QueryReading, lexicon_for
 from papersift.search.types import FacetValue, Filters, Hit, Mode, SearchRequest, SearchResponse, TotalCounts
@@ -66,6 +69,30 @@ class _Found:
     retriever: object | None = None  # the one that ranked (semantic, hybrid): its reading is shown
 
 
+@dataclass(frozen=True, slots=True)
+class _SetCounts:
+    total: int
+    facets: dict[str, list[FacetValue]]
+    members: set[str]  # head papers that the keyword tail also holds
+    probe: _Found | None  # the tail's first page (its query, total, facets)
+
+
+ID_KINDS = {"arxiv": "arXiv", "doi": "DOI", "openreview": "OpenReview", "url": "URL"}
+
+
+def _summed_facets(first: dict[str, list[FacetValue]], second: dict[str, list[FacetValue]]) -> dict[str, list[FacetValue]]:
+    """Facet counts of two disjoint sets of papers, added up (most papers first)."""
+    summed: dict[str, list[FacetValue]] = {}
+    for name in dict.fromkeys([*first, *second]):
+        counts: dict[str, int] = {}
+        for item in (*first.get(name, []), *second.get(name, [])):
+            counts[item.value] = counts.get(item.value, 0) + item.count
+        ordered = (sorted(counts.items(), reverse=True) if name == "year"  # as search/facets.py lists them
+                   else sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+        summed[name] = [FacetValue(value, count) for value, count in ordered]
+    return summed
+
+
 class SearchService:
     def __init__(self, data_dir: str | Path, backend: SearchBackend | None = None):
         self.data_dir = Path(data_dir)
@@ -79,6 +106,8 @@ class SearchService:
         self._checked_at: dict[str, float] = {}  # mode -> when a missing retriever was last looked for
         self._citations = CitationCounts()
         self._names: ChineseNames | None = None
+        self.intents = IntentReader(self.data_dir, self._doc_freq)
+        self.speller = Speller(self.data_dir)
 
     @property
     def store(self) -> Store:
@@ -94,15 +123,20 @@ class SearchService:
         notices: list[str] = []
         request = self._within_limits(request, notices)
         offset = (request.page - 1) * request.size
-        found = self._find(request, notices, offset, request.size, with_papers=True)
+        resolved, intent = self._resolved(request, notices)
+        found = self._find(resolved, notices, offset, request.size, with_papers=True, pinned=intent.pinned)
         if found.papers is None:  # retrieved: the page's records from the same row store as keyword hits
             page = self._page_records(found.ids, found.scores)
         else:
             page = list(zip(found.papers, found.scores))
         took_ms = (time.perf_counter() - started) * 1000
         reading = None if request.literal else self._shown_reading(found.query, found.retriever, notices)
+        if found.total == 0 and request.query.strip() and intent.kind != "unknown_id":
+            notices.append(Notice("no_match"))
         return SearchResponse(request, found.total, self._hits(found.query, page), found.facets, took_ms, notices,
-                              total_counts=found.total_counts, keyword_matches=found.keyword_matches, reading=reading)
+                              total_counts=found.total_counts, keyword_matches=found.keyword_matches, reading=reading,
+                              intent=intent if intent not in (NO_INTENT, PLAIN) else None,
+                              suggestion=intent.corrected)
 
     def ranking(self, request: SearchRequest, k: int,
                 candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
@@ -113,35 +147,47 @@ class SearchService:
         search(), a mode without a retriever is an error: a benchmark must not silently
         measure another mode. Raises QuerySyntaxError for a query the language rejects."""
         notices: list[str] = []
-        found = self._find(replace(request, with_facets=False), notices, 0, k, with_papers=False,
-                           candidate_ids=candidate_ids)
+        resolved, intent = self._resolved(request, [])
+        found = self._find(replace(resolved, with_facets=False), notices, 0, k, with_papers=False,
+                           candidate_ids=candidate_ids, pinned=intent.pinned)
         unavailable = [notice for notice in notices if getattr(notice, "code", None) == "mode_unavailable"]
         if unavailable:
             raise RuntimeError(unavailable[0])
         return list(zip(found.ids, found.scores))
 
     def counter(self, request: SearchRequest) -> Counter:
-        """Counts (total, facets) of the request's query under filters that narrow the
-        request's own (search/facet_counts.py). Keyword mode: the query's matches under them,
-        as search() counts them. Semantic and hybrid modes: the papers of one candidate list,
-        retrieved here once (the query embedded once), that pass them; each count is then an
-        aggregation over at most RETRIEVER_DEPTH ids, with no model call."""
+        """Counts (total, facets) of the request's result set under filters that narrow the
+        request's own (search/facet_counts.py), as search() counts it. Keyword mode: the query's
+        matches under them. Semantic and hybrid modes: the ranked head is retrieved here once
+        (the query embedded once) and each count is the head's papers that pass the filters
+        plus, in hybrid mode, the keyword matches under them (_set_counts); no model call."""
+        request, intent = self._resolved(request, [])
         query = self._parsed(request)
         retriever = self._retriever_for(request, []) if self._needs_retriever(request, query) else None
-        if retriever is None:
-            carried: dict[str, QueryReading | None] = {}  # the query's English reading, worked out once
+        carried: dict[str, QueryReading | None] = {}  # the query's English reading, worked out once
+        head = [] if retriever is None else [paper_id for paper_id, _ in retriever.retrieve(request, query, RETRIEVER_DEPTH)]
+        head = list(dict.fromkeys([*intent.pinned, *head]))
+        answered: ParsedQuery | None = None  # the keyword side's query as answered for the request's filters
+        if retriever is None or request.mode != "semantic":
+            probe = self._keyword_tail(request, query, None, carried)(0, 1, False)
+            if probe.query.match_all:
+                answered = probe.query
+            else:  # the best papers for some of the words: one list, counted under each filter
+                whole = self._keyword_tail(request, query, None, carried)(0, max(probe.total, 1), False)
+                head = list(dict.fromkeys([*head, *whole.ids]))
 
-            def keyword_count(filters: Filters) -> tuple[int, dict[str, list[FacetValue]]]:
-                counted = replace(request, filters=filters, with_facets=True)
-                found = self._keyword(counted, self._parsed(counted), [], 0, 1, False, None, carried)
-                return found.total, found.facets
-            return keyword_count
-        candidate_ids = [paper_id for paper_id, _ in retriever.retrieve(request, query, RETRIEVER_DEPTH)]
-
-        def retrieved_count(filters: Filters) -> tuple[int, dict[str, list[FacetValue]]]:
-            passing = self._passing(self._parsed(replace(request, filters=filters)), candidate_ids, with_facets=True)
-            return passing.total, passing.facets
-        return retrieved_count
+        def count(filters: Filters) -> tuple[int, dict[str, list[FacetValue]]]:
+            # `filters` narrow the request as the caller sent it: what the query's words named applies too
+            counted = replace(request, filters=merge_filters(filters, intent.filters), with_facets=True)
+            counted_query = self._parsed(counted)
+            # Narrower filters narrow the same keyword set: no fallback to fewer words under them.
+            tail = None if answered is None else self._query_tail(replace(answered, filters=counted_query.filters))
+            passing = self._passing(counted_query, head, with_facets=False).paper_ids if head else []
+            order = {paper_id: at for at, paper_id in enumerate(head)}
+            passing.sort(key=order.__getitem__)
+            counts = self._set_counts(counted_query, passing, tail, with_facets=True)
+            return counts.total, counts.facets
+        return count
 
     def facets_beside_filters(self, response: SearchResponse) -> SearchResponse:
         """The response with each filtered facet group counted as if its own filter were off."""
@@ -219,12 +265,51 @@ class SearchService:
     def _needs_retriever(request: SearchRequest, query: ParsedQuery) -> bool:
         return bool(query.has_text or request.like_text or request.like_id)  # filters alone: keyword browse
 
+    def _resolved(self, request: SearchRequest, notices: list[str]) -> tuple[SearchRequest, Intent]:
+        """The request as its query's intent reads it (search/intent.py): an id's paper, a
+        person's papers, venue/year words as filters, misspelt words corrected (every
+        mode searches the correction; the response names it and the words as typed); and
+        what the response says about it."""
+        if request.literal or request.like_text or request.like_id or not request.query.strip():
+            return request, NO_INTENT
+        intent = self.intents.read(request.query)
+        if intent is NO_INTENT:
+            return request, intent
+        text = request.query if intent.text is None else intent.text
+        if intent.plain and text:
+            corrected = self.speller.suggest(text)
+            if corrected is not None:  # every mode searches the correction (a typo is a word < 3 papers use)
+                intent = replace(intent, corrected=corrected, text=corrected)
+                notices.append(Notice("spelling_corrected", corrected=corrected, typed=text))
+                text = corrected
+        if intent.kind == "paper_id":
+            notices.append(Notice("id_match", paper_id=intent.matched_id))
+        elif intent.kind == "unknown_id" and intent.unknown is not None:
+            kind, value = intent.unknown
+            notices.append(Notice("unknown_id", kind=ID_KINDS.get(kind, kind), value=value, command=intent.fetch_command))
+        if intent.person is not None:
+            notices.append(Notice("person_match", name=intent.person.name, papers=len(intent.person.paper_ids)))
+        if intent.filter_words:
+            notices.append(Notice("filter_words", words=" ".join(intent.filter_words)))
+        if intent is PLAIN:
+            return request, intent
+        return replace(request, query=text, filters=merge_filters(request.filters, intent.filters)), intent
+
+    def _doc_freq(self, term: str) -> int:
+        counted = self.term_doc_freq
+        return counted(term) if counted is not None else 0
+
     def _find(self, request: SearchRequest, notices: list[str], offset: int, limit: int, with_papers: bool,
-              candidate_ids: Sequence[str] | None = None) -> _Found:
+              candidate_ids: Sequence[str] | None = None, pinned: Sequence[str] = ()) -> _Found:
         """Papers offset..offset+limit of the request's ranking (the one path search() and
-        ranking() share), with the total and, when the request asks, the facets."""
+        ranking() share), with the total and, when the request asks, the facets.
+
+        The result set: keyword mode, the papers that match the query; semantic mode, the
+        retrieved papers above the model's relevance floor; hybrid mode, both: the fused head
+        first, then the keyword matches it lacks, so paging and export reach every paper
+        that has all the words. `pinned` papers (a title the query is) come first."""
         if request.sort == "cited":
-            return self._most_cited(request, notices, offset, limit, candidate_ids)
+            return self._most_cited(request, notices, offset, limit, candidate_ids, pinned)
         query = self._parsed(request)
         retriever = self._retriever_for(request, notices) if self._needs_retriever(request, query) else None
         if retriever is None and self._literal_chinese(request, query):
@@ -233,15 +318,101 @@ class SearchService:
             retriever = self._retriever_for(replace(request, mode="semantic"), [])
             if retriever is not None:
                 request = replace(request, mode="semantic")
+        head: list[tuple[str, float]] = []
         if retriever is not None:
             notices.extend(getattr(retriever, "notices", list)())  # e.g. semantic coverage while embedding
-            return self._retrieved(request, query, retriever, offset, limit, candidate_ids)
-        return self._keyword(request, query, notices, offset, limit, with_papers, candidate_ids)
+            if candidate_ids is None:
+                ranked = retriever.retrieve(request, query, RETRIEVER_DEPTH)
+            else:
+                ranked = retriever.retrieve(request, query, RETRIEVER_DEPTH, candidate_ids=candidate_ids)
+            kept = set(self._passing(query, [paper_id for paper_id, _ in ranked], with_facets=False).paper_ids)
+            head = [(paper_id, score) for paper_id, score in ranked if paper_id in kept]
+        if pinned:
+            first = self._passing(query, list(pinned), with_facets=False).paper_ids
+            first.sort(key=list(pinned).index)
+            head = [(paper_id, float("inf")) for paper_id in first] + [item for item in head if item[0] not in first]
+        if retriever is None and not head:
+            return self._keyword(request, query, notices, offset, limit, with_papers, candidate_ids)
+        tail = None if retriever is not None and request.mode == "semantic" else \
+            self._keyword_tail(request, query, candidate_ids, {})
+        return self._combined(request, query, head, tail, offset, limit, retriever)
+
+    def _keyword_tail(self, request: SearchRequest, query: ParsedQuery, candidate_ids: Sequence[str] | None,
+                      carried: dict[str, QueryReading | None]) -> Callable[[int, int, bool], _Found]:
+        """The keyword side of a result set: (offset, limit, with_facets) -> that page of the
+        query's keyword answer (its matches; carried over or relaxed as keyword mode does)."""
+        def tail(offset: int, limit: int, with_facets: bool) -> _Found:
+            return self._keyword(replace(request, with_facets=with_facets), query, [], offset, limit, False,
+                                 candidate_ids, carried)
+        return tail
+
+    def _query_tail(self, query: ParsedQuery) -> Callable[[int, int, bool], _Found]:
+        """A keyword side that is exactly this query's matches (no fallback)."""
+        def tail(offset: int, limit: int, with_facets: bool) -> _Found:
+            result = self.backend.search(query, "relevance", offset, limit, with_facets=with_facets)
+            return _Found(query, result.paper_ids, result.scores, None, result.total, result.facets)
+        return tail
+
+    def _set_counts(self, query: ParsedQuery, head_ids: list[str],
+                    tail: Callable[[int, int, bool], _Found] | None, with_facets: bool) -> _SetCounts:
+        """Total and facets of a result set: the head's papers (already passing the filters)
+        and the tail's keyword matches, each paper counted once."""
+        probe = tail(0, 1, with_facets) if tail is not None else None
+        members: set[str] = set()
+        if tail is not None and probe is not None and head_ids:
+            if probe.query.match_all:  # a set the query names: ask which head papers are in it
+                members = set(self.backend.search(probe.query, "relevance", 0, len(head_ids), with_facets=False,
+                                                  candidate_ids=head_ids).paper_ids)
+            else:  # a ranked (relaxed) keyword answer: its best papers are the set
+                members = set(tail(0, max(probe.total, 1), False).ids) & set(head_ids)
+        extra = [paper_id for paper_id in head_ids if paper_id not in members]
+        facets: dict[str, list[FacetValue]] = probe.facets if probe is not None else {}
+        if with_facets and extra:
+            extra_facets = self._passing(ParsedQuery(), extra, with_facets=True).facets
+            facets = _summed_facets(facets, extra_facets) if probe is not None else extra_facets
+        total = len(extra) + (probe.total if probe is not None else 0)
+        return _SetCounts(total, facets, members, probe)
+
+    def _combined(self, request: SearchRequest, query: ParsedQuery, head: list[tuple[str, float]],
+                  tail: Callable[[int, int, bool], _Found] | None, offset: int, limit: int,
+                  retriever: Retriever | None) -> _Found:
+        """One page of head + tail (see _find), with the set's total and facets."""
+        head_ids = [paper_id for paper_id, _ in head]
+        scores = dict(head)
+        counts = self._set_counts(query, head_ids, tail, request.with_facets)
+        wanted = offset + limit
+        if request.sort == "relevance":
+            ordered = head_ids
+            if tail is not None and wanted > len(head_ids):
+                rest = tail(0, wanted - len(head_ids) + len(counts.members), False)
+                scores.update(zip(rest.ids, rest.scores))
+                shown = set(head_ids)
+                ordered = head_ids + [paper_id for paper_id in rest.ids if paper_id not in shown]
+        else:
+            years = {paper_id: paper.year or 0 for paper_id, paper in self.store.get_many(head_ids).items()}
+            newest = request.sort == "newest"
+            by_year = sorted(head_ids, key=lambda paper_id: years.get(paper_id, 0), reverse=newest)
+            ordered = by_year
+            if tail is not None:
+                rest = tail(0, wanted + len(counts.members), False)
+                scores.update(zip(rest.ids, rest.scores))
+                shown = set(head_ids)
+                rest_ids = [paper_id for paper_id in rest.ids if paper_id not in shown]
+                years.update({paper_id: paper.year or 0 for paper_id, paper in self.store.get_many(rest_ids).items()})
+                ordered = list(heapq.merge(by_year, rest_ids, key=lambda paper_id: years.get(paper_id, 0),
+                                           reverse=newest))
+        page_ids = ordered[offset:wanted]
+        probe = counts.probe
+        answered = probe.query if probe is not None and not head_ids else query
+        matches = probe.total if probe is not None and probe.query.match_all and query.has_text else None
+        return _Found(answered, page_ids, [scores.get(paper_id, 0.0) for paper_id in page_ids], None, counts.total,
+                      counts.facets, matches if retriever is not None else None,
+                      "ranked" if retriever is not None else "matches", retriever)
 
     def _most_cited(self, request: SearchRequest, notices: list[str], offset: int, limit: int,
-                    candidate_ids: Sequence[str] | None) -> _Found:
+                    candidate_ids: Sequence[str] | None, pinned: Sequence[str] = ()) -> _Found:
         """The request's matches in relevance order, then put in citation order (search.cited)."""
-        found = self._find(replace(request, sort="relevance"), notices, 0, CITED_DEPTH, False, candidate_ids)
+        found = self._find(replace(request, sort="relevance"), notices, 0, CITED_DEPTH, False, candidate_ids, pinned)
         scores = dict(zip(found.ids, found.scores))
         page_ids = self._citations.order(self.store, found.ids)[offset:offset + limit]
         return replace(found, ids=page_ids, scores=[scores[paper_id] for paper_id in page_ids], papers=None)
@@ -343,24 +514,6 @@ class SearchService:
         return self.backend.search(allowed, "relevance", 0, max(len(candidate_ids), 1), with_facets=with_facets,
                                    candidate_ids=candidate_ids)
 
-    def _retrieved(self, request: SearchRequest, query: ParsedQuery, retriever: Retriever, offset: int, limit: int,
-                   candidate_ids: Sequence[str] | None) -> _Found:
-        if candidate_ids is None:
-            ranked = retriever.retrieve(request, query, RETRIEVER_DEPTH)
-        else:
-            ranked = retriever.retrieve(request, query, RETRIEVER_DEPTH, candidate_ids=candidate_ids)
-        scores = dict(ranked)
-        passing = self._passing(query, list(scores), with_facets=request.with_facets)
-        kept = set(passing.paper_ids)
-        ordered = [paper_id for paper_id, _ in ranked if paper_id in kept]
-        if request.sort != "relevance":
-            papers_all = self.store.get_many(ordered)
-            ordered.sort(key=lambda pid: papers_all[pid].year or 0, reverse=request.sort == "newest")
-        page_ids = ordered[offset:offset + limit]
-        matches = self._keyword_matches(query) if request.with_facets else None
-        return _Found(query, page_ids, [scores[paper_id] for paper_id in page_ids], None, len(ordered),
-                      passing.facets, matches, "ranked", retriever)
-
     def _page_records(self, ids: list[str], scores: list[float]) -> list[tuple[Paper, float]]:
         """A ranked page's records, read where keyword hits' are (the index's row store), so a
         page shows the same version of a paper whatever the mode. Ranked ids have passed the
@@ -371,13 +524,6 @@ class SearchService:
                                     candidate_ids=ids)
         by_id = {paper.id: paper for paper in found.papers}
         return [(by_id[paper_id], score) for paper_id, score in zip(ids, scores) if paper_id in by_id]
-
-    def _keyword_matches(self, query: ParsedQuery) -> int | None:
-        """How many papers have all the query's words under its filters (what keyword mode
-        would count), shown beside a ranked list's length; None for a query without words."""
-        if not query.has_text:
-            return None
-        return self.backend.search(query, "relevance", 0, 1, with_facets=False).total
 
     def _hits(self, query: ParsedQuery, ranked: list[tuple[Paper, float]]) -> list[Hit]:
         highlights = self.backend.highlight(query, [paper for paper, _ in ranked])

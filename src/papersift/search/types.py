@@ -27,8 +27,9 @@ def is_sort(value: str) -> TypeGuard[Sort]:
     return value in SORTS
 
 # What SearchResponse.total counts: the papers that match (keyword mode, and any filters-only
-# browse), or the length of a ranked candidate list (semantic and hybrid modes: every paper
-# has a similarity, so "matching papers" is the keyword count given beside it).
+# browse), or "ranked" (semantic and hybrid modes): the papers close enough in meaning (above
+# the model's relevance floor, search/semantic.py) and, in hybrid mode, every paper that has
+# all the words (keyword_matches of them), each once; pages and exports list exactly these.
 TotalCounts = Literal["matches", "ranked"]
 LABEL_FACET_FIELDS = ("venue", "year", "area", "subarea", "status")  # what every backend counts
 # code: one value, "yes" (the paper has a code link). These six come from facet-key codes
@@ -107,6 +108,10 @@ class SearchResponse:
     keyword_matches: int | None = None  # with a ranked total: papers that have all the query's words
     # A Chinese query's English reading (search/termlexicon.py QueryReading): what was searched
     reading: object | None = None
+    # What the query was read as (search/intent.py Intent: a paper's id or title, a person,
+    # venue/year words), None for a plain search
+    intent: object | None = None
+    suggestion: str | None = None  # "did you mean": the query with misspelt words corrected
 
 
 class UnsupportedFilterError(ValueError):

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import jinja2
 from fastapi import APIRouter, FastAPI, Query, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from markupsafe import Markup, escape
 
@@ -33,6 +33,7 @@ from papersift.config import AUTHORS_SHOWN, MAX_PAGE
 from papersift.export import to_bibtex
 from papersift.i18n import LANGS, Lang, error_title_key, negotiate_language, translate, translate_notice
 from papersift.search.display import page_count
+from papersift.search.intent import Intent
 from papersift.web.citation_meta import citation_meta_tags, coins_kev
 from papersift.web.feeds import page_feeds
 from papersift.web.library_forms import marks_context
@@ -146,16 +147,31 @@ def reading_choices(reading, state: SearchState) -> list[tuple]:
             for term in reading.terms]
 
 
+INTENT_NOTICES = ("person_match", "filter_words", "spelling_corrected")  # the page shows these as links
+
+
+def intent_chips(intent: Intent | None, state: SearchState) -> list[tuple[str, str]]:
+    """(word, url of the query without it) for each word read as a venue or year filter."""
+    if intent is None or not intent.filter_words:
+        return []
+    words = (state.params.q or "").split()
+    return [(word, state.url(q=" ".join(other for other in words if other != word))) for word in intent.filter_words]
+
+
 @router.get("/", response_class=HTMLResponse)
-def search_page(request: Request, params: Annotated[SearchParams, Query()]) -> HTMLResponse:
+def search_page(request: Request, params: Annotated[SearchParams, Query()]) -> Response:
     lang = request_lang(request, params.lang)
     state = SearchState(params, lang)
     service = service_of(request)
     response = search_with_tags(request, service, params.to_request())
+    intent = response.intent if isinstance(response.intent, Intent) else None
+    if intent is not None and intent.kind == "paper_id" and intent.matched_id and response.hits:  # an id: its paper
+        return RedirectResponse(paper_path(intent.matched_id, lang), status_code=303)
     if response.facets:
         response = facets_beside_filters(service, response)
     return render(
         request, "search.html", lang, state=state, response=response, params=params,
+        intent_chips=intent_chips(intent, state), intent_shown=INTENT_NOTICES,
         pages=page_count(response.total, params.size, MAX_PAGE), facet_limit=FACET_LIMIT,
         reading_choices=reading_choices(response.reading, state),
         export_urls={fmt: state.url(path="/api/export", format=fmt, page=None, size=None, facets=None, lang=None)

@@ -1,0 +1,94 @@
+"""Did you mean: misspelt query words corrected from the corpus's own vocabulary.
+
+The vocabulary is the derived file `papersift index` writes (index/vocabulary.py: each word
+of the papers with the number of papers using it); serving only reads it, once, and again
+when `index` replaces it. Candidates come from symspellpy (symmetric delete, Damerau-OSA
+distance up to 2). A typed word is corrected when fewer than RARE papers use it and a word
+within distance 1 (2 for words of 8 letters or more) is used by at least FACTOR times as many
+papers and at least MIN_USES of them: "difusion modles" -> "diffusion models", while a rare
+but real term ("hypernetwork", used by 40 papers) stays as typed. Names and ids never get
+here: the service corrects only the words its query intent left as a topic.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from pathlib import Path
+
+from papersift.index.vocabulary import read, vocabulary_path
+
+RARE = 3  # a word fewer papers than this use may be a typo
+FACTOR = 20  # ... when a close word is this many times as common
+MIN_USES = 10
+MIN_LENGTH = 4  # shorter words are left alone (acronyms, "gan", "vae")
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+class Speller:
+    def __init__(self, data_dir: str | Path):
+        self.path = vocabulary_path(data_dir)
+        self._lock = threading.Lock()
+        self._stamp: tuple[int, int] | None = None
+        self._words: dict[str, int] = {}
+        self._symspell = None  # built on the first word that needs a candidate
+
+    def _current(self) -> dict[str, int]:
+        try:
+            info = os.stat(self.path)
+            stamp = (info.st_mtime_ns, info.st_size)
+        except FileNotFoundError:
+            stamp = None
+        with self._lock:
+            if stamp != self._stamp:
+                self._words = read(self.path.parent) if stamp is not None else {}
+                self._symspell = None
+                self._stamp = stamp
+            return self._words
+
+    def _candidates(self):
+        with self._lock:
+            if self._symspell is None:
+                from symspellpy import SymSpell
+
+                symspell = SymSpell(max_dictionary_edit_distance=2, prefix_length=7)
+                for word, count in self._words.items():
+                    symspell.create_dictionary_entry(word, count)
+                self._symspell = symspell
+            return self._symspell
+
+    def correct_word(self, word: str) -> str | None:
+        """The word a misspelt word stands for, or None (known, too short, nothing close)."""
+        words = self._current()
+        lowered = word.lower()
+        if not words or len(lowered) < MIN_LENGTH or not lowered.isascii() or not lowered.isalpha():
+            return None
+        uses = words.get(lowered, 0)
+        if uses >= RARE:
+            return None
+        from symspellpy import Verbosity
+
+        distance = 2 if len(lowered) >= 8 else 1
+        found = self._candidates().lookup(lowered, Verbosity.TOP, max_edit_distance=distance)
+        if not found or found[0].term == lowered:
+            return None
+        best = found[0]
+        if best.count < max(MIN_USES, FACTOR * max(uses, 1)):
+            return None
+        return best.term
+
+    def suggest(self, text: str) -> str | None:
+        """The text with its misspelt words corrected, None when none is."""
+        changed = False
+
+        def replace(match: re.Match) -> str:
+            nonlocal changed
+            corrected = self.correct_word(match.group(0))
+            if corrected is None:
+                return match.group(0)
+            changed = True
+            return corrected
+
+        corrected = _WORD.sub(replace, text)
+        return corrected if changed else None

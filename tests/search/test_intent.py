@@ -1,0 +1,256 @@
+"""Query intent (search/intent.py) through SearchService, in every mode: titles, people, ids,
+venue/year words, a miss that is a miss, "did you mean", and one result set behind every count.
+
+Semantic and hybrid modes run on pseudo-random vectors (tests/hybrid_service.py): what is
+checked is what the service does with a retriever's list, not ranking quality (bench nav)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tests.search.conftest import indexed_copy
+
+from hybrid_service import add_vectors_and_bridge, hybrid_service
+from papersift.index import vocabulary
+from papersift.people.identity import build as build_identities
+from papersift.search.intent import IntentReader, normalize_title
+from papersift.search.types import Filters, SearchRequest
+from papersift.store import Store
+
+MODES = ("keyword", "hybrid", "semantic")
+
+
+@pytest.fixture(scope="module")
+def intent_dir(sample_data_dir, tmp_path_factory):
+    data_dir = indexed_copy(sample_data_dir, tmp_path_factory.mktemp("intent"))
+    store = Store(data_dir)
+    build_identities(store)
+    store.close()
+    vocabulary.build_for_store(data_dir)
+    add_vectors_and_bridge(data_dir)
+    return data_dir
+
+
+@pytest.fixture(scope="module")
+def service(intent_dir):
+    return hybrid_service(intent_dir)[0]
+
+
+@pytest.fixture(scope="module")
+def papers(intent_dir):
+    return {paper.id: paper for _, paper in Store(intent_dir, readonly=True).iter_papers(0)}
+
+
+def search(service, query: str, mode: str, **options):
+    return service.search(SearchRequest(query=query, mode=mode, **options))
+
+
+def all_ids(service, request: SearchRequest) -> list[str]:
+    """Every paper of a result set, page by page (what an export collects)."""
+    ids: list[str] = []
+    page = 1
+    while True:
+        response = service.search(replace(request, page=page, size=100, with_facets=False))
+        ids += [hit.paper.id for hit in response.hits]
+        if not response.hits or len(ids) >= response.total:
+            return ids
+        page += 1
+
+
+def unique_title_paper(papers, words: int = 5):
+    keys = {}
+    for paper in papers.values():
+        keys.setdefault(normalize_title(paper.title), []).append(paper.id)
+    return next(paper for paper in sorted(papers.values(), key=lambda p: p.id)
+                if len(keys[normalize_title(paper.title)]) == 1 and len(paper.title.split()) >= words)
+
+
+# -- titles ---------------------------------------------------------------------------
+@pytest.mark.parametrize("mode", MODES)
+def test_a_title_as_typed_lower_cased_or_quoted_puts_its_paper_first(service, papers, mode):
+    paper = unique_title_paper(papers)
+    for typed in (paper.title, paper.title.lower(), f'"{paper.title}"', paper.title.rstrip(".") + "."):
+        response = search(service, typed, mode)
+        assert response.hits, typed
+        assert response.hits[0].paper.id == paper.id, (mode, typed)
+        assert response.intent is not None and response.intent.kind == "title"
+
+
+def test_a_pinned_title_is_counted_once_and_paging_lists_it_once(service, papers):
+    paper = unique_title_paper(papers)
+    for mode in MODES:
+        request = SearchRequest(query=paper.title, mode=mode)
+        ids = all_ids(service, request)
+        assert ids.count(paper.id) == 1
+        assert len(ids) == len(set(ids)) == service.search(request).total
+
+
+# -- people ---------------------------------------------------------------------------
+@pytest.mark.parametrize("typed", ["Max Welling", "max welling", "Welling Max", "M. Welling", "Welling, M."])
+def test_a_name_in_any_order_or_with_initials_lists_that_persons_papers(service, papers, typed):
+    for mode in MODES:
+        response = search(service, typed, mode)
+        person = response.intent.person
+        assert person is not None and person.name == "Max Welling"
+        assert response.total == len(person.paper_ids) >= 10
+        assert response.hits and all("Max Welling" in papers[hit.paper.id].authors for hit in response.hits)
+        assert any(getattr(notice, "code", "") == "person_match" for notice in response.notices)
+
+
+def test_a_person_and_a_topic_combine(service, papers):
+    for mode in MODES:
+        response = search(service, "Welling sampling", mode, size=100)
+        assert response.intent.person is not None and response.intent.text == "sampling"
+        assert response.hits
+        assert all("Max Welling" in papers[hit.paper.id].authors for hit in response.hits)
+    keyword = search(service, "Welling sampling", "keyword", size=100)
+    expected = search(service, 'author:"Max Welling" sampling', "keyword", size=100)
+    assert keyword.hits and {hit.paper.id for hit in keyword.hits} <= {hit.paper.id for hit in expected.hits}
+
+
+def test_the_person_matcher_is_a_function_of_a_romanised_name(intent_dir):
+    reader = IntentReader(intent_dir)
+    person = reader.person("Bengio Yoshua")
+    assert person is not None and person.name == "Yoshua Bengio" and len(person.paper_ids) >= 9
+    assert reader.person("graph neural networks") is None
+
+
+def test_topic_words_are_not_read_as_a_person(intent_dir):
+    reader = IntentReader(intent_dir)
+    for text in ("graph neural networks", "reinforcement learning", "support vector machines", "deep learning"):
+        assert reader.read(text).person is None, text
+
+
+# -- ids ------------------------------------------------------------------------------
+def test_ids_and_urls_go_straight_to_their_paper_in_every_mode(service, papers):
+    paper = next(p for p in sorted(papers.values(), key=lambda p: p.id) if p.url and "openreview.net/forum" in p.url)
+    forum_id = paper.url.split("id=")[1]
+    for typed in (paper.id, forum_id, paper.url, paper.pdf, paper.url.replace("https://", "http://www.")):
+        for mode in MODES:
+            response = search(service, typed, mode)
+            assert [hit.paper.id for hit in response.hits] == [paper.id], (typed, mode)
+            assert response.total == 1 and response.intent.kind == "paper_id"
+
+
+@pytest.mark.parametrize("typed, kind", [("1706.03762", "arXiv"), ("arXiv:1706.03762v5", "arXiv"),
+                                         ("https://arxiv.org/abs/1706.03762", "arXiv"), ("10.1145/3065386", "DOI")])
+def test_an_unknown_id_says_so_and_names_the_command_that_fetches_it(service, typed, kind):
+    for mode in MODES:
+        response = search(service, typed, mode)
+        assert response.total == 0 and not response.hits and not response.facets.get("venue")
+        unknown = [notice for notice in response.notices if getattr(notice, "code", "") == "unknown_id"]
+        assert len(unknown) == 1 and kind in unknown[0] and "papersift " in unknown[0]
+
+
+# -- venue and year words ----------------------------------------------------------------
+@pytest.mark.parametrize("mode", MODES)
+def test_venue_and_year_words_act_as_the_filters_they_name(service, mode):
+    response = search(service, "learning ICML 2019", mode)
+    assert response.intent.filter_words == ("ICML", "2019")
+    assert any(getattr(notice, "code", "") == "filter_words" for notice in response.notices)
+    assert response.hits and all(hit.paper.venue == "ICML" and hit.paper.year == 2019 for hit in response.hits)
+    explicit = service.search(SearchRequest(query="learning", mode=mode,
+                                            filters=Filters(venues=("ICML",), year_from=2019, year_to=2019)))
+    assert response.total == explicit.total
+
+
+def test_literal_searches_the_words_as_typed(service):
+    response = service.search(SearchRequest(query="learning ICML 2019", mode="keyword", literal=True))
+    assert response.intent is None and any(hit.paper.venue != "ICML" for hit in response.hits)
+
+
+# -- a miss is a miss ------------------------------------------------------------------------
+@pytest.mark.parametrize("mode", MODES)
+def test_gibberish_finds_nothing_in_every_mode_and_says_so(service, mode):
+    response = search(service, "qwxzzplk", mode)
+    assert response.total == 0 and not response.hits
+    assert any(getattr(notice, "code", "") == "no_match" for notice in response.notices)
+
+
+# -- did you mean ----------------------------------------------------------------------------
+@pytest.mark.parametrize("mode", MODES)
+def test_misspelt_words_are_corrected_from_the_corpus_vocabulary(service, mode):
+    response = search(service, "difusion modles", mode)
+    assert response.suggestion == "diffusion models"
+    corrected = search(service, "diffusion models", mode)
+    assert response.total == corrected.total
+    assert [hit.paper.id for hit in response.hits] == [hit.paper.id for hit in corrected.hits]
+
+
+def test_known_words_and_rare_real_terms_are_left_alone(service):
+    assert search(service, "diffusion models", "keyword").suggestion is None
+    assert search(service, "qwxzzplk", "keyword").suggestion is None
+
+
+def test_the_vocabulary_is_a_derived_file_rebuilt_only_when_the_store_changed(intent_dir):
+    assert vocabulary.build_for_store(intent_dir) is None  # up to date: nothing written
+    words = vocabulary.read(intent_dir)
+    assert words["diffusion"] >= 10 and "difusion" not in words
+
+
+# -- one result set, one count ---------------------------------------------------------------
+@pytest.mark.parametrize("mode", ["hybrid", "keyword"])
+def test_hybrid_paging_and_export_reach_every_keyword_match(service, mode):
+    request = SearchRequest(query="learning", mode=mode)
+    keyword_total = service.search(replace(request, mode="keyword")).total
+    assert keyword_total > 400  # more than the fused list holds (issue 29, item 10)
+    ids = all_ids(service, request)
+    keyword_ids = set(all_ids(service, replace(request, mode="keyword")))
+    assert len(ids) == len(set(ids)) == service.search(request).total
+    assert keyword_ids <= set(ids)
+
+
+def test_summary_facets_and_pages_describe_the_same_papers(service):
+    for mode in MODES:
+        request = SearchRequest(query="graph neural networks", mode=mode)
+        response = service.search(request)
+        assert response.total > 0
+        assert sum(value.count for value in response.facets["venue"]) == response.total
+        assert len(all_ids(service, request)) == response.total
+        summary = service.facet_summary(request)
+        assert summary.total == response.total
+
+
+# -- the property: one result set behind the summary, the facets and the topic tree -----------
+WORDS = ["learning", "graph", "neural", "bayesian", "diffusion", "reinforcement", "kernel", "attention", "qwxzzplk",
+         "sampling", "optimization", "Max Welling", "ICML", "2019", "difusion", "policy gradient", "transformer"]
+VENUES = ["ICML", "ICLR", "NeurIPS", "AISTATS", "UAI", "COLT", "COLM"]
+
+
+@st.composite
+def requests(draw):
+    words = draw(st.lists(st.sampled_from(WORDS), min_size=0, max_size=3))
+    venues = tuple(draw(st.lists(st.sampled_from(VENUES), max_size=2, unique=True)))
+    low = draw(st.none() | st.integers(1990, 2025))
+    high = draw(st.none() | st.integers(low or 1990, 2025))
+    areas = tuple(draw(st.lists(st.sampled_from(["Deep Learning", "Theory", "Reinforcement Learning",
+                                                 "Probabilistic Methods"]), max_size=1)))
+    return SearchRequest(query=" ".join(words), mode=draw(st.sampled_from(MODES)),
+                         filters=Filters(venues=venues, year_from=low, year_to=high, areas=areas))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(request=requests())
+def test_the_total_is_what_the_facets_and_the_topic_tree_describe(service, request):
+    response = service.search(request)
+    venues = sum(value.count for value in response.facets.get("venue", []))
+    assert venues == response.total  # every paper of the corpus has a venue
+    summary = service.facet_summary(request)
+    assert summary.total == response.total
+    for node in summary.tree:
+        assert sum(sub["count"] for sub in node["subareas"]) <= node["count"]
+    if response.total <= 300:
+        ids = all_ids(service, request)
+        assert len(ids) == len(set(ids)) == response.total
+
+
+def test_a_chinese_query_counts_the_papers_its_english_reading_matches(service):
+    keyword = search(service, "强化学习", "keyword")
+    hybrid = search(service, "强化学习", "hybrid")
+    assert keyword.total > 0
+    assert hybrid.keyword_matches == keyword.total  # not "0 papers have all the words"
+    assert hybrid.total >= keyword.total
+    assert sum(value.count for value in hybrid.facets["venue"]) == hybrid.total
