@@ -107,7 +107,6 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "show_more": {"zh": "更多…", "en": "More…"},
     # A hit's library controls (web/library_forms.py)
     "marks_now": {"zh": "你的标记", "en": "Your marks"},
-    "marks_token": {"zh": "写入令牌", "en": "Write token"},
     "marks_apply": {"zh": "添加输入的标签", "en": "Add the tags typed"},
     "marks_keys": {"zh": "按键：j / k 选择论文，t 加标签，l 喜欢，n 不感兴趣",
                    "en": "Keys: j / k select a paper, t tag it, l like, n not interested"},

@@ -45,6 +45,29 @@ def test_quickstart_ingests_indexes_and_serves_on_loopback(corpus_dir, tmp_path,
     assert again.exit_code == 0 and "skipping ingest" in " ".join(again.output.split()) and len(served) == 1
 
 
+def test_quickstart_hands_this_browser_a_sign_in_link_so_the_library_works(corpus_dir, tmp_path, served, monkeypatch):
+    """Issue 28 item 3: the quickstart server's results had no library controls (read-only).
+    It now runs with writes on and a token of its own, printed once as a sign-in link."""
+    import re
+
+    from fastapi.testclient import TestClient
+
+    monkeypatch.delenv("PAPERSIFT_WRITE_TOKEN", raising=False)
+    data_dir = tmp_path / "data"
+    result = runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--corpus", str(corpus_dir), "--no-embed"])
+    assert result.exit_code == 0, result.output
+    served_app = served[0]["app"]
+    assert served_app.state.settings.enable_writes and len(served_app.state.settings.write_token) >= 24
+    links = re.findall(r"http://127\.0\.0\.1:8000(/signin\?token=\S+)", result.output)
+    assert links == [f"/signin?token={served_app.state.settings.write_token}"]
+    with TestClient(served_app, base_url="http://127.0.0.1:8000", follow_redirects=False) as browser:
+        assert browser.get(links[0]).status_code == 303
+        page = browser.get("/", params={"q": "learning", "mode": "keyword", "lang": "en"}).text
+        assert 'class="marks-form"' in page and 'class="save-search"' in page and 'name="token"' not in page
+    again = runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--no-embed"])
+    assert again.exit_code == 0 and served[1]["app"].state.settings.write_token != served_app.state.settings.write_token
+
+
 def test_serve_takes_host_and_port(corpus_dir, tmp_path, served):
     data_dir = tmp_path / "data"
     runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--corpus", str(corpus_dir), "--no-serve"])

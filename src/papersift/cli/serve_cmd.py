@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -35,7 +36,7 @@ CORPUS_FILES = ("papers.jsonl.gz", "papers_title_only.jsonl.gz")
 
 def _run_server(data_dir: Path, host: str, port: int, enable_writes: bool, write_token: str | None,
                 service=None, allowed_hosts: list[str] | None = None, accounts: bool = False,
-                secure_cookies: bool = False) -> None:
+                secure_cookies: bool = False, sign_in_link: bool = False) -> None:
     import uvicorn
 
     from papersift.api.app import MIN_TOKEN_CHARS
@@ -67,6 +68,12 @@ def _run_server(data_dir: Path, host: str, port: int, enable_writes: bool, write
     except FileNotFoundError as missing:
         fail(f"{missing}\n(run 'papersift quickstart --data-dir {data_dir}' to ingest and index a corpus)")
     console.print(f"papersift: http://{host}:{port}/  (API docs at /docs; Ctrl-C stops)", highlight=False)
+    if enable_writes and not accounts:
+        if sign_in_link:  # quickstart: its own token, handed over as notebook servers do
+            console.print(f"open http://{host}:{port}/signin?token={write_token} to tag papers, like them and save "
+                          "searches in this browser (the link signs it in)", highlight=False, soft_wrap=True)
+        else:
+            console.print(f"sign in once per browser at http://{host}:{port}/signin with the write token", highlight=False)
     _load_in_background(data_dir)
     uvicorn.run(server_app, host=host, port=port, log_level="info", access_log=False, log_config=_log_config())
 
@@ -171,7 +178,10 @@ def quickstart(
         return
     embedder = _start_background_embed(resolved) if embed else None
     try:
-        _run_server(resolved, host, port, enable_writes=False, write_token=os.environ.get("PAPERSIFT_WRITE_TOKEN"))
+        # The library works at once for the person at this machine: writes on with a token of this
+        # start (or $PAPERSIFT_WRITE_TOKEN), handed over in the sign-in link printed below.
+        token = os.environ.get("PAPERSIFT_WRITE_TOKEN") or secrets.token_urlsafe(24)
+        _run_server(resolved, host, port, enable_writes=True, write_token=token, sign_in_link=True)
     finally:
         if embedder is not None and embedder.poll() is None:
             os.killpg(embedder.pid, signal.SIGTERM)  # the chain and its current step; caches keep what was done

@@ -104,12 +104,15 @@ def render(request: Request, template: str, lang: Lang, status: int = 200, **con
         return translate_notice(notice, lang)
 
     from papersift.web.account_pages import nav_link
+    from papersift.web.writer_pages import sign_in_hint, writer_link
 
     lang_urls = {code: _with_lang(request, code) for code in LANGS}
-    account = nav_link(request)  # with accounts: "Account (name)" or "Log in"
+    # with accounts: "Account (name)" or "Log in"; writes on without them: "Sign in" / "Signed in"
+    account = nav_link(request) or writer_link(request)
     links = NAV_LINKS if account is None else [*NAV_LINKS, NavLink(*account)]
     html = templates.get_template(template).render(
         request_path=request.url.path, lang=lang, t=t, notice_text=notice_text, lang_urls=lang_urls, nav_links=links,
+        sign_in_hint=sign_in_hint(request, lang) if status == 200 else None,
         feed_links=page_feeds(request) if status == 200 else [], site_url=str(request.base_url).rstrip("/"), **context,
     )
     return HTMLResponse(html, status_code=status)
@@ -210,4 +213,8 @@ def install_web(app: FastAPI) -> None:
         from papersift.web.account_pages import router as account_router
 
         app.include_router(account_router)
+    else:  # the one sign-in of a browser with the write token
+        from papersift.web.writer_pages import router as writer_router
+
+        app.include_router(writer_router)
     app.state.render_html_error = render_error

@@ -21,19 +21,19 @@ from papersift.api.saved_routes import following_of, refused, saved_listing, sav
 from papersift.follow.saved import FollowError, watch_key
 from papersift.follow.watches import list_watch, mark_listing_seen
 from papersift.i18n import Lang
-from papersift.web.forms import check_form_csrf, form_csrf, read_form, require_form_writes
+from papersift.web.forms import check_form_csrf, form_csrf, read_form, require_form_writes, writer_signed_in
 from papersift.web.urls import SearchState
 
 router = APIRouter(include_in_schema=False)
 LABELS = {
-    "en": {"saved": "Saved searches", "save": "Save this search", "name": "Name", "token": "Write token",
+    "en": {"saved": "Saved searches", "save": "Save this search", "name": "Name",
            "new": "new", "only_new": "Only new papers", "all": "All papers", "mark_seen": "Mark all as seen",
            "rename": "Rename", "delete": "Delete", "open_search": "Open as a search", "none": "No saved searches yet.",
            "nothing_new": "Nothing new since you last marked this as seen.", "private_feed": "Private Atom feed",
            "new_count": "{count} new", "read_only": "Saving needs a server started with --enable-writes.",
            "new_since": "New since your last visit",
            "not_followed": "Not followed yet: 'Mark all as seen' starts remembering what you have seen here."},
-    "zh": {"saved": "已保存的检索", "save": "保存此检索", "name": "名称", "token": "写入令牌", "new": "新",
+    "zh": {"saved": "已保存的检索", "save": "保存此检索", "name": "名称", "new": "新",
            "only_new": "只看新论文", "all": "全部论文", "mark_seen": "全部标为已看", "rename": "重命名", "delete": "删除",
            "open_search": "作为检索打开", "none": "还没有保存的检索。", "nothing_new": "自上次标为已看以来没有新论文。",
            "private_feed": "私人 Atom 订阅", "new_count": "{count} 篇新论文",
@@ -48,15 +48,19 @@ class SavedPageParams(PaperParams):
 
 
 def form_context(request: Request) -> dict:
-    """What a page needs to draw the change forms: whether the request may write, the CSRF
-    token, and whether the form asks for the write token (not with accounts: the session is
-    the proof). An anonymous visitor of a server with accounts gets no forms."""
+    """What a page needs to draw the change forms: whether the request may write and the CSRF
+    token. No form asks for the write token: with accounts the session is the proof, without
+    them the browser's one sign-in with the write token (web/writer_pages.py). An anonymous
+    visitor of a server with accounts gets no forms; a browser not signed in on a server with
+    writes on gets none either, and the pages offer the sign-in (`sign_in`)."""
     if accounts_on(request):
         if request_user(request) is None:
-            return {"writes": False, "csrf": None, "token_field": False}
+            return {"writes": False, "csrf": None}
     elif not request.app.state.settings.enable_writes:
-        return {"writes": False, "csrf": None, "token_field": True}
-    return {"writes": True, "csrf": form_csrf(request), "token_field": not accounts_on(request)}
+        return {"writes": False, "csrf": None}
+    elif not writer_signed_in(request):  # writes on, this browser not signed in: one sign-in link, no forms
+        return {"writes": False, "csrf": None, "sign_in": True}
+    return {"writes": True, "csrf": form_csrf(request)}
 
 
 def _render(request: Request, template: str, lang: Lang, **context) -> HTMLResponse:
