@@ -17,6 +17,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -69,19 +70,22 @@ def run_chain(data_dir: str | os.PathLike, stages: list[Stage]) -> int:
     """Run the stages in order, each logged to embed.log with its start, end and seconds, the
     status file updated around each; the first failure stops it."""
     data_dir = Path(data_dir)
-    records = [{"name": stage.name, "state": "waiting", "started_at": None, "ended_at": None} for stage in stages]
+    records: list[dict[str, Any]] = [{"name": stage.name, "state": "waiting", "started_at": None, "ended_at": None}
+                                     for stage in stages]
     _write(data_dir, records)
     with open(data_dir / LOG_FILE, "ab") as log:
         for number, (stage, record) in enumerate(zip(stages, records), start=1):
-            record.update(state="running", started_at=time.time())
+            started = time.time()
+            record.update(state="running", started_at=started)
             _write(data_dir, records)
             _log(log, f"stage {number}/{len(stages)}: {stage.name} ...")
             code = subprocess.run(stage.command, check=False, stdout=log, stderr=subprocess.STDOUT,
                                   stdin=subprocess.DEVNULL).returncode
-            record.update(state="done" if code == 0 else "failed", ended_at=time.time())
+            ended = time.time()
+            record.update(state="done" if code == 0 else "failed", ended_at=ended)
             _write(data_dir, records)
             _log(log, f"stage {number}/{len(stages)}: {stage.name} {'done' if code == 0 else f'FAILED (exit {code})'} "
-                      f"in {record['ended_at'] - record['started_at']:.1f} s")
+                      f"in {ended - started:.1f} s")
             if code:
                 return code
     return 0
