@@ -118,6 +118,33 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "mark_dislike": {"zh": "不感兴趣", "en": "Not interested"},
     "mark_liked": {"zh": "喜欢", "en": "liked"},
     "mark_disliked": {"zh": "不感兴趣", "en": "not interested"},
+    # A tag's recommendations page (web/library_pages.py): what the reader can expect
+    "rec_no_extra": {"zh": "这台服务器没有安装推荐功能。", "en": "This server cannot make recommendations."},
+    "rec_preparing": {"zh": "推荐所需的数据正在后台准备（{stage}），通常一两分钟内完成；请稍后刷新本页。",
+                      "en": "What recommendations learn from is being prepared in the background ({stage}); this "
+                            "usually takes a minute or two. Reload this page then."},
+    "rec_not_prepared": {"zh": "这台服务器还没有准备好推荐所需的数据；准备好之后这里会列出推荐。",
+                         "en": "This server has not prepared what recommendations learn from yet; they will be "
+                               "listed here once it has."},
+    "rec_nothing_tag": {"zh": "标签“{tag}”中还没有可供学习的论文：给几篇论文加上这个标签，或者刚加入的论文要等下次后台更新。",
+                        "en": "Tag “{tag}” has no papers to learn from yet: tag a few papers with it (papers added "
+                              "since the last background update are not learned from until the next)."},
+    "rec_nothing_all": {"zh": "文献库中还没有可供学习的论文：先给论文加标签或标记喜欢。",
+                        "en": "Your library has no papers to learn from yet: tag or like some papers first."},
+    "rec_invalid": {"zh": "无法给出推荐：{message}", "en": "No recommendations: {message}"},
+    "rec_because_tag": {"zh": "与标签“{tag}”中的《{title}》最相近（相似度 {score}）",
+                        "en": "Most like “{title}” in tag “{tag}” (similarity {score})"},
+    "rec_because_all": {"zh": "与文献库中的《{title}》最相近（相似度 {score}）",
+                        "en": "Most like “{title}” in your library (similarity {score})"},
+    "rec_because_then": {"zh": "；其次是《{title}》", "en": "; then “{title}”"},
+    "stage_Chinese terms": {"zh": "中文术语", "en": "Chinese terms"},
+    "stage_library features": {"zh": "文献库特征", "en": "library features"},
+    "stage_first-pass vectors": {"zh": "快速初筛向量", "en": "first-pass vectors"},
+    "stage_e5 vectors": {"zh": "语义向量", "en": "semantic vectors"},
+    "stage_English vectors": {"zh": "英文向量", "en": "English vectors"},
+    "stage_topics": {"zh": "主题预测", "en": "topic predictions"},
+    "stage_topic map": {"zh": "主题地图", "en": "topic map"},
+    "stage_progress": {"zh": "第 {number}/{total} 步：{name}", "en": "step {number} of {total}: {name}"},
 }
 
 

@@ -63,7 +63,7 @@ def test_tag_mark_recommend_note_export_and_reimport(browser, sample_records, tm
         shown = page.locator("li.recommendation > a").all_inner_texts()
         assert len(shown) == 20 and not set(shown) & set(titles)  # the marked one (and the tagged) absent
         because = page.locator("li.recommendation p.because").all_inner_texts()
-        assert len(because) == 20 and all(line.startswith("like the ") and f"in tag '{TAG}'" in line for line in because)
+        assert len(because) == 20 and all(line.startswith("Most like “") and f"in tag “{TAG}”" in line for line in because)
 
         page.goto("/library?lang=en")
         entry = page.locator("li.library-entry", has_text=titles[1])
