@@ -30,13 +30,17 @@ LABELS = {
            "new": "new", "only_new": "Only new papers", "all": "All papers", "mark_seen": "Mark all as seen",
            "rename": "Rename", "delete": "Delete", "open_search": "Open as a search", "none": "No saved searches yet.",
            "nothing_new": "Nothing new since you last marked this as seen.", "private_feed": "Private Atom feed",
+           "feed_help": "for your feed reader: new papers of this search arrive there; the link is private, keep it to "
+                        "yourself", "make_feed": "Make a private feed link",
            "new_count": "{count} new", "read_only": "Saving needs a server started with --enable-writes.",
            "new_since": "New since your last visit",
            "not_followed": "Not followed yet: 'Mark all as seen' starts remembering what you have seen here."},
     "zh": {"saved": "已保存的检索", "save": "保存此检索", "name": "名称", "new": "新",
            "only_new": "只看新论文", "all": "全部论文", "mark_seen": "全部标为已看", "rename": "重命名", "delete": "删除",
            "open_search": "作为检索打开", "none": "还没有保存的检索。", "nothing_new": "自上次标为已看以来没有新论文。",
-           "private_feed": "私人 Atom 订阅", "new_count": "{count} 篇新论文",
+           "private_feed": "私人 Atom 订阅",
+           "feed_help": "用于订阅阅读器：此检索的新论文会出现在那里；链接是私人的，请勿外传", "make_feed": "生成私人订阅链接",
+           "new_count": "{count} 篇新论文",
            "read_only": "保存检索需要以 --enable-writes 启动的服务器。", "new_since": "自上次访问以来的新论文",
            "not_followed": "尚未关注：点击“全部标为已看”后开始记录你在此看过的论文。"},
 }
@@ -114,17 +118,21 @@ async def save_from_page(request: Request) -> RedirectResponse:
     name = (values.get("name") or [""])[0]
 
     def save():
+        following = following_of(request)
         try:
-            return following_of(request).save_search(name, saved_query(search, search.sort, search.literal))
+            saved = following.save_search(name, saved_query(search, search.sort, search.literal))
         except FollowError as problem:
             raise refused(problem) from None
+        if following.feed_token() is None:  # the saved search's page shows its private feed link at once
+            following.new_feed_token()
+        return saved
     saved = await run_in_threadpool(save)
     return _back(f"/saved/{saved.id}", _first(values, "lang"))
 
 
 @router.post("/saved/{saved_id}/{action}", dependencies=[Depends(require_form_writes)])
 async def change_from_page(request: Request, saved_id: int, action: str) -> RedirectResponse:
-    if action not in ("rename", "delete", "seen"):
+    if action not in ("rename", "delete", "seen", "feed"):
         raise ApiError(404, "not_found", f"no form action {action!r}")
     values = await _checked_form(request)
     lang = _first(values, "lang")
@@ -137,6 +145,10 @@ async def change_from_page(request: Request, saved_id: int, action: str) -> Redi
             elif action == "delete":
                 following.delete_search(saved_id)
                 return "/saved"
+            elif action == "feed":  # a private feed link (the user's feed token) for a search saved elsewhere
+                following.saved_search(saved_id)  # 404 for an unknown id
+                if following.feed_token() is None:
+                    following.new_feed_token()
             else:
                 mark_listing_seen(following, list_watch(service_of(request), following, f"saved:{saved_id}"))
         except FollowError as problem:
