@@ -148,6 +148,44 @@ MESSAGES: dict[str, dict[Lang, str]] = {
 }
 
 
+# An error page's sentence by the API's error code (web/routes.render_error): the zh page says it
+# in Chinese; the en page keeps the API's own message except where that names a command.
+ERRORS_ZH: dict[str, str] = {
+    "invalid_parameter": "网址中的参数不正确（例如页码过大或取值无效）。",
+    "query_syntax": "检索式有语法错误：请检查引号和括号是否成对。",
+    "bad_query": "检索式有语法错误：请检查引号和括号是否成对。",
+    "invalid_query": "检索式无效。",
+    "not_found": "找不到这个页面或这篇论文。",
+    "venue_not_found": "没有这个会议的论文。",
+    "author_not_found": "没有这位作者的论文。",
+    "writes_disabled": "本服务器为只读：无法在此修改。",
+    "csrf_failed": "表单已过期或不是本站生成的：请刷新页面后再提交。",
+    "unauthorized": "请先登录后再修改。",
+    "login_required": "请先登录。",
+    "invalid_body": "提交的内容有误。",
+    "invalid_change": "无法完成这次修改。",
+    "invalid_import": "无法读取导入的文件。",
+    "body_too_large": "提交的内容过大。",
+    "too_many_logins": "登录尝试过多，请稍后再试。",
+    "map_not_computed": "主题地图尚未生成；服务器在后台准备好后会显示在这里。",
+    "trends_not_computed": "趋势图尚未生成；服务器在后台准备好后会显示在这里。",
+    "no_embeddings": "论文的向量尚未准备好；服务器在后台准备好后会显示在这里。",
+    "generic": "请求无法完成。",
+}
+ERRORS_EN_PAGE: dict[str, str] = {
+    "map_not_computed": "The topic map is not drawn yet; it appears here once the server has prepared it.",
+    "trends_not_computed": "The trends chart is not drawn yet; it appears here once the server has prepared it.",
+    "no_embeddings": "The papers' vectors are not ready yet; this appears once the server has prepared them.",
+}
+
+
+def error_message(code: str | None, message: str, lang: Lang) -> str:
+    """An error page's sentence in the reader's language (the API's English where none is needed)."""
+    if lang == "zh":
+        return ERRORS_ZH.get(code or "", ERRORS_ZH["generic"])
+    return ERRORS_EN_PAGE.get(code or "", message)
+
+
 # A search notice in the reader's language, by its code (search/notices.py has the English).
 NOTICES_ZH: dict[str, str] = {
     "page_size_capped": "每页最多显示 {limit} 篇",
@@ -155,18 +193,32 @@ NOTICES_ZH: dict[str, str] = {
     "common_words_only": "检索词都是常用词，未参与检索",
     "relaxed_match": "没有论文包含全部检索词；显示与部分检索词最匹配的 {total:,} 篇论文",
     "carried_over": "没有论文包含这些中文词；已按英文检索：{english}（{total:,} 篇论文）",
-    "mode_unavailable": "此数据目录暂不支持{mode_name}检索，显示关键词检索结果",
-    "semantic_not_built": "语义索引尚未建立（请运行 papersift embed），结果仅为关键词匹配",
-    "semantic_partial": "语义索引已覆盖 {coverage:.0%} 的论文（{rows:,} / {total:,}），向量计算仍在进行",
-    "first_pass": "{share:.0%} 的论文暂按快速初筛向量排序，完整模型仍在计算（papersift embed）",
+    "mode_unavailable": "此服务器暂不支持{mode_name}检索，显示关键词检索结果",
+    "semantic_not_built": "按语义排序尚未就绪，以下结果按关键词匹配",
+    "semantic_partial": "按语义排序目前只覆盖部分论文，其余论文仍在准备中；未覆盖的论文按关键词找到",
+    "first_pass": "部分论文暂按快速初筛向量排序；完整模型读完这些论文后（通常一小时内）排序会更准确",
     "similar_by_words": "按共同词语查找相似论文：语义索引暂时无法回答",
     "unknown_tag": "你的文献库中没有标签为“{tag}”的论文（tag: 只检索你加过标签的论文）",
 }
 
 
+# The page's English where the CLI's sentence names a command or a changing figure: a reader is
+# told what to expect, not what an operator types (issue 28 item 6).
+NOTICES_EN_PAGE: dict[str, str] = {
+    "mode_unavailable": "{mode} search is not available on this server yet; showing keyword results",
+    "semantic_not_built": "ranking by meaning is not ready yet; these results match your words",
+    "semantic_partial": "ranking by meaning covers part of the papers so far and the rest are being prepared; "
+                        "papers not covered yet are found by their words",
+    "first_pass": "some papers are ranked by quick first-pass vectors; the ranking gets more accurate once the full "
+                  "model has read them (usually within the hour)",
+}
+
+
 def translate_notice(notice: str, lang: Lang) -> str:
-    """A Notice in `lang`; plain strings and codes without a translation stay as they are."""
+    """A Notice in `lang` as a page shows it; plain strings and codes without a translation stay as they are."""
     code = getattr(notice, "code", None)
+    if lang == "en" and code in NOTICES_EN_PAGE:
+        return NOTICES_EN_PAGE[code].format(**dict(getattr(notice, "values", {})))
     if lang != "zh" or code not in NOTICES_ZH:
         return str(notice)
     values = dict(getattr(notice, "values", {}))  # a code in NOTICES_ZH: a search.notices.Notice

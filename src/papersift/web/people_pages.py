@@ -24,7 +24,9 @@ router = APIRouter(include_in_schema=False)
 
 LABELS = {
     "en": {"papers": "papers", "by_year": "Papers by year", "venues": "Venues", "coauthors": "Co-authors",
-           "areas": "Areas by year", "first_author": "first author", "last_author": "last author",
+           "areas": "Areas by year",
+           "area_source": "as listed by the source", "area_predicted": "predicted",
+           "first_author": "first author", "last_author": "last author",
            "affiliations": "Affiliations", "most_cited": "Most cited", "cited": "cited", "as_of": "as of",
            "also_written": "Also written", "namesakes": "Others with this name", "all_papers": "Papers",
            "with_code": "with code", "code": "code", "status": "Oral / spotlight / poster",
@@ -35,7 +37,7 @@ LABELS = {
            "all_years": "All years", "search_these": "Search these papers",
            "search_with_code": "Papers with code", "graph_title": "Co-author graph"},
     "zh": {"papers": "篇论文", "by_year": "每年论文数", "venues": "会议", "coauthors": "合作者",
-           "areas": "各年领域", "first_author": "第一作者", "last_author": "最后作者",
+           "areas": "各年领域", "area_source": "来源标注", "area_predicted": "预测", "first_author": "第一作者", "last_author": "最后作者",
            "affiliations": "单位", "most_cited": "被引最多", "cited": "被引", "as_of": "截至",
            "also_written": "其他写法", "namesakes": "同名作者", "all_papers": "论文",
            "with_code": "有代码", "code": "代码", "status": "口头 / 亮点 / 海报",

@@ -34,7 +34,15 @@ from papersift.api.library_routes import search_with_tags
 from papersift.api.params import FacetParams, PaperParams, SearchParams, SimilarParams
 from papersift.config import AUTHORS_SHOWN, MAX_PAGE
 from papersift.export import to_bibtex
-from papersift.i18n import LANGS, Lang, error_title_key, negotiate_language, translate, translate_notice
+from papersift.i18n import (
+    LANGS,
+    Lang,
+    error_message,
+    error_title_key,
+    negotiate_language,
+    translate,
+    translate_notice,
+)
 from papersift.search.display import clean_extraction_debris, known_words, page_count
 from papersift.web.citation_meta import citation_meta_tags, coins_kev
 from papersift.web.feeds import page_feeds
@@ -138,11 +146,11 @@ def _with_lang(request: Request, lang: str) -> str:
     return f"{url.path}?{url.query}"
 
 
-def render_error(request: Request, status: int, message: str) -> HTMLResponse:
+def render_error(request: Request, status: int, message: str, code: str | None = None) -> HTMLResponse:
     lang = request.query_params.get("lang")
     lang = lang if lang in LANGS else negotiate_language(request.headers.get("accept-language"))
-    return render(request, "error.html", lang, status=status, message=message, status_code=status,
-                  title_key=error_title_key(status))
+    return render(request, "error.html", lang, status=status, message=error_message(code, message, lang),
+                  status_code=status, title_key=error_title_key(status))
 
 
 def reading_choices(reading, state: SearchState) -> list[tuple]:

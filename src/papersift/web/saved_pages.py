@@ -32,7 +32,7 @@ LABELS = {
            "nothing_new": "Nothing new since you last marked this as seen.", "private_feed": "Private Atom feed",
            "feed_help": "for your feed reader: new papers of this search arrive there; the link is private, keep it to "
                         "yourself", "make_feed": "Make a private feed link",
-           "new_count": "{count} new", "read_only": "Saving needs a server started with --enable-writes.",
+           "new_count": "{count} new", "read_only": "This server is read-only: searches cannot be saved here.",
            "new_since": "New since your last visit",
            "not_followed": "Not followed yet: 'Mark all as seen' starts remembering what you have seen here."},
     "zh": {"saved": "已保存的检索", "save": "保存此检索", "name": "名称", "new": "新",
@@ -41,7 +41,7 @@ LABELS = {
            "private_feed": "私人 Atom 订阅",
            "feed_help": "用于订阅阅读器：此检索的新论文会出现在那里；链接是私人的，请勿外传", "make_feed": "生成私人订阅链接",
            "new_count": "{count} 篇新论文",
-           "read_only": "保存检索需要以 --enable-writes 启动的服务器。", "new_since": "自上次访问以来的新论文",
+           "read_only": "本服务器为只读：无法在此保存检索。", "new_since": "自上次访问以来的新论文",
            "not_followed": "尚未关注：点击“全部标为已看”后开始记录你在此看过的论文。"},
 }
 SEARCH_FIELDS = ("q", "mode", "sort", "venue", "area", "subarea", "author", "status", "year_from", "year_to", "literal")
