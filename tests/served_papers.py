@@ -76,10 +76,12 @@ def build_served_data_dir(data_dir: Path, sample_records: list[dict]) -> Path:
 @contextmanager
 def writable_client(records: list[dict], data_dir: Path, token: str, **client_options) -> Iterator[tuple[TestClient, Path]]:
     """(client, data dir) of an app with writes on (write token `token`) over the records' served
-    data dir; a 500 comes back as a response the test can see."""
+    data dir, the client signed in with the token as a browser is (/signin: its pages carry the
+    change forms); a 500 comes back as a response the test can see."""
     data_dir = build_served_data_dir(data_dir, records)
     app = create_app(data_dir, enable_writes=True, write_token=token, allowed_hosts=TEST_HOSTS)
     with TestClient(app, raise_server_exceptions=False, **client_options) as client:
+        assert client.get("/signin", params={"token": token}, follow_redirects=False).status_code == 303
         yield client, data_dir
 
 

@@ -9,7 +9,16 @@ import bibtexparser
 import orjson
 import pytest
 
-from papersift.export import CSV_COLUMNS, EXPORT_FORMATS, bibtex_key, export_papers, to_bibtex, to_csv, to_json
+from papersift.export import (
+    CSV_COLUMNS,
+    EXPORT_FORMATS,
+    bibtex_key,
+    export_papers,
+    proceedings_name,
+    to_bibtex,
+    to_csv,
+    to_json,
+)
 from papersift.record import paper_from_dict
 
 
@@ -25,8 +34,19 @@ def test_bibtex_parses_back_with_every_paper_and_field(papers):
     for entry, paper in zip(library.entries, papers):
         assert entry["title"].replace("\\&", "&").replace("\\%", "%").replace("\\#", "#") == paper.title
         assert entry["author"].split(" and ") == list(paper.authors)
-        assert entry["year"] == str(paper.year) and entry["booktitle"] == paper.venue
+        assert entry["year"] == str(paper.year) and entry["booktitle"] == proceedings_name(paper.venue)
         assert entry.entry_type == "inproceedings"
+
+
+def test_bibtex_cites_the_proceedings_without_abstract_or_status():
+    """Issue 28 item 5: `booktitle = {ICLR}`, the whole abstract and `note = {Poster}` were exported."""
+    paper = paper_from_dict({"title": "A poster", "authors": ["A B"], "year": 2024, "venue": "ICLR", "status": "Poster",
+                             "abstract": "A long abstract that a reference list has no use for, at all."})
+    entry = bibtexparser.parse_string(to_bibtex([paper])).entries[0]
+    assert entry["booktitle"] == "International Conference on Learning Representations (ICLR)"
+    assert "abstract" not in entry.fields_dict and "note" not in entry.fields_dict
+    assert proceedings_name("NIPS") == proceedings_name("neurips") == "Advances in Neural Information Processing Systems (NeurIPS)"
+    assert proceedings_name("Some Workshop") == "Some Workshop" and proceedings_name(None) is None
 
 
 def test_bibtex_keys_are_unique_and_readable(papers):
@@ -41,13 +61,13 @@ def test_bibtex_keys_are_unique_and_readable(papers):
 def test_bibtex_escapes_latex_specials_and_survives_unbalanced_braces():
     hostile = paper_from_dict({
         "title": "50% faster {GPU} kernels & #tags with $\\ell_1$", "authors": ["A B"], "year": 2020, "venue": "ICML",
-        "abstract": "An abstract with an unbalanced } brace and {another that never closes, long enough.",
+        "keywords": ["an unbalanced } brace", "{another that never closes"],
     })
     after = paper_from_dict({"title": "The paper after it", "authors": ["C D"], "year": 2021})
     library = bibtexparser.parse_string(to_bibtex([hostile, after]))
     assert not library.failed_blocks and len(library.entries) == 2
     assert library.entries[0]["title"] == "50\\% faster {GPU} kernels \\& \\#tags with $\\ell_1$"
-    assert "{" not in library.entries[0]["abstract"] and library.entries[1]["title"] == "The paper after it"
+    assert "{" not in library.entries[0]["keywords"] and library.entries[1]["title"] == "The paper after it"
 
 
 def test_csv_round_trips_and_defuses_formulas(papers):

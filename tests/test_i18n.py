@@ -37,3 +37,33 @@ def test_a_missing_message_key_falls_back_instead_of_failing(caplog):
     with caplog.at_level("WARNING", logger="papersift.web"):
         assert translate("no_such_key_anywhere", "en") == "no_such_key_anywhere"
     assert "no_such_key_anywhere" in caplog.text
+
+
+def test_no_page_string_tells_the_reader_to_run_a_command():
+    """Issue 28 item 6: pages said "until 'papersift embed' finishes", "run 'papersift topics map'",
+    "或用 `papersift library ...`", "--enable-writes": the reader is told what to expect instead."""
+    from papersift.i18n import ERRORS_EN_PAGE, ERRORS_ZH, NOTICES_EN_PAGE, NOTICES_ZH
+    from papersift.search.notices import ENGLISH
+    from papersift.web import library_pages, people_pages, saved_pages, topics_pages, writer_pages
+
+    page_strings = [text for key, texts in MESSAGES.items() if not key.startswith("digest_")  # mail, not pages
+                    for text in texts.values()]
+    page_strings += [*NOTICES_ZH.values(), *NOTICES_EN_PAGE.values(), *ERRORS_ZH.values(), *ERRORS_EN_PAGE.values()]
+    page_strings += [ENGLISH[code] for code in ENGLISH if code not in NOTICES_EN_PAGE]  # what en pages show as is
+    for module in (library_pages, people_pages, saved_pages, topics_pages, writer_pages):
+        page_strings += [text for labels in module.LABELS.values() for text in labels.values()]
+    assert page_strings
+    jargon = [text for text in page_strings if "papersift " in text or "papersift]" in text or " --" in text
+              or "`" in text]
+    assert jargon == []
+
+
+def test_page_notices_speak_of_what_to_expect_in_both_languages():
+    from papersift.i18n import translate_notice
+    from papersift.search.notices import Notice
+
+    first_pass = Notice("first_pass", share=0.54)
+    assert "papersift" in str(first_pass)  # the CLI's sentence names the command
+    for lang in LANGS:
+        text = translate_notice(first_pass, lang)
+        assert "papersift" not in text and "54" not in text  # nor a figure that changes while one reads

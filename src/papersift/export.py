@@ -65,17 +65,38 @@ def _bibtex_value(text: str) -> str:
     return text
 
 
+# The proceedings each venue's papers appear in, as reference managers and style files expect
+# `booktitle` (issue 28: `booktitle = {ICLR}` is the venue's short name, not its proceedings).
+PROCEEDINGS = {
+    "AISTATS": "International Conference on Artificial Intelligence and Statistics (AISTATS)",
+    "COLM": "Conference on Language Modeling (COLM)",
+    "COLT": "Conference on Learning Theory (COLT)",
+    "ICLR": "International Conference on Learning Representations (ICLR)",
+    "ICML": "International Conference on Machine Learning (ICML)",
+    "NeurIPS": "Advances in Neural Information Processing Systems (NeurIPS)",
+    "UAI": "Conference on Uncertainty in Artificial Intelligence (UAI)",
+}
+
+
+def proceedings_name(venue: str | None) -> str | None:
+    """The proceedings' name for a venue (case-insensitive; NIPS is NeurIPS), else the venue as stored."""
+    if not venue:
+        return None
+    folded = {name.lower(): title for name, title in PROCEEDINGS.items()}
+    return folded.get(venue.lower()) or folded.get("neurips" if venue.lower() == "nips" else "") or venue
+
+
 def _bibtex_entry(paper: Paper, key: str, extra: dict[str, str | None] | None = None) -> Entry:
+    # A citation, not the paper: no abstract (it bloats every .bib and breaks some styles) and
+    # no acceptance status (`note` is printed in the reference list by most styles).
     values: dict[str, str | None] = {
         "title": paper.title,
         "author": " and ".join(paper.authors),
-        "booktitle": paper.venue,
+        "booktitle": proceedings_name(paper.venue),
         "year": str(paper.year) if paper.year else None,
         "url": paper.url,
         "pdf": paper.pdf,
         "keywords": ", ".join(paper.keywords),
-        "abstract": paper.abstract,
-        "note": paper.status,
         **(extra or {}),
     }
     fields = [Field(name, _bibtex_value(value)) for name, value in values.items() if value]

@@ -119,7 +119,6 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "show_more": {"zh": "更多…", "en": "More…"},
     # A hit's library controls (web/library_forms.py)
     "marks_now": {"zh": "你的标记", "en": "Your marks"},
-    "marks_token": {"zh": "写入令牌", "en": "Write token"},
     "marks_apply": {"zh": "添加输入的标签", "en": "Add the tags typed"},
     "marks_keys": {"zh": "按键：j / k 选择论文，t 加标签，l 喜欢，n 不感兴趣",
                    "en": "Keys: j / k select a paper, t tag it, l like, n not interested"},
@@ -131,7 +130,72 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "mark_dislike": {"zh": "不感兴趣", "en": "Not interested"},
     "mark_liked": {"zh": "喜欢", "en": "liked"},
     "mark_disliked": {"zh": "不感兴趣", "en": "not interested"},
+    # A tag's recommendations page (web/library_pages.py): what the reader can expect
+    "rec_no_extra": {"zh": "这台服务器没有安装推荐功能。", "en": "This server cannot make recommendations."},
+    "rec_preparing": {"zh": "推荐所需的数据正在后台准备（{stage}），通常一两分钟内完成；请稍后刷新本页。",
+                      "en": "What recommendations learn from is being prepared in the background ({stage}); this "
+                            "usually takes a minute or two. Reload this page then."},
+    "rec_not_prepared": {"zh": "这台服务器还没有准备好推荐所需的数据；准备好之后这里会列出推荐。",
+                         "en": "This server has not prepared what recommendations learn from yet; they will be "
+                               "listed here once it has."},
+    "rec_nothing_tag": {"zh": "标签“{tag}”中还没有可供学习的论文：给几篇论文加上这个标签，或者刚加入的论文要等下次后台更新。",
+                        "en": "Tag “{tag}” has no papers to learn from yet: tag a few papers with it (papers added "
+                              "since the last background update are not learned from until the next)."},
+    "rec_nothing_all": {"zh": "文献库中还没有可供学习的论文：先给论文加标签或标记喜欢。",
+                        "en": "Your library has no papers to learn from yet: tag or like some papers first."},
+    "rec_invalid": {"zh": "无法给出推荐：{message}", "en": "No recommendations: {message}"},
+    "rec_because_tag": {"zh": "与标签“{tag}”中的《{title}》最相近（相似度 {score}）",
+                        "en": "Most like “{title}” in tag “{tag}” (similarity {score})"},
+    "rec_because_all": {"zh": "与文献库中的《{title}》最相近（相似度 {score}）",
+                        "en": "Most like “{title}” in your library (similarity {score})"},
+    "rec_because_then": {"zh": "；其次是《{title}》", "en": "; then “{title}”"},
+    "stage_Chinese terms": {"zh": "中文术语", "en": "Chinese terms"},
+    "stage_library features": {"zh": "文献库特征", "en": "library features"},
+    "stage_first-pass vectors": {"zh": "快速初筛向量", "en": "first-pass vectors"},
+    "stage_e5 vectors": {"zh": "语义向量", "en": "semantic vectors"},
+    "stage_English vectors": {"zh": "英文向量", "en": "English vectors"},
+    "stage_topics": {"zh": "主题预测", "en": "topic predictions"},
+    "stage_topic map": {"zh": "主题地图", "en": "topic map"},
+    "stage_progress": {"zh": "第 {number}/{total} 步：{name}", "en": "step {number} of {total}: {name}"},
 }
+
+
+# An error page's sentence by the API's error code (web/routes.render_error): the zh page says it
+# in Chinese; the en page keeps the API's own message except where that names a command.
+ERRORS_ZH: dict[str, str] = {
+    "invalid_parameter": "网址中的参数不正确（例如页码过大或取值无效）。",
+    "query_syntax": "检索式有语法错误：请检查引号和括号是否成对。",
+    "bad_query": "检索式有语法错误：请检查引号和括号是否成对。",
+    "invalid_query": "检索式无效。",
+    "not_found": "找不到这个页面或这篇论文。",
+    "venue_not_found": "没有这个会议的论文。",
+    "author_not_found": "没有这位作者的论文。",
+    "writes_disabled": "本服务器为只读：无法在此修改。",
+    "csrf_failed": "表单已过期或不是本站生成的：请刷新页面后再提交。",
+    "unauthorized": "请先登录后再修改。",
+    "login_required": "请先登录。",
+    "invalid_body": "提交的内容有误。",
+    "invalid_change": "无法完成这次修改。",
+    "invalid_import": "无法读取导入的文件。",
+    "body_too_large": "提交的内容过大。",
+    "too_many_logins": "登录尝试过多，请稍后再试。",
+    "map_not_computed": "主题地图尚未生成；服务器在后台准备好后会显示在这里。",
+    "trends_not_computed": "趋势图尚未生成；服务器在后台准备好后会显示在这里。",
+    "no_embeddings": "论文的向量尚未准备好；服务器在后台准备好后会显示在这里。",
+    "generic": "请求无法完成。",
+}
+ERRORS_EN_PAGE: dict[str, str] = {
+    "map_not_computed": "The topic map is not drawn yet; it appears here once the server has prepared it.",
+    "trends_not_computed": "The trends chart is not drawn yet; it appears here once the server has prepared it.",
+    "no_embeddings": "The papers' vectors are not ready yet; this appears once the server has prepared them.",
+}
+
+
+def error_message(code: str | None, message: str, lang: Lang) -> str:
+    """An error page's sentence in the reader's language (the API's English where none is needed)."""
+    if lang == "zh":
+        return ERRORS_ZH.get(code or "", ERRORS_ZH["generic"])
+    return ERRORS_EN_PAGE.get(code or "", message)
 
 
 # A search notice in the reader's language, by its code (search/notices.py has the English).
@@ -141,10 +205,10 @@ NOTICES_ZH: dict[str, str] = {
     "common_words_only": "检索词都是常用词，未参与检索",
     "relaxed_match": "没有论文包含全部检索词；显示与部分检索词最匹配的 {total:,} 篇论文",
     "carried_over": "没有论文包含这些中文词；已按英文检索：{english}（{total:,} 篇论文）",
-    "mode_unavailable": "此数据目录暂不支持{mode_name}检索，显示关键词检索结果",
-    "semantic_not_built": "语义索引尚未建立（请运行 papersift embed），结果仅为关键词匹配",
-    "semantic_partial": "语义索引已覆盖 {coverage:.0%} 的论文（{rows:,} / {total:,}），向量计算仍在进行",
-    "first_pass": "{share:.0%} 的论文暂按快速初筛向量排序，完整模型仍在计算（papersift embed）",
+    "mode_unavailable": "此服务器暂不支持{mode_name}检索，显示关键词检索结果",
+    "semantic_not_built": "按语义排序尚未就绪，以下结果按关键词匹配",
+    "semantic_partial": "按语义排序目前只覆盖部分论文，其余论文仍在准备中；未覆盖的论文按关键词找到",
+    "first_pass": "部分论文暂按快速初筛向量排序；完整模型读完这些论文后（通常一小时内）排序会更准确",
     "similar_by_words": "按共同词语查找相似论文：语义索引暂时无法回答",
     "unknown_tag": "你的文献库中没有标签为“{tag}”的论文（tag: 只检索你加过标签的论文）",
     "id_match": "{paper_id} 是这个编号对应的论文",
@@ -156,9 +220,23 @@ NOTICES_ZH: dict[str, str] = {
 }
 
 
+# The page's English where the CLI's sentence names a command or a changing figure: a reader is
+# told what to expect, not what an operator types (issue 28 item 6).
+NOTICES_EN_PAGE: dict[str, str] = {
+    "mode_unavailable": "{mode} search is not available on this server yet; showing keyword results",
+    "semantic_not_built": "ranking by meaning is not ready yet; these results match your words",
+    "semantic_partial": "ranking by meaning covers part of the papers so far and the rest are being prepared; "
+                        "papers not covered yet are found by their words",
+    "first_pass": "some papers are ranked by quick first-pass vectors; the ranking gets more accurate once the full "
+                  "model has read them (usually within the hour)",
+}
+
+
 def translate_notice(notice: str, lang: Lang) -> str:
-    """A Notice in `lang`; plain strings and codes without a translation stay as they are."""
+    """A Notice in `lang` as a page shows it; plain strings and codes without a translation stay as they are."""
     code = getattr(notice, "code", None)
+    if lang == "en" and code in NOTICES_EN_PAGE:
+        return NOTICES_EN_PAGE[code].format(**dict(getattr(notice, "values", {})))
     if lang != "zh" or code not in NOTICES_ZH:
         return str(notice)
     values = dict(getattr(notice, "values", {}))  # a code in NOTICES_ZH: a search.notices.Notice

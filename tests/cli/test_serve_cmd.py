@@ -46,6 +46,29 @@ def test_quickstart_ingests_indexes_and_serves_on_loopback(corpus_dir, tmp_path,
     assert again.exit_code == 0 and "skipping ingest" in " ".join(again.output.split()) and len(served) == 1
 
 
+def test_quickstart_hands_this_browser_a_sign_in_link_so_the_library_works(corpus_dir, tmp_path, served, monkeypatch):
+    """Issue 28 item 3: the quickstart server's results had no library controls (read-only).
+    It now runs with writes on and a token of its own, printed once as a sign-in link."""
+    import re
+
+    from fastapi.testclient import TestClient
+
+    monkeypatch.delenv("PAPERSIFT_WRITE_TOKEN", raising=False)
+    data_dir = tmp_path / "data"
+    result = runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--corpus", str(corpus_dir), "--no-embed"])
+    assert result.exit_code == 0, result.output
+    served_app = served[0]["app"]
+    assert served_app.state.settings.enable_writes and len(served_app.state.settings.write_token) >= 24
+    links = re.findall(r"http://127\.0\.0\.1:8000(/signin\?token=\S+)", result.output)
+    assert links == [f"/signin?token={served_app.state.settings.write_token}"]
+    with TestClient(served_app, base_url="http://127.0.0.1:8000", follow_redirects=False) as browser:
+        assert browser.get(links[0]).status_code == 303
+        page = browser.get("/", params={"q": "learning", "mode": "keyword", "lang": "en"}).text
+        assert 'class="marks-form"' in page and 'class="save-search"' in page and 'name="token"' not in page
+    again = runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--no-embed"])
+    assert again.exit_code == 0 and served[1]["app"].state.settings.write_token != served_app.state.settings.write_token
+
+
 def test_serve_takes_host_and_port(corpus_dir, tmp_path, served):
     data_dir = tmp_path / "data"
     runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--corpus", str(corpus_dir), "--no-serve"])
@@ -155,18 +178,23 @@ def test_the_background_chain_runs_its_commands_in_order_and_stops_at_the_first_
 @pytest.mark.drill
 def test_quickstart_background_chain_is_embed_then_predict_then_map_commands_of_this_cli(tmp_path, monkeypatch):
     from papersift.cli import serve_cmd
-    from papersift.cli.serve_cmd import background_commands
+    from papersift.cli.serve_cmd import background_stages
     from papersift.search.hybrid import ENGLISH_MODEL
 
     monkeypatch.setattr(serve_cmd, "_static_built", lambda: False)
-    embed, embed_english, predict, project = background_commands(tmp_path)
+    stages = background_stages(tmp_path)
+    assert [stage.name for stage in stages] == ["Chinese terms", "library features", "e5 vectors", "English vectors",
+                                                "topics", "topic map"]
+    terms, features, embed, embed_english, predict, project = (stage.command for stage in stages)
+    assert terms[-3:] == ["index", "--data-dir", str(tmp_path)]  # the term lexicon and phrase vectors, after serving starts
+    assert features[-4:] == ["library", "features", "--data-dir", str(tmp_path)]  # a tag's recommendations work early
     assert embed[-3:] == ["embed", "--data-dir", str(tmp_path)]
     assert embed_english[-5:] == ["embed", "--data-dir", str(tmp_path), "--model", ENGLISH_MODEL]
     assert predict[-5:] == ["topics", "predict", "--data-dir", str(tmp_path), "--embed-missing"]
     assert project[-4:] == ["topics", "map", "--data-dir", str(tmp_path)]  # the server never projects
     # all are real commands of this CLI
-    for command in (embed, embed_english, predict, project):
-        shown = runner.invoke(app, [*command[3:], "--help"])
+    for stage in stages:
+        shown = runner.invoke(app, [*stage.command[3:], "--help"])
         assert shown.exit_code == 0, shown.output
 
 
@@ -175,34 +203,8 @@ def test_quickstart_chain_starts_with_the_static_first_pass_when_its_model_is_bu
     from papersift.models import STATIC_MODEL
 
     monkeypatch.setattr(serve_cmd, "_static_built", lambda: False)
-    without = serve_cmd.background_commands(tmp_path)
+    without = serve_cmd.background_stages(tmp_path)
     monkeypatch.setattr(serve_cmd, "_static_built", lambda: True)
-    first_pass, *rest = serve_cmd.background_commands(tmp_path)
-    assert first_pass[-5:] == ["embed", "--data-dir", str(tmp_path), "--model", STATIC_MODEL]
-    assert rest == without  # then e5, MiniLM and the topics as before
-
-
-def test_serve_with_accounts_makes_the_accounts_tables_at_startup_and_needs_no_write_token(corpus_dir, tmp_path, served,
-                                                                                           monkeypatch):
-    from fastapi.testclient import TestClient
-
-    from papersift import extras
-    from papersift.accounts.schema import SCHEMA
-
-    monkeypatch.delenv("PAPERSIFT_WRITE_TOKEN", raising=False)
-    data_dir = tmp_path / "data"
-    runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--corpus", str(corpus_dir), "--no-serve"])
-    files_before = sorted(path.relative_to(data_dir) for path in data_dir.rglob("*") if "sqlite3" not in path.name)
-    result = runner.invoke(app, ["serve", "--data-dir", str(data_dir), "--accounts"])
-    assert result.exit_code == 0, result.output
-    server_app = served[0]["app"]
-    assert server_app.state.settings.accounts is True and server_app.state.settings.enable_writes is False
-    assert SCHEMA.stored_version(Store(data_dir, readonly=True)) == SCHEMA.latest
-    assert sorted(path.relative_to(data_dir) for path in data_dir.rglob("*") if "sqlite3" not in path.name) == files_before
-    with TestClient(server_app, base_url="http://127.0.0.1:8000") as client:
-        assert client.get("/library", headers={"Accept": "text/html"}, follow_redirects=False).status_code == 303
-        assert client.get("/api/library").status_code == 401
-    available = extras.available
-    monkeypatch.setattr(extras, "available", lambda extra: extra != "accounts" and available(extra))
-    refused = runner.invoke(app, ["serve", "--data-dir", str(data_dir), "--accounts"])
-    assert refused.exit_code == 1 and "papersift[accounts]" in refused.output and len(served) == 1
+    terms, features, first_pass, *rest = serve_cmd.background_stages(tmp_path)
+    assert first_pass.command[-5:] == ["embed", "--data-dir", str(tmp_path), "--model", STATIC_MODEL]
+    assert [terms, features, *rest] == without  # then e5, MiniLM and the topics as before

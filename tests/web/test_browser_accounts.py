@@ -82,3 +82,45 @@ def test_the_account_pages_have_no_serious_accessibility_violations(browser, sam
                 ".map(v => ({id: v.id, impact: v.impact, help: v.help}))") if violation["impact"] in BLOCKING]
         context.close()
     assert found == {"login": [], "signup": [], "reset": [], "account": []}
+
+
+def test_a_signed_in_user_tags_likes_and_dismisses_with_javascript_on(browser, sample_records, tmp_path):
+    """Issue 28 item 1: with accounts the marks form has no token field; static/library.js sent
+    the form by reading input[name=token] and threw (no request, no message). Now the hit
+    updates in place, no reload, and the marks are in the user's library."""
+    from served_papers import CSP_WATCH
+
+    app = accounts_app(build_served_data_dir(tmp_path / "data", sample_records[:60]), Clock(), users=("bob",))
+    with serve_in_thread(app) as base_url:
+        context = browser.new_context(base_url=base_url, locale="en-US")
+        context.add_init_script(CSP_WATCH)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto("/login?next=/&lang=en")
+        page.fill("input[name=name]", "bob")
+        page.fill("input[name=password]", PASSWORDS["bob"])
+        page.press("input[name=password]", "Enter")
+        page.wait_for_url(f"{base_url}/")
+        page.goto("/?q=learning&mode=keyword&lang=en")
+        assert page.locator("form.marks-form input[name=token]").count() == 0
+        page.evaluate("window.__stayed = true")  # gone if anything below reloads the page
+        hits = page.locator("article.hit")
+        assert hits.count() >= 3
+        hits.nth(0).locator(".tag-input").fill(TAG)
+        hits.nth(0).locator("button.add-tag").click()
+        hits.nth(0).locator(".marks-now a.badge.tag", has_text=TAG).wait_for()
+        hits.nth(1).locator("button.like").click()
+        hits.nth(1).locator(".marks-now .badge.liked").wait_for()
+        hits.nth(2).locator("button.dislike").click()
+        hits.nth(2).locator(".marks-now .badge.not-interested").wait_for()
+        assert page.evaluate("window.__stayed") is True
+        assert errors == [] and page.evaluate("window.__csp") == []
+        titles = [hits.nth(number).locator("h2 a").inner_text() for number in range(3)]
+        page.reload()  # the marks were stored: the server draws them
+        hits = page.locator("article.hit")
+        assert [hits.nth(number).locator("h2 a").inner_text() for number in range(3)] == titles
+        assert hits.nth(0).locator(".marks-now a.badge.tag").all_inner_texts() == [TAG]
+        assert hits.nth(1).locator(".marks-now .badge.liked").count() == 1
+        assert hits.nth(2).locator(".marks-now .badge.not-interested").count() == 1
+        context.close()

@@ -33,9 +33,9 @@ def test_tag_mark_recommend_note_export_and_reimport(browser, sample_records, tm
         context = browser.new_context(base_url=base_url, locale="en-US", accept_downloads=True)
         context.add_init_script(CSP_WATCH)
         page = context.new_page()
-        page.goto("/?q=learning&mode=keyword&lang=en")
+        page.goto(f"/signin?token={TOKEN}&next=/%3Fq%3Dlearning%26mode%3Dkeyword%26lang%3Den")  # once per browser
+        page.wait_for_url("**/?q=learning&mode=keyword&lang=en")
         page.evaluate("window.__stayed = true")  # gone if anything below reloads the page
-        page.fill("form.marks-form input[name=token]", TOKEN)
         hits = page.locator("article.hit")
         assert hits.count() >= 5
         titles = [hits.nth(number).locator("h2 a").inner_text() for number in range(4)]
@@ -63,12 +63,11 @@ def test_tag_mark_recommend_note_export_and_reimport(browser, sample_records, tm
         shown = page.locator("li.recommendation > a").all_inner_texts()
         assert len(shown) == 20 and not set(shown) & set(titles)  # the marked one (and the tagged) absent
         because = page.locator("li.recommendation p.because").all_inner_texts()
-        assert len(because) == 20 and all(line.startswith("like the ") and f"in tag '{TAG}'" in line for line in because)
+        assert len(because) == 20 and all(line.startswith("Most like “") and f"in tag “{TAG}”" in line for line in because)
 
         page.goto("/library?lang=en")
         entry = page.locator("li.library-entry", has_text=titles[1])
         entry.locator("textarea").fill(NOTE)
-        page.fill("form.library-form input[name=token]", TOKEN)
         entry.locator("button.save-entry").click()
         page.wait_for_url("**/library?lang=en")
         assert page.locator("li.library-entry", has_text=titles[1]).locator("p.note").inner_text() == f"Note: {NOTE}"
@@ -86,9 +85,12 @@ def test_tag_mark_recommend_note_export_and_reimport(browser, sample_records, tm
         context = browser.new_context(base_url=base_url, locale="en-US")
         page = context.new_page()
         page.goto("/library?lang=en")
+        page.locator("p.sign-in-hint a").click()  # the sign-in form, typed once, back to the library
+        page.fill("form.signin-form input[name=token]", TOKEN)
+        page.press("form.signin-form input[name=token]", "Enter")
+        page.wait_for_url("**/library?lang=en")
         assert page.locator("li.library-entry").count() == 0
         page.set_input_files("form.library-import input[name=file]", exported)
-        page.fill("form.library-import input[name=token]", TOKEN)
         page.locator("form.library-import button[type=submit]").click()
         page.wait_for_url("**/library/import")
         assert page.locator("p.import-summary").inner_text() == "4 of 4 entries matched (bibtex)."
@@ -111,13 +113,13 @@ def test_a_recommendation_is_liked_tagged_and_marked_not_interested_in_place_by_
         context = browser.new_context(base_url=base_url, locale="en-US")
         context.add_init_script(CSP_WATCH)
         page = context.new_page()
+        page.goto(f"/signin?token={TOKEN}")
         page.goto(f"/library/recommend?tag={TAG}&lang=en&k=5")
         page.evaluate("window.__stayed = true")  # gone if a click below reloads the page
-        page.fill("form.marks-form input[name=token]", TOKEN)
         rows = page.locator("li.recommendation")
         assert rows.count() == 5
         ids = [rows.nth(number).locator("input[name^=paper-]").get_attribute("value") for number in range(2)]
-        page.locator("h1").click()  # the keys act on the page, not on the token box
+        page.locator("h1").click()  # the keys act on the page, not on a text box
         page.keyboard.press("j")  # by keys, as on search hits: j selects the first, l likes it
         page.keyboard.press("l")
         rows.nth(0).locator(".marks-now .badge.liked").wait_for()

@@ -45,9 +45,34 @@ def test_the_library_page_lists_everything_escaped(served, sample_records):
 def test_the_recommend_page_explains_or_says_why_not(served):
     client, data_dir, _ = served
     missing = client.get("/library/recommend", params={"tag": HOSTILE_TAG, "lang": "en"})
-    assert missing.status_code == 200 and "papersift library features" in missing.text
+    assert missing.status_code == 200 and "has not prepared what recommendations learn from yet" in missing.text
+    assert "papersift" not in missing.text.split("<main")[1]  # no command for the reader to type
     build_features(data_dir)
     page = client.get("/library/recommend", params={"tag": HOSTILE_TAG, "lang": "en", "k": 5}).text
     # never shown before: all new
     assert page.count('<li class="recommendation hit-item') == 5 == page.count('class="recommendation hit-item is-new"')
-    assert "like the 3 papers in tag &#39;&lt;b&gt;bold&lt;/b&gt; tag&#39;: " in page
+    assert page.count("in tag “&lt;b&gt;bold&lt;/b&gt; tag” (similarity ") == 5
+
+
+def test_the_recommend_page_speaks_chinese_and_gives_each_paper_its_own_reason(served):
+    """Issue 28 items 2 and 7: while quickstart's background chain prepares the features the zh
+    page says so in Chinese (was: an English error naming a command); then each recommendation's
+    reason is its own (its nearest tagged paper, the similarity), in Chinese."""
+    import os
+
+    import lxml.html
+    import orjson
+
+    from papersift.background import STATUS_FILE
+
+    client, data_dir, _ = served
+    stages = [{"name": "Chinese terms", "state": "done", "started_at": 1.0, "ended_at": 2.0},
+              {"name": "library features", "state": "running", "started_at": 2.0, "ended_at": None}]
+    (data_dir / STATUS_FILE).write_bytes(orjson.dumps({"pid": os.getpid(), "stages": stages}))
+    waiting = client.get("/library/recommend", params={"tag": HOSTILE_TAG, "lang": "zh"}).text
+    assert "推荐所需的数据正在后台准备（第 2/2 步：文献库特征）" in waiting
+    build_features(data_dir)
+    page = lxml.html.fromstring(client.get("/library/recommend", params={"tag": HOSTILE_TAG, "lang": "zh", "k": 8}).text)
+    reasons = [node.text_content() for node in page.xpath('//li[contains(@class, "recommendation")]/p[@class="because"]')]
+    assert len(reasons) == 8 and all(text.startswith(f"与标签“{HOSTILE_TAG}”中的《") for text in reasons)
+    assert len(set(reasons)) == 8  # each its own, not one sentence repeated

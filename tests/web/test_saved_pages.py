@@ -131,3 +131,31 @@ def test_a_venue_and_an_author_remember_what_was_seen(served):
     assert len(listed) == 2 and all(item.get("class") == "is-new" for item in listed)
     bad = _submit(client, "/seen", [("csrf", fields[0][1]), ("kind", "venue"), ("key", "COLM"), ("back", "//evil.example")])
     assert bad.status_code == 303 and bad.headers["location"] == "/"  # never an open redirect
+
+
+def test_a_search_saved_on_the_page_shows_its_private_feed_link_which_parses(served):
+    """Issue 28 item 4: the private Atom link appeared only after a CLI or API call."""
+    import feedparser
+
+    client, _ = served
+    _, fields = _form(client.get("/", params={"q": "graph", "lang": "en"}).text, "form.save-search")
+    saved = _submit(client, "/saved", fields, name="graphs")
+    assert saved.status_code == 303
+    tree = lxml.html.fromstring(client.get(saved.headers["location"]).text)
+    links = [link.get("href") for link in _select(tree, "a.feed-link")]
+    assert len(links) == 1 and links[0].startswith("/feeds/private/") and links[0].endswith("/saved/1")
+    feed = feedparser.parse(client.get(links[0]).content)
+    assert not feed.bozo and feed.entries and "graphs" in feed.feed.title
+
+
+def test_a_search_saved_elsewhere_gets_its_feed_link_from_a_button(served):
+    client, _ = served
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    made = client.post("/api/saved-searches", json={"name": "zebra", "search": {"q": "zebrafish"}}, headers=auth)
+    assert made.status_code in (200, 201), made.text
+    html = client.get("/saved/1", params={"lang": "zh"}).text
+    assert "a class=\"feed-link\"" not in html and "生成私人订阅链接" in html
+    action, fields = _form(html, "form.feed-form")
+    assert _submit(client, action, fields).status_code == 303
+    assert len(_select(lxml.html.fromstring(client.get("/saved/1").text), "a.feed-link")) == 1
+    assert _submit(client, "/saved/7/feed", fields).status_code == 404

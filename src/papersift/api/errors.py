@@ -43,7 +43,7 @@ def wants_json(request: Request) -> bool:
 def error_response(request: Request, status: int, code: str, message: str, details: list[dict] | None = None) -> Response:
     renderer = getattr(request.app.state, "render_html_error", None)
     if renderer is not None and not wants_json(request):
-        return renderer(request, status, message)
+        return renderer(request, status, message, code)
     return JSONResponse({"error": code, "message": message, "details": details or []}, status_code=status)
 
 

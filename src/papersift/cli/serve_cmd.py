@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -17,6 +18,9 @@ from papersift.cli.ingest_cmd import _print_summary, _progress
 from papersift.config import shared_data_dir
 from papersift.models import STATIC_MODEL
 from papersift.store import Store
+
+if TYPE_CHECKING:
+    from papersift.background import Stage
 
 HostOption = Annotated[str, typer.Option("--host", help="Address to bind; 127.0.0.1 keeps it on this machine.")]
 PortOption = Annotated[int, typer.Option("--port", min=1, max=65535, help="TCP port.")]
@@ -35,7 +39,7 @@ CORPUS_FILES = ("papers.jsonl.gz", "papers_title_only.jsonl.gz")
 
 def _run_server(data_dir: Path, host: str, port: int, enable_writes: bool, write_token: str | None,
                 service=None, allowed_hosts: list[str] | None = None, accounts: bool = False,
-                secure_cookies: bool = False) -> None:
+                secure_cookies: bool = False, sign_in_link: bool = False) -> None:
     import uvicorn
 
     from papersift.api.app import MIN_TOKEN_CHARS
@@ -67,6 +71,12 @@ def _run_server(data_dir: Path, host: str, port: int, enable_writes: bool, write
     except FileNotFoundError as missing:
         fail(f"{missing}\n(run 'papersift quickstart --data-dir {data_dir}' to ingest and index a corpus)")
     console.print(f"papersift: http://{host}:{port}/  (API docs at /docs; Ctrl-C stops)", highlight=False)
+    if enable_writes and not accounts:
+        if sign_in_link:  # quickstart: its own token, handed over as notebook servers do
+            console.print(f"open http://{host}:{port}/signin?token={write_token} to tag papers, like them and save "
+                          "searches in this browser (the link signs it in)", highlight=False, soft_wrap=True)
+        else:
+            console.print(f"sign in once per browser at http://{host}:{port}/signin with the write token", highlight=False)
     _load_in_background(data_dir)
     uvicorn.run(server_app, host=host, port=port, log_level="info", access_log=False, log_config=_log_config())
 
@@ -120,14 +130,17 @@ def serve(
     _run_server(resolved, host, port, enable_writes, write_token, service, allowed_host, accounts, secure_cookies)
 
 
-def build_indexes(data_dir: Path) -> None:
-    """Bring every index up to the store (only what changed is redone)."""
+def build_indexes(data_dir: Path, keyword_only: bool = False) -> None:
+    """Bring every index up to the store (only what changed is redone); keyword_only: the
+    keyword index alone (quickstart's background chain makes the Chinese terms' files)."""
     from papersift.index import lexical, phrasevectors, termlexicon
 
     with _progress(disable=False) as progress:
         task = progress.add_task("keyword index", total=Store(data_dir, readonly=True).count())
         result = lexical.update(data_dir, lambda count: progress.advance(task, count))
     console.print(f"keyword index: {result.documents:,} papers ({result.seconds:.1f} s)", highlight=False)
+    if keyword_only:
+        return
     lexicon = termlexicon.build_for_store(data_dir)  # Chinese terms' English readings (docs/crosslingual.md)
     if lexicon is not None:
         console.print(f"term lexicon: {lexicon.phrases:,} phrases ({lexicon.seconds:.1f} s)", highlight=False)
@@ -166,33 +179,45 @@ def quickstart(
     else:
         console.print(f"{store.count():,} papers already in {resolved}; skipping ingest", highlight=False)
     store.close()
-    build_indexes(resolved)
+    # Serving starts after the keyword index; with the background chain the Chinese terms follow it.
+    build_indexes(resolved, keyword_only=embed and not no_serve)
     if no_serve:
         return
     embedder = _start_background_embed(resolved) if embed else None
     try:
-        _run_server(resolved, host, port, enable_writes=False, write_token=os.environ.get("PAPERSIFT_WRITE_TOKEN"))
+        # The library works at once for the person at this machine: writes on with a token of this
+        # start (or $PAPERSIFT_WRITE_TOKEN), handed over in the sign-in link printed below.
+        token = os.environ.get("PAPERSIFT_WRITE_TOKEN") or secrets.token_urlsafe(24)
+        _run_server(resolved, host, port, enable_writes=True, write_token=token, sign_in_link=True)
     finally:
         if embedder is not None and embedder.poll() is None:
             os.killpg(embedder.pid, signal.SIGTERM)  # the chain and its current step; caches keep what was done
             embedder.wait(timeout=30)
 
 
-def background_commands(data_dir: Path) -> list[list[str]]:
-    """What quickstart runs behind the server, one after the other: the static first pass (when
-    its model is built), embed the papers with e5
-    (vectors and term bridge: semantic, hybrid and Chinese queries), then with the English
-    model (English hybrid queries), then predict every paper's topic (it reads both), then
-    project the vectors for the topic map page (the server itself never computes it)."""
+def background_stages(data_dir: Path) -> list[Stage]:
+    """What quickstart runs behind the server, one after the other (papersift.background): the
+    Chinese terms (term lexicon and phrase vectors: Chinese queries read better once they are
+    there; keyword search never waits for them), the library's keyword features (a tag's
+    recommendations work from then on), the static first pass (when its model is built: every
+    paper gets a vector in about a minute, docs/static-embeddings.md), e5 (vectors and term
+    bridge: semantic, hybrid and Chinese queries), the English model (English hybrid queries),
+    every paper's topic (it reads both), and the topic map's projection (the server itself never
+    computes any of it)."""
+    from papersift import extras
+    from papersift.background import Stage
+
     cli = [sys.executable, "-c", "from papersift.cli import main; main()"]
-    # First, when the static model is built: every paper gets a static vector in about a minute
-    # (docs/static-embeddings.md), so semantic and hybrid search and similar papers cover the whole
-    # corpus while e5 refines it. Here rather than in `index`, which needs no model and no extra.
-    first_pass = [cli + ["embed", "--data-dir", str(data_dir), "--model", STATIC_MODEL]] if _static_built() else []
-    return first_pass + [cli + ["embed", "--data-dir", str(data_dir)],
-            cli + ["embed", "--data-dir", str(data_dir), "--model", "all-MiniLM-L6-v2"],
-            cli + ["topics", "predict", "--data-dir", str(data_dir), "--embed-missing"],
-            cli + ["topics", "map", "--data-dir", str(data_dir)]]
+    where = ["--data-dir", str(data_dir)]
+    stages = [Stage("Chinese terms", cli + ["index", *where])]
+    if extras.available("recommend"):
+        stages.append(Stage("library features", cli + ["library", "features", *where]))
+    if _static_built():  # here rather than in `index`, which needs no model and no extra
+        stages.append(Stage("first-pass vectors", cli + ["embed", *where, "--model", STATIC_MODEL]))
+    return stages + [Stage("e5 vectors", cli + ["embed", *where]),
+                     Stage("English vectors", cli + ["embed", *where, "--model", "all-MiniLM-L6-v2"]),
+                     Stage("topics", cli + ["topics", "predict", *where, "--embed-missing"]),
+                     Stage("topic map", cli + ["topics", "map", *where])]
 
 
 def _static_built() -> bool:
@@ -205,18 +230,19 @@ def _static_built() -> bool:
 
 
 def _start_background_embed(data_dir: Path) -> subprocess.Popen:
-    """The background commands in a niced child process; their log goes to DATA_DIR/embed.log.
-    A step that fails stops the chain (its error is in the log); a rerun resumes from caches."""
-    log = open(data_dir / "embed.log", "ab")  # noqa: SIM115 (the child keeps it open)
-    chain = ("import os, subprocess, sys\n"
-             "os.nice(10)\n"  # the chain and the commands it runs yield the CPU to serving
-             f"for command in {background_commands(data_dir)!r}:\n"
-             "    if subprocess.run(command).returncode:\n"
-             "        sys.exit(1)\n")
-    console.print(f"embedding papers, then predicting topics, in the background (log: {data_dir / 'embed.log'}); "
-                  "semantic coverage grows as vectors are published", highlight=False)
-    return subprocess.Popen([sys.executable, "-c", chain], stdout=log, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, start_new_session=True)
+    """The background stages in a niced child process (papersift.background.run_chain); their
+    log goes to DATA_DIR/embed.log, where they stand to DATA_DIR/background.json. A stage that
+    fails stops the chain (its error is in the log); a rerun resumes from caches."""
+    import orjson
+
+    from papersift.background import LOG_FILE
+
+    stages = orjson.dumps([[stage.name, stage.command] for stage in background_stages(data_dir)]).decode()
+    console.print(f"preparing Chinese terms, recommendations, vectors and topics in the background (log: "
+                  f"{data_dir / LOG_FILE}); semantic coverage grows as vectors are published", highlight=False)
+    log = open(data_dir / LOG_FILE, "ab")  # noqa: SIM115 (the child keeps it open: the chain's own errors)
+    return subprocess.Popen([sys.executable, "-m", "papersift.background", str(data_dir), stages],
+                            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
 
 
 @bench_app.command("web")

@@ -104,13 +104,34 @@ async def read_form(request: Request) -> list[tuple[str, str]]:
     return fields
 
 
+WRITER_COOKIE = "papersift_writer"  # without accounts: this browser signed in with the write token (web/writer_pages.py)
+
+
+def writer_proof(write_token: str) -> str:
+    """The writer cookie's value: an HMAC of the write token (the token itself never sits in a
+    cookie); a new token (quickstart makes one each start) signs every browser out."""
+    return hmac.new(write_token.encode(), b"papersift-writer-cookie", hashlib.sha256).hexdigest()
+
+
+def writer_signed_in(request: Request) -> bool:
+    """Without accounts, writes on: the browser signed in once with the write token (/signin)."""
+    settings = request.app.state.settings
+    if accounts_on(request) or not settings.enable_writes or not settings.write_token:
+        return False
+    cookie = request.cookies.get(WRITER_COOKIE, "")
+    return hmac.compare_digest(cookie.encode(), writer_proof(settings.write_token).encode())
+
+
 def check_write_token(request: Request, fields: list[tuple[str, str]]) -> None:
     """Without accounts: the form's `token` field against the server's write token (constant
-    time). With accounts the session proved the writer (require_form_writes); the CSRF token is
-    checked next."""
+    time), or, with no such field, the browser's sign-in (the writer cookie). A wrong token field
+    is refused even from a signed-in browser. With accounts the session proved the writer
+    (require_form_writes); the CSRF token is checked next."""
     if accounts_on(request):
         return
-    token = next((value for name, value in fields if name == "token"), "")
+    token = next((value for name, value in fields if name == "token"), None)
+    if token is None and writer_signed_in(request):
+        return
     expected = request.app.state.settings.write_token
-    if not hmac.compare_digest(token.encode(), expected.encode()):
-        raise ApiError(401, "unauthorized", "the form needs the server's write token")
+    if not hmac.compare_digest((token or "").encode(), expected.encode()):
+        raise ApiError(401, "unauthorized", "sign in with the server's write token first (/signin)")

@@ -40,10 +40,10 @@ def marks_context(request: Request, paper_ids: list[str]) -> dict:
     forms = form_context(request)
     back = request.url.path + (f"?{request.url.query}" if request.url.query else "")
     if accounts_on(request) and request_user(request) is None:  # an anonymous visitor has no library
-        return {"writes": False, "csrf": None, "token_field": False, "entries": {}, "tags": [], "back": back}
+        return {"writes": False, "csrf": None, "entries": {}, "tags": [], "back": back}
     library = library_of(request)
     entries = {entry.paper_id: entry for entry in library.entries(paper_ids=paper_ids)} if paper_ids else {}
-    return {"writes": bool(forms["writes"] and forms["csrf"]), "csrf": forms["csrf"], "token_field": forms["token_field"],
+    return {"writes": bool(forms["writes"] and forms["csrf"]), "csrf": forms["csrf"],
             "entries": entries, "tags": list(library.tags()), "back": back}
 
 

@@ -20,9 +20,9 @@ from papersift import extras
 from papersift.api.backend import request_lang
 from papersift.api.library_routes import RecommendParams, library_of, recommendations_for
 from papersift.api.params import PaperParams, SearchParams
-from papersift.i18n import Lang
+from papersift.background import read_status
+from papersift.i18n import Lang, translate
 from papersift.library.entries import MAX_TAG_CHARS, LibraryError
-from papersift.library.recommend import explanation
 from papersift.web.library_forms import marks_context
 from papersift.web.saved_pages import form_context
 from papersift.web.urls import SearchState
@@ -47,25 +47,25 @@ class RecommendPageParams(RecommendParams):
 
 LABELS = {
     "en": {"library": "Library", "tags": "Tags", "all": "All papers", "empty": "Your library is empty: tag, like or "
-           "mark papers on the search results, import a file, or use `papersift library ...`.", "liked": "liked",
+           "mark papers on the search results, or import a file.", "liked": "liked",
            "not_interested": "not interested", "to-read": "to read", "read": "read", "note": "Note", "added": "added",
            "export": "Export", "recommend": "Recommendations", "recommend_for": "Recommended for tag",
-           "recommend_all": "Recommended from your library", "unavailable": "Recommendations are not available",
-           "papers": "papers", "token": "Write token", "mark_seen": "Mark all as seen", "new": "new",
+           "recommend_all": "Recommended from your library",
+           "papers": "papers", "mark_seen": "Mark all as seen", "new": "new",
            "private_feed": "Private Atom feed", "only_new": "Only new papers", "all_recs": "All recommendations",
-           "import": "Import", "import_file": "File (BibTeX, RIS, CSL-JSON or papersift JSON)",
+           "import": "Import", "import_file": "File (BibTeX, RIS, CSL-JSON, or JSON exported here)",
            "import_tag": "Also tag them", "reading": "Reading state", "none": "none", "save": "Save",
            "remove": "Remove from library", "filters": "Filters", "apply": "Apply", "venue": "Venue",
            "area": "Area", "year_from": "From year", "year_to": "To year",
            "import_summary": "{matched} of {entries} entries matched ({format}).",
            "import_unmatched": "{count} entries matched no paper:", "import_all_matched": "Every entry matched a paper."},
     "zh": {"library": "文献库", "tags": "标签", "all": "全部论文", "empty": "文献库为空：在检索结果上给论文加标签或标记，"
-           "导入文件，或用 `papersift library ...`。", "liked": "喜欢", "not_interested": "不感兴趣",
+           "或导入文件。", "liked": "喜欢", "not_interested": "不感兴趣",
            "to-read": "待读", "read": "已读", "note": "笔记", "added": "加入于", "export": "导出",
            "recommend": "推荐", "recommend_for": "标签推荐", "recommend_all": "根据文献库推荐",
-           "unavailable": "暂无推荐", "papers": "篇论文", "token": "写入令牌", "mark_seen": "全部标为已看", "new": "新",
+           "papers": "篇论文", "mark_seen": "全部标为已看", "new": "新",
            "private_feed": "私人 Atom 订阅", "only_new": "只看新论文", "all_recs": "全部推荐",
-           "import": "导入", "import_file": "文件（BibTeX、RIS、CSL-JSON 或 papersift JSON）", "import_tag": "同时加标签",
+           "import": "导入", "import_file": "文件（BibTeX、RIS、CSL-JSON，或从本站导出的 JSON）", "import_tag": "同时加标签",
            "reading": "阅读状态", "none": "无", "save": "保存", "remove": "移出文献库", "filters": "筛选",
            "apply": "应用", "venue": "会议", "area": "领域", "year_from": "起始年份", "year_to": "截止年份",
            "import_summary": "{entries} 条中匹配了 {matched} 条（{format}）。", "import_unmatched": "{count} 条没有匹配到论文：",
@@ -92,6 +92,29 @@ def library_page(request: Request, params: Annotated[LibraryPageParams, Query()]
                    can_recommend=extras.available("recommend"), forms=form_context(request), back=back)
 
 
+def stage_text(request: Request, name: str, lang: Lang) -> str | None:
+    """'step 2 of 7: library features' while quickstart's background chain makes `name` (or an
+    earlier stage before it); None when no live chain will make it."""
+    status = read_status(request.app.state.settings.data_dir)
+    if status is None or status.state_of(name) not in ("waiting", "running"):
+        return None
+    running = status.running or {"name": name}
+    number = next(index for index, stage in enumerate(status.stages, start=1) if stage["name"] == running["name"])
+    return translate("stage_progress", lang, number=number, total=len(status.stages),
+                     name=translate(f"stage_{running['name']}", lang))
+
+
+def reason(because: list[tuple[str, float]], tag: str | None, lang: Lang) -> str:
+    """The hit's own reason in the reader's language: the tagged (or library) paper it is most
+    like, with the similarity, then the next nearest."""
+    if not because:
+        return ""
+    (title, score), rest = because[0], because[1:]
+    key = "rec_because_tag" if tag is not None else "rec_because_all"
+    text = translate(key, lang, title=title, tag=tag or "", score=f"{score:.2f}")
+    return text + "".join(translate("rec_because_then", lang, title=other) for other, _ in rest[:1])
+
+
 @router.get("/library/recommend", response_class=HTMLResponse)
 def recommend_page(request: Request, params: Annotated[RecommendPageParams, Query()]) -> HTMLResponse:
     lang, tag = request_lang(request, params.lang), params.tag
@@ -99,17 +122,24 @@ def recommend_page(request: Request, params: Annotated[RecommendPageParams, Quer
     problem: str | None = None
     papers: dict = {}
     if not extras.available("recommend"):
-        problem = "recommendations need papersift[recommend] (scikit-learn) on the server"
+        problem = translate("rec_no_extra", lang)
     else:
         from papersift.library.features import FeaturesMissing
         from papersift.library.recommend import NothingToLearn
 
         try:
             hits, _, papers = recommendations_for(request, params)
-        except (FeaturesMissing, NothingToLearn, LibraryError) as error:
-            problem = str(error)
-    rows = [(hit, papers.get(hit.paper_id), explanation([papers[pid].title for pid, _ in hit.because if pid in papers], tag))
-            for hit in hits]
+        except FeaturesMissing:
+            stage = stage_text(request, "library features", lang)
+            problem = translate("rec_preparing", lang, stage=stage) if stage else translate("rec_not_prepared", lang)
+        except NothingToLearn:
+            stage = stage_text(request, "library features", lang)
+            problem = (translate("rec_preparing", lang, stage=stage) if stage else
+                       translate("rec_nothing_tag", lang, tag=tag) if tag is not None else translate("rec_nothing_all", lang))
+        except LibraryError as error:
+            problem = translate("rec_invalid", lang, message=str(error))
+    rows = [(hit, papers.get(hit.paper_id), reason([(papers[pid].title, score) for pid, score in hit.because
+                                                    if pid in papers], tag, lang)) for hit in hits]
     fresh, private_feed, forms = set(), None, {"writes": False, "csrf": None}
     if tag:  # a tag's recommendations remember what was shown (follow/watches.py): mark the new ones
         from papersift.api.saved_routes import following_of

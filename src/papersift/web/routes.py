@@ -7,6 +7,8 @@ service's highlight snippets, and only after checking they hold no tag but <mark
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -17,6 +19,7 @@ from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from markupsafe import Markup, escape
+from pydantic import Field
 
 from papersift.api.backend import (
     PaperNotFound,
@@ -31,8 +34,16 @@ from papersift.api.library_routes import search_with_tags
 from papersift.api.params import FacetParams, PaperParams, SearchParams, SimilarParams
 from papersift.config import AUTHORS_SHOWN, MAX_PAGE
 from papersift.export import to_bibtex
-from papersift.i18n import LANGS, Lang, error_title_key, negotiate_language, translate, translate_notice
-from papersift.search.display import page_count
+from papersift.i18n import (
+    LANGS,
+    Lang,
+    error_message,
+    error_title_key,
+    negotiate_language,
+    translate,
+    translate_notice,
+)
+from papersift.search.display import clean_extraction_debris, known_words, page_count
 from papersift.search.intent import Intent
 from papersift.web.citation_meta import citation_meta_tags, coins_kev
 from papersift.web.feeds import page_feeds
@@ -40,7 +51,7 @@ from papersift.web.library_forms import marks_context
 from papersift.web.saved_pages import LABELS as SAVED_LABELS
 from papersift.web.saved_pages import form_context
 from papersift.web.topic_names import topic_name
-from papersift.web.urls import SearchState, author_path, export_path, paper_path
+from papersift.web.urls import SearchState, author_path, export_path, paper_path, search_back
 
 WEB_DIR = Path(__file__).parent
 FACET_LIMIT = 12
@@ -77,12 +88,21 @@ def add_page(path: str, labels: dict[str, str], template_dir: Path | None = None
         template_loader.loaders = [*template_loader.loaders, jinja2.FileSystemLoader(template_dir)]
 
 
+# The page being drawn: which words its service's keyword index knows (to rejoin "bidi- rected").
+_known_words: ContextVar[Callable[[str], bool] | None] = ContextVar("known_words", default=None)
+
+
+def cleaned(text: str | None) -> str:
+    """Paper text without PDF-extraction debris (search/display.clean_extraction_debris)."""
+    return clean_extraction_debris(text, _known_words.get()) if text else ""
+
+
 def highlighted(snippet: str | None, plain: str | None) -> Markup:
     """The service's snippet if it is what it promises (escaped text + <mark>), else the
-    escaped plain text."""
+    escaped plain text; either without PDF-extraction debris."""
     if snippet and not re.search(r"[<>]", _MARK_TAG.sub("", snippet)):
-        return Markup(snippet)
-    return escape(plain or "")
+        return Markup(cleaned(snippet))
+    return escape(cleaned(plain))
 
 
 def safe_href(url: str | None) -> str | None:
@@ -93,6 +113,7 @@ def safe_href(url: str | None) -> str | None:
 
 
 templates.filters["safe_href"] = safe_href
+templates.filters["cleaned"] = cleaned
 templates.globals.update(highlighted=highlighted, AUTHORS_SHOWN=AUTHORS_SHOWN, paper_path=paper_path,
                          export_path=export_path, author_link=author_path, citation_meta_tags=citation_meta_tags,
                          coins_kev=coins_kev)
@@ -113,13 +134,17 @@ def render(request: Request, template: str, lang: Lang, status: int = 200, **con
         return f"{area} · {subarea}" if area and subarea else area
 
     from papersift.web.account_pages import nav_link
+    from papersift.web.writer_pages import sign_in_hint, writer_link
 
     lang_urls = {code: _with_lang(request, code) for code in LANGS}
-    account = nav_link(request)  # with accounts: "Account (name)" or "Log in"
+    _known_words.set(known_words(getattr(request.app.state.service, "term_doc_freq", None)))
+    # with accounts: "Account (name)" or "Log in"; writes on without them: "Sign in" / "Signed in"
+    account = nav_link(request) or writer_link(request)
     links = NAV_LINKS if account is None else [*NAV_LINKS, NavLink(*account)]
     html = templates.get_template(template).render(
         request_path=request.url.path, lang=lang, t=t, notice_text=notice_text, lang_urls=lang_urls, nav_links=links,
         topic_label=topic_label, paper_topic=paper_topic,
+        sign_in_hint=sign_in_hint(request, lang) if status == 200 else None,
         feed_links=page_feeds(request) if status == 200 else [], site_url=str(request.base_url).rstrip("/"), **context,
     )
     return HTMLResponse(html, status_code=status)
@@ -131,11 +156,11 @@ def _with_lang(request: Request, lang: str) -> str:
     return f"{url.path}?{url.query}"
 
 
-def render_error(request: Request, status: int, message: str) -> HTMLResponse:
+def render_error(request: Request, status: int, message: str, code: str | None = None) -> HTMLResponse:
     lang = request.query_params.get("lang")
     lang = lang if lang in LANGS else negotiate_language(request.headers.get("accept-language"))
-    return render(request, "error.html", lang, status=status, message=message, status_code=status,
-                  title_key=error_title_key(status))
+    return render(request, "error.html", lang, status=status, message=error_message(code, message, lang),
+                  status_code=status, title_key=error_title_key(status))
 
 
 def reading_choices(reading, state: SearchState) -> list[tuple]:
@@ -178,6 +203,7 @@ def search_page(request: Request, params: Annotated[SearchParams, Query()]) -> R
                      for fmt in ("bibtex", "csv", "json", "ris", "csl-json")},
         save_form=form_context(request), save_labels=SAVED_LABELS[lang],
         marks=marks_context(request, [hit.paper.id for hit in response.hits]),
+        back_here=request.url.path + (f"?{request.url.query}" if request.url.query else ""),
     )
 
 
@@ -194,15 +220,20 @@ def similar_page(request: Request, paper_id: str, params: Annotated[SimilarParam
                   marks=marks_context(request, [hit.paper.id for hit in response.hits]))
 
 
+class PaperPageParams(PaperParams):
+    back: Annotated[str | None, Field(max_length=2000)] = None  # the search the paper was found in
+
+
 @router.get("/paper/{paper_id:path}", response_class=HTMLResponse)
-def paper_page(request: Request, paper_id: str, params: Annotated[PaperParams, Query()]) -> HTMLResponse:
+def paper_page(request: Request, paper_id: str, params: Annotated[PaperPageParams, Query()]) -> HTMLResponse:
     lang = request_lang(request, params.lang)
     service = service_of(request)
     paper = service.get(paper_id)
     if paper is None:
         raise ApiError(404, "not_found", translate("not_found", lang))
     state = SearchState(SearchParams(), lang)
-    return render(request, "paper.html", lang, state=state, paper=paper, bibtex=to_bibtex([paper]))
+    return render(request, "paper.html", lang, state=state, paper=paper, bibtex=to_bibtex([paper]),
+                  back_to_search=search_back(params.back, lang))
 
 
 @router.get("/topics", response_class=HTMLResponse)
@@ -235,4 +266,8 @@ def install_web(app: FastAPI) -> None:
         from papersift.web.account_pages import router as account_router
 
         app.include_router(account_router)
+    else:  # the one sign-in of a browser with the write token
+        from papersift.web.writer_pages import router as writer_router
+
+        app.include_router(writer_router)
     app.state.render_html_error = render_error

@@ -21,23 +21,27 @@ from papersift.api.saved_routes import following_of, refused, saved_listing, sav
 from papersift.follow.saved import FollowError, watch_key
 from papersift.follow.watches import list_watch, mark_listing_seen
 from papersift.i18n import Lang
-from papersift.web.forms import check_form_csrf, form_csrf, read_form, require_form_writes
+from papersift.web.forms import check_form_csrf, form_csrf, read_form, require_form_writes, writer_signed_in
 from papersift.web.urls import SearchState
 
 router = APIRouter(include_in_schema=False)
 LABELS = {
-    "en": {"saved": "Saved searches", "save": "Save this search", "name": "Name", "token": "Write token",
+    "en": {"saved": "Saved searches", "save": "Save this search", "name": "Name",
            "new": "new", "only_new": "Only new papers", "all": "All papers", "mark_seen": "Mark all as seen",
            "rename": "Rename", "delete": "Delete", "open_search": "Open as a search", "none": "No saved searches yet.",
            "nothing_new": "Nothing new since you last marked this as seen.", "private_feed": "Private Atom feed",
-           "new_count": "{count} new", "read_only": "Saving needs a server started with --enable-writes.",
+           "feed_help": "for your feed reader: new papers of this search arrive there; the link is private, keep it to "
+                        "yourself", "make_feed": "Make a private feed link",
+           "new_count": "{count} new", "read_only": "This server is read-only: searches cannot be saved here.",
            "new_since": "New since your last visit",
            "not_followed": "Not followed yet: 'Mark all as seen' starts remembering what you have seen here."},
-    "zh": {"saved": "已保存的检索", "save": "保存此检索", "name": "名称", "token": "写入令牌", "new": "新",
+    "zh": {"saved": "已保存的检索", "save": "保存此检索", "name": "名称", "new": "新",
            "only_new": "只看新论文", "all": "全部论文", "mark_seen": "全部标为已看", "rename": "重命名", "delete": "删除",
            "open_search": "作为检索打开", "none": "还没有保存的检索。", "nothing_new": "自上次标为已看以来没有新论文。",
-           "private_feed": "私人 Atom 订阅", "new_count": "{count} 篇新论文",
-           "read_only": "保存检索需要以 --enable-writes 启动的服务器。", "new_since": "自上次访问以来的新论文",
+           "private_feed": "私人 Atom 订阅",
+           "feed_help": "用于订阅阅读器：此检索的新论文会出现在那里；链接是私人的，请勿外传", "make_feed": "生成私人订阅链接",
+           "new_count": "{count} 篇新论文",
+           "read_only": "本服务器为只读：无法在此保存检索。", "new_since": "自上次访问以来的新论文",
            "not_followed": "尚未关注：点击“全部标为已看”后开始记录你在此看过的论文。"},
 }
 SEARCH_FIELDS = ("q", "mode", "sort", "venue", "area", "subarea", "author", "status", "year_from", "year_to", "literal")
@@ -48,15 +52,19 @@ class SavedPageParams(PaperParams):
 
 
 def form_context(request: Request) -> dict:
-    """What a page needs to draw the change forms: whether the request may write, the CSRF
-    token, and whether the form asks for the write token (not with accounts: the session is
-    the proof). An anonymous visitor of a server with accounts gets no forms."""
+    """What a page needs to draw the change forms: whether the request may write and the CSRF
+    token. No form asks for the write token: with accounts the session is the proof, without
+    them the browser's one sign-in with the write token (web/writer_pages.py). An anonymous
+    visitor of a server with accounts gets no forms; a browser not signed in on a server with
+    writes on gets none either, and the pages offer the sign-in (`sign_in`)."""
     if accounts_on(request):
         if request_user(request) is None:
-            return {"writes": False, "csrf": None, "token_field": False}
+            return {"writes": False, "csrf": None}
     elif not request.app.state.settings.enable_writes:
-        return {"writes": False, "csrf": None, "token_field": True}
-    return {"writes": True, "csrf": form_csrf(request), "token_field": not accounts_on(request)}
+        return {"writes": False, "csrf": None}
+    elif not writer_signed_in(request):  # writes on, this browser not signed in: one sign-in link, no forms
+        return {"writes": False, "csrf": None, "sign_in": True}
+    return {"writes": True, "csrf": form_csrf(request)}
 
 
 def _render(request: Request, template: str, lang: Lang, **context) -> HTMLResponse:
@@ -110,17 +118,21 @@ async def save_from_page(request: Request) -> RedirectResponse:
     name = (values.get("name") or [""])[0]
 
     def save():
+        following = following_of(request)
         try:
-            return following_of(request).save_search(name, saved_query(search, search.sort, search.literal))
+            saved = following.save_search(name, saved_query(search, search.sort, search.literal))
         except FollowError as problem:
             raise refused(problem) from None
+        if following.feed_token() is None:  # the saved search's page shows its private feed link at once
+            following.new_feed_token()
+        return saved
     saved = await run_in_threadpool(save)
     return _back(f"/saved/{saved.id}", _first(values, "lang"))
 
 
 @router.post("/saved/{saved_id}/{action}", dependencies=[Depends(require_form_writes)])
 async def change_from_page(request: Request, saved_id: int, action: str) -> RedirectResponse:
-    if action not in ("rename", "delete", "seen"):
+    if action not in ("rename", "delete", "seen", "feed"):
         raise ApiError(404, "not_found", f"no form action {action!r}")
     values = await _checked_form(request)
     lang = _first(values, "lang")
@@ -133,6 +145,10 @@ async def change_from_page(request: Request, saved_id: int, action: str) -> Redi
             elif action == "delete":
                 following.delete_search(saved_id)
                 return "/saved"
+            elif action == "feed":  # a private feed link (the user's feed token) for a search saved elsewhere
+                following.saved_search(saved_id)  # 404 for an unknown id
+                if following.feed_token() is None:
+                    following.new_feed_token()
             else:
                 mark_listing_seen(following, list_watch(service_of(request), following, f"saved:{saved_id}"))
         except FollowError as problem:

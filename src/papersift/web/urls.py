@@ -78,8 +78,18 @@ class SearchState:
         return self.url(page=page)
 
 
-def paper_path(paper_id: str, lang: str, suffix: str = "") -> str:
-    return f"/paper/{quote(paper_id, safe='')}{suffix}?{urlencode({'lang': lang})}"
+def paper_path(paper_id: str, lang: str, suffix: str = "", back: str | None = None) -> str:
+    """A paper's page; `back`: the search it was found in (its "Back to search" returns there)."""
+    params = {"lang": lang, "back": back} if back else {"lang": lang}
+    return f"/paper/{quote(paper_id, safe='')}{suffix}?{urlencode(params)}"
+
+
+def search_back(back: str | None, lang: str) -> str:
+    """Where a paper page's "Back to search" goes: the search the reader came from (only this
+    site's search page: never another site), else a new search."""
+    if back and (back == "/" or back.startswith("/?")):
+        return back
+    return f"/?{urlencode({'lang': lang})}"
 
 
 def author_path(name: str, lang: str) -> str:

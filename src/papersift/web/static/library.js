@@ -68,7 +68,9 @@
       event.preventDefault();
       var body = new URLSearchParams();
       ["csrf", "token", "lang", "back"].forEach(function (name) {
-        body.append(name, form.querySelector("input[name=" + name + "]").value);
+        // the token field is there only without accounts (a login session is the proof)
+        var field = form.querySelector("input[name=" + name + "]");
+        if (field) body.append(name, field.value);
       });
       body.append("do", action);
       marks.querySelectorAll("input[name]").forEach(function (input) { body.append(input.name, input.value); });

@@ -100,8 +100,13 @@
 
   const url = "/api/topics/map" + (query ? "?q=" + encodeURIComponent(query) : "");
   fetch(url).then((response) => response.json().then((body) => ({response, body}))).then(({response, body}) => {
-    // Errors are {error, message}: a 409 names the command that computes the map.
-    if (!response.ok) { status.textContent = body.message || response.statusText; canvas.dataset.error = body.error || ""; return; }
+    // Errors are {error, message}.
+    // not ready yet (409): the page's own words, in its language, not the API's (which names a command)
+    if (!response.ok) {
+      status.textContent = (response.status === 409 && canvas.dataset.notReady) || body.message || response.statusText;
+      canvas.dataset.error = body.error || "";
+      return;
+    }
     data = body;
     matched = body.matches ? new Set(body.matches) : null;
     layout(); draw(); showLegend();
