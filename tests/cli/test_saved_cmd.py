@@ -55,8 +55,8 @@ def test_a_digest_address_is_checked_when_it_is_given(data_dir, address):
 
     result = runner.invoke(app, ["digest", "--email", address, "--data-dir", str(data_dir)])
     assert result.exit_code == 1 and result.exception is not None and isinstance(result.exception, SystemExit)
-    assert result.stderr.strip().splitlines() == [f"error: e-mail address {address!r} is not one address of the form "
-                                                  "name@domain"]
+    assert result.stderr.strip().splitlines() == [(f"error: e-mail address {address!r} is not one address of the form "
+                                                  "name@domain")]
     assert Following.open(data_dir).settings().get("email") is None
 
 
@@ -66,8 +66,8 @@ def test_a_digest_to_a_bad_environment_address_is_one_line(data_dir, monkeypatch
     result = runner.invoke(app, ["digest", "--data-dir", str(data_dir)])
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert result.stderr.strip().splitlines() == [
-        "error: PAPERSIFT_DIGEST_TO 'reader@example.org\\r\\nBcc: everyone@example.org' is not one address of the "
-        "form name@domain"]
+        ("error: PAPERSIFT_DIGEST_TO 'reader@example.org\\r\\nBcc: everyone@example.org' is not one address of the "
+        "form name@domain")]
 
 
 def test_the_feed_token_commands(data_dir):
