@@ -12,6 +12,7 @@ from typing import Any, get_args
 from urllib.parse import urlencode
 
 from papersift.config import MAX_QUERY_CHARS
+from papersift.labels import label_problem, normal_label
 from papersift.record import MAX_YEAR, MIN_YEAR
 from papersift.search.types import Filters, Mode, SearchRequest, Sort, typed_request
 
@@ -26,11 +27,15 @@ class FollowError(ValueError):
 
 
 def clean_name(name: str) -> str:
-    cleaned = " ".join(str(name).split())
+    """A saved search's name as stored: NFC, one line of plain text (papersift.labels)."""
+    cleaned = normal_label(name)
     if not cleaned:
         raise FollowError("a saved search needs a name")
     if len(cleaned) > MAX_NAME_CHARS:
         raise FollowError(f"name {cleaned[:40]!r}...: over {MAX_NAME_CHARS} characters")
+    problem = label_problem(cleaned)
+    if problem is not None:
+        raise FollowError(f"name {cleaned[:40]!r} {problem}")
     return cleaned
 
 
@@ -126,7 +131,7 @@ def watch_key(kind: str, key: str) -> str:
     'author:Yoshua Bengio'."""
     if kind not in WATCH_KINDS:
         raise FollowError(f"a watch is one of {', '.join(WATCH_KINDS)}, not {kind!r}")
-    key = " ".join(str(key).split())
+    key = normal_label(key)
     if not key or len(key) > 300:
         raise FollowError(f"a {kind} watch needs a name of 1 to 300 characters")
     return f"{kind}:{key}"

@@ -27,6 +27,7 @@ from papersift.follow.saved import (
     clean_name,
 )
 from papersift.follow.schema import SCHEMA
+from papersift.labels import normal_label
 from papersift.pausepoints import pause_point
 
 CHANNELS = ("page", "digest")
@@ -96,7 +97,7 @@ class Following(UserTables):
         """By name, or by id (an int, or digits that name no saved search)."""
         searches = self.saved_searches()
         if isinstance(ref, str):
-            name = " ".join(ref.split())
+            name = normal_label(ref)
             found = [saved for saved in searches if saved.name == name]
             if found:
                 return found[0]
