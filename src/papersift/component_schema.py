@@ -22,17 +22,6 @@ LOCAL_USER = "local"  # the one user of a personal install (accounts add others)
 Migration = Callable[[sqlite3.Connection], None]
 
 
-def clean_label(label: str, max_chars: int, error: type[Exception], empty: str, kind: str) -> str:
-    """A user's label (a tag, a saved search's name) as stored: whitespace collapsed, one line of
-    1 to `max_chars` characters; else `error` (`empty` when nothing is left)."""
-    cleaned = " ".join(str(label).split())
-    if not cleaned:
-        raise error(empty)
-    if len(cleaned) > max_chars:
-        raise error(f"{kind} {cleaned[:40]!r}...: over {max_chars} characters")
-    return cleaned
-
-
 def run_script(conn: sqlite3.Connection, script: str) -> None:
     """A migration step's SQL statements, one by one inside the caller's transaction
     (sqlite3's executescript would commit first)."""

@@ -15,6 +15,7 @@ import rispy
 from bibtexparser.middlewares.parsestack import default_unparse_stack
 from bibtexparser.model import Entry, Field
 
+from papersift.ingest.bibtex import balanced_braces
 from papersift.record import Paper
 
 EXPORT_FORMATS = ("bibtex", "json", "csv", "ris", "csl-json")
@@ -52,17 +53,7 @@ def bibtex_key(paper: Paper) -> str:
 def _bibtex_value(text: str) -> str:
     """Escape LaTeX specials outside of commands and keep braces balanced (a broken
     brace would swallow the rest of the .bib file)."""
-    text = _LATEX_SPECIALS.sub(r"\\\1", text)
-    if "{" not in text and "}" not in text:
-        return text
-    depth = 0
-    for char in text:
-        depth += {"{": 1, "}": -1}.get(char, 0)
-        if depth < 0:
-            break
-    if depth != 0:
-        text = text.replace("{", "").replace("}", "")
-    return text
+    return balanced_braces(_LATEX_SPECIALS.sub(r"\\\1", text))
 
 
 # The proceedings each venue's papers appear in, as reference managers and style files expect

@@ -7,7 +7,7 @@ test reads that line and sends SIGKILL. Without the variable a point costs one d
 lookup. Points: "store-before-commit" (a batch written, its COMMIT not yet run) and
 "ingest-batch-committed" (a batch committed), "library-before-commit" (a library change written,
 its COMMIT not yet run), "follow-before-commit" (a saved search, mark, token or digest written,
-its COMMIT not yet run).
+its COMMIT not yet run), "termlexicon-staged" (the term lexicon's staged file made, not yet filled).
 """
 
 from __future__ import annotations

@@ -151,7 +151,7 @@ def calls(w: World) -> dict[str, list[Call]]:
         # A private feed URL is its token's capability (a feed reader has no session): Bob's token
         # with Alice's saved search and tag must show nothing of hers.
         "GET /feeds/private/{token}/saved/{saved_id}": [Call("GET", f"/feeds/private/{w.bob_feed}/saved/{sid}", user=False)],
-        "GET /feeds/private/{token}/tag/{tag}": [Call("GET", f"/feeds/private/{w.bob_feed}/tag/{TAG}", user=False)],
+        "GET /feeds/private/{token}/tag/{tag:path}": [Call("GET", f"/feeds/private/{w.bob_feed}/tag/{TAG}", user=False)],
         "GET /library": [Call("GET", "/library"), Call("GET", f"/library?tag={TAG}")],
         "GET /library/recommend": [Call("GET", f"/library/recommend?tag={TAG}")],
         "POST /library/marks": [Call("POST", "/library/marks", form={"do": "like:0", "paper-0": ids[0], "back": "/"}),

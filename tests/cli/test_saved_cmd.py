@@ -45,6 +45,31 @@ def test_bad_requests_are_one_line_on_stderr(data_dir, args, message):
     assert result.exit_code == 1 and message in result.stderr and "Traceback" not in result.output
 
 
+@pytest.mark.parametrize("address", ["reader@example.org\r\nBcc: everyone@example.org", "reader@example.org\rX: y",
+                                     "reader", "a@b.org, c@d.org", "Reader <reader@example.org>", "reader@exa mple.org",
+                                     "reader@example.org\x00"])
+def test_a_digest_address_is_checked_when_it_is_given(data_dir, address):
+    """CR/LF (a header injection), a list, a display name: one line when --email is given, and the
+    address is not stored (it used to be stored, then fail with a traceback when mail was built)."""
+    from papersift.follow.state import Following
+
+    result = runner.invoke(app, ["digest", "--email", address, "--data-dir", str(data_dir)])
+    assert result.exit_code == 1 and result.exception is not None and isinstance(result.exception, SystemExit)
+    assert result.stderr.strip().splitlines() == [(f"error: e-mail address {address!r} is not one address of the form "
+                                                  "name@domain")]
+    assert Following.open(data_dir).settings().get("email") is None
+
+
+def test_a_digest_to_a_bad_environment_address_is_one_line(data_dir, monkeypatch):
+    monkeypatch.setenv("PAPERSIFT_SMTP_HOST", "127.0.0.1")
+    monkeypatch.setenv("PAPERSIFT_DIGEST_TO", "reader@example.org\r\nBcc: everyone@example.org")
+    result = runner.invoke(app, ["digest", "--data-dir", str(data_dir)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.stderr.strip().splitlines() == [
+        ("error: PAPERSIFT_DIGEST_TO 'reader@example.org\\r\\nBcc: everyone@example.org' is not one address of the "
+        "form name@domain")]
+
+
 def test_the_feed_token_commands(data_dir):
     created = json.loads(runner.invoke(app, ["feed-token", "create", "--data-dir", str(data_dir), "--json"]).stdout)
     shown = json.loads(runner.invoke(app, ["feed-token", "show", "--data-dir", str(data_dir), "--json"]).stdout)

@@ -103,3 +103,14 @@ def test_a_queued_digest_and_its_marks_are_one_write_and_sent_once(following):
     following.record_sent(digest_id, "me@example.org")
     following.record_sent(digest_id, "someone-else")  # a second record does not rewrite the first
     assert following.unsent_digests() == [] and following.digests()[0].sent_to == "me@example.org"
+
+
+def test_saved_search_names_are_nfc_and_plain_text(following):
+    saved = following.save_search("Cafe\u0301 papers", SavedQuery(q="coffee"))
+    assert saved.name == "Caf\u00e9 papers" and following.saved_search("Caf\u00e9 papers").id == saved.id
+    for bad in ("a\x00b", "new\u202egpj.exe", "zero\u200bwidth"):
+        with pytest.raises(FollowError, match="labels are plain text"):
+            following.save_search(bad, SavedQuery(q="x"))
+        with pytest.raises(FollowError, match="labels are plain text"):
+            following.rename_search(saved.id, bad)
+    assert [item.name for item in following.saved_searches()] == ["Caf\u00e9 papers"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import threading
 from dataclasses import replace
 
@@ -140,3 +142,33 @@ def test_a_full_build_is_one_segment_even_past_the_flush_budget(tmp_path, monkey
 
     assert segments("unsized", expected=None) > 1  # the floor alone: the writer flushed mid-build
     assert segments("sized", expected=len(papers)) == 1
+
+
+def generation_modes(folder) -> dict[str, str]:
+    files = [path for path in folder.iterdir() if path.is_file() and not path.name.startswith(".tantivy-")]
+    assert "meta.json" in {path.name for path in files} and len(files) > 5
+    return {path.name: oct(path.stat().st_mode & 0o777) for path in files}
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o002, 0o077], ids=oct)
+def test_every_file_of_a_generation_follows_the_umask(small_store, sample_records, mask):
+    """tantivy writes meta.json and .managed.json 0600 (its own atomic write); every other file
+    follows the umask, so another user who may read the data dir can search it."""
+    data_dir = small_store.data_dir
+    previous = os.umask(mask)
+    try:
+        built = generation_modes(lexical.build(data_dir).folder)
+        small_store.upsert([paper_from_dict({**sample_records[0], "title": "A changed title"})])
+        updated = generation_modes(lexical.update(data_dir).folder)
+    finally:
+        os.umask(previous)
+    for modes in (built, updated):
+        assert set(modes.values()) == {oct(0o666 & ~mask)}, modes
+
+
+def test_tantivy_io_errors_are_raised_as_the_os_error_they_are(tmp_path):
+    with pytest.raises(OSError) as raised, lexical.tantivy_os_errors(tmp_path):
+        raise ValueError("An IO error occurred: 'No space left on device (os error 28)'")
+    assert raised.value.errno == errno.ENOSPC and raised.value.filename == str(tmp_path)
+    with pytest.raises(ValueError, match="schema"), lexical.tantivy_os_errors(tmp_path):
+        raise ValueError("a schema problem")

@@ -164,3 +164,32 @@ def test_the_library_survives_an_index_rebuild_and_a_re_ingest(tmp_path, sample_
     assert sorted(library.tagged("kept")) == sorted(ids)
     assert library.entry(ids[0]).note == "a note" and library.rated(-1) == ids[1:2]
     assert set(library.store.get_many(ids)) == set(ids)
+
+
+def test_tags_are_nfc_and_plain_text(library, sample_records):
+    """A tag typed decomposed (e + U+0301) is the same tag as typed composed; NUL, BEL, a
+    right-to-left override and zero-width characters are refused with one line and store nothing."""
+    first, second = _ids(sample_records, 2)
+    library.tag([first], "caf\u00e9")
+    library.tag([second], "cafe\u0301")
+    assert library.tags() == {"caf\u00e9": 2}
+    assert library.tagged("cafe\u0301") == [first, second]
+    for bad, code in (("a\x00b", "0000"), ("bell\x07", "0007"), ("evil\u202etxt.exe", "202E"),
+                      ("zero\u200bwidth", "200B"), ("\ufeffbom", "FEFF"), ("joined\u200dtag", "200D")):
+        with pytest.raises(LibraryError, match=f"U\\+{code}"):
+            library.tag([first], bad)
+        with pytest.raises(LibraryError, match=f"U\\+{code}"):
+            library.apply([EntryChange(first, tags=(bad,))])
+    library.tag([first], "line\r\nbreak")  # line breaks are whitespace: one line, one space
+    assert library.tags() == {"caf\u00e9": 2, "line break": 1}
+
+
+def test_a_tag_stored_before_tags_were_checked_can_still_be_removed(library, sample_records):
+    first = _ids(sample_records, 1)[0]
+    library.tag([first], "kept")
+    with library.store.transaction("a tag stored by an older papersift") as conn:
+        conn.execute("INSERT INTO library_tags (user_id, tag, paper_id, added_at) VALUES (?, ?, ?, 0)",
+                     (library.user_id, "old\u202etag", first))
+    assert library.tagged("old\u202etag") == [first]
+    assert library.untag([first], "old\u202etag") == 1
+    assert library.tags() == {"kept": 1}

@@ -147,3 +147,53 @@ def test_identifiers_found_in_links():
                         "https://arxiv.org/abs/cs/0112017"]) == {
         "openreview:Ab-c_1", "arxiv:2301.00001", "doi:10.1145/3.4", "arxiv:cs/0112017"}
     assert detect_format("  TY  - JOUR\nER  -\n") == "ris" and detect_format("x", "a.csl.json") == "csl-json"
+
+
+# Titles as the shared corpus stores them (the sources' TeX kept), each of which papersift's own
+# BibTeX export and import used to read back differently: decoded accents, \boldmath, a macro
+# glued to a word, an unbalanced brace the export drops.
+TEX_TITLES = [
+    'Neural Lagrangian Schr\\"{o}dinger Bridge: Diffusion Modeling for Population Dynamics',
+    "Over-parameterized Model Optimization with Polyak-{\\L}ojasiewicz Condition",
+    "\\proptoSVM for Learning with Label Proportions",
+    "\\ell_1,p-Norm Regularization: Error Bounds and Convergence Rate Analysis of First-Order Methods",
+    "Model Selection in Gaussian Graphical Models: High-Dimensional Consistency of \\boldmath$\\ell_1$-regularized MLE",
+    "Performance analysis for L\\_2 kernel classification",
+    "Efficient inference in matrix-variate Gaussian models with \\iid observation noise",
+    "Replica-Exchange Nos\\'e-Hoover Dynamics for Bayesian Learning on Large Datasets",
+    "\\ensuremathα-Former: Local-Feature-Aware (L-FA) Transformer",
+    "Subpolynomial trace reconstruction for random strings \\{and arbitrary deletion probability",
+    "Outcome-directed Reinforcement Learning by Uncertainty \\& Temporal Distance-Aware Curriculum Goal Generation",
+    "Sparsistency of \\ell_1-Regularized M-Estimators",
+    "Learning Additive Exponential Family Graphical Models via $\\ell_{2,1}$-norm Regularized M-Estimation",
+    "Part & Clamp: Efficient Structured Output Learning",
+]
+
+
+def _without_ids(text: str, export_format: str) -> str:
+    """The export as a reference manager that keeps no papersift id hands it back: matched by title."""
+    if export_format == "bibtex":
+        return "\n".join(line for line in text.splitlines() if "papersift_id" not in line)
+    if export_format == "ris":
+        return "\n".join(line for line in text.splitlines() if not line.startswith(("ID  -", "AN  -")))
+    items = orjson.loads(text)
+    for item in items:
+        item.pop("id", None)
+        item.get("custom", {}).pop("papersift_id", None)
+    return orjson.dumps(items).decode()
+
+
+@pytest.mark.parametrize("export_format", ["bibtex", "ris", "csl-json"])
+def test_titles_with_tex_match_themselves_after_an_export(tmp_path, export_format):
+    records = [{"id": f"TEX-{year}", "title": title, "year": year, "venue": "NeurIPS", "authors": ["Ann Lee"]}
+               for year, title in enumerate(TEX_TITLES, start=2000)]
+    first = Library(Store(tmp_path / "first"))
+    first.store.upsert(paper_from_dict(record) for record in records)
+    first.tag([record["id"] for record in records], "tex")
+    text = _without_ids(export_library(first, export_format), export_format)
+    assert "TEX-2000" not in text
+    fresh = Library(Store(tmp_path / "fresh"))
+    fresh.store.upsert(paper_from_dict(record) for record in reversed(records))
+    summary = import_library(fresh, text, filename=f"library.{export_format}")
+    assert summary.unmatched == [] and summary.by_rule == {"title + year": len(TEX_TITLES)}
+    assert sorted(fresh.tagged("tex")) == sorted(record["id"] for record in records)

@@ -67,3 +67,33 @@ def test_a_tags_recommendations_feed_is_private_and_linked(served, sample_record
     feed = feedparser.parse(client.get(links[0]).content)
     assert not feed.bozo and len(feed.entries) == 20 and not {entry.id.rsplit("/", 1)[1] for entry in feed.entries} & set(ids)
     assert client.get(f"/feeds/private/not-{feed_token}/tag/seed%20%26%20co").status_code == 404
+
+
+def test_a_tag_with_a_slash_has_its_private_feed_and_no_404_echoes_the_token(served, sample_records, caplog):
+    """A tag holding '/' was routed as two path segments (404), and the 404 named the whole
+    path, token included; the access log did too."""
+    import logging
+
+    from papersift.library.features import build_features
+
+    client = served
+    ids = [record["id"] for record in sample_records[:3]]
+    assert client.post("/api/library/tag", headers=AUTH, json={"tag": "ml/vision", "paper_ids": ids}).status_code == 200
+    build_features(client.app.state.settings.data_dir)
+    feed_token = client.post("/api/feed-token", headers=AUTH).json()["token"]
+    page = lxml.html.fromstring(client.get("/library/recommend", params={"tag": "ml/vision", "lang": "en"}).text)
+    links = page.xpath('//head/link[@rel="alternate"][@type="application/atom+xml"]/@href')
+    assert links == [f"/feeds/private/{feed_token}/tag/ml%2Fvision"]
+    answer = client.get(links[0])
+    assert answer.status_code == 200, answer.text[:300]
+    feed = feedparser.parse(answer.content)
+    assert not feed.bozo and feed.feed.title.startswith("ml/vision") and len(feed.entries) == 20
+
+    with caplog.at_level(logging.INFO, logger="papersift.access"):
+        for path in (f"/feeds/private/{feed_token}/nothing/here", f"/feeds/private/{feed_token}/saved/x/y",
+                     f"/feeds/private/{feed_token}/saved/999"):
+            for accept in ("application/json", "text/html"):
+                missing = client.get(path, headers={"Accept": accept})
+                assert missing.status_code in (404, 422), (path, missing.status_code)
+                assert feed_token not in missing.text, (path, accept, missing.text[:500])
+    assert caplog.records and not [record for record in caplog.records if feed_token in record.getMessage()]

@@ -10,6 +10,7 @@ import logging
 import time
 
 from papersift.api.asgi import HttpMiddleware, on_response_start
+from papersift.api.errors import shown_path
 
 log = logging.getLogger("papersift.access")
 AUTH_FAILURES = (401, 403)
@@ -31,7 +32,7 @@ class AccessLog(HttpMiddleware):
             elapsed_ms = (time.perf_counter() - started) * 1000
             line = "%s %s %s %d %.1fms"
             # Escaped: a path with %0A in it must not forge a second log line.
-            path = scope["path"][:300].encode("unicode_escape").decode("ascii")
+            path = shown_path(scope["path"])[:300].encode("unicode_escape").decode("ascii")
             values = (client[0], scope["method"], path, status, elapsed_ms)
             if status in AUTH_FAILURES and scope["method"] not in ("GET", "HEAD"):
                 log.warning(line + " auth failed", *values)

@@ -26,6 +26,19 @@ HTTP_ERROR_CODES = {
 }
 
 
+# Paths whose next segment is a capability (a private feed's token): never echoed back, never logged.
+SECRET_PATH_PREFIXES = ("/feeds/private/",)
+
+
+def shown_path(path: str) -> str:
+    """The request path as an answer or a log line may show it: a capability in it replaced by '…'."""
+    for prefix in SECRET_PATH_PREFIXES:
+        if path.startswith(prefix):
+            _, slash, rest = path[len(prefix):].partition("/")
+            return f"{prefix}…{slash}{rest}"
+    return path
+
+
 class ApiError(Exception):
     """Raised by routes: becomes a JSON error with this status and code."""
 
@@ -121,7 +134,7 @@ def install_error_handlers(app: FastAPI) -> None:
         code = getattr(exc, "code", None) or HTTP_ERROR_CODES.get(exc.status_code, "http_error")
         message = exc.detail if isinstance(exc.detail, str) else code
         if exc.status_code == 404 and message == "Not Found":
-            message = f"no such page: {request.url.path}"
+            message = f"no such page: {shown_path(request.url.path)}"
         response = error_response(request, exc.status_code, code, message)
         for name, value in (exc.headers or {}).items():
             response.headers[name] = value

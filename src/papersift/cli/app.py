@@ -99,7 +99,12 @@ UserOption = Annotated[
 
 
 def data_dir_of(data_dir: Path | None) -> Path:
-    return resolve_data_dir(data_dir)
+    """The data dir every command works in, made absolute here once (the store and the lexicons
+    open SQLite by file URI, which a relative path cannot be); one line when it is a file."""
+    directory = resolve_data_dir(data_dir).absolute()
+    if directory.exists() and not directory.is_dir():
+        fail(f"the data dir {directory} is not a directory (--data-dir names the folder papersift keeps its store in)")
+    return directory
 
 
 def store_dir_of(data_dir: Path | None) -> Path:

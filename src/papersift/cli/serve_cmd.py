@@ -34,12 +34,17 @@ AccountsOption = Annotated[bool, typer.Option(
     "--accounts", help="Users log in (papersift users ...); each sees and changes only their own library.")]
 SecureCookiesOption = Annotated[bool, typer.Option(
     "--secure-cookies", help="Mark the session cookie Secure (behind an https proxy that forwards plain http).")]
+ForwardedAllowIpsOption = Annotated[str | None, typer.Option(
+    "--forwarded-allow-ips", metavar="IPS",
+    help="Comma-separated addresses (or networks) of reverse proxies whose X-Forwarded-For / X-Forwarded-Proto "
+         "are trusted; off by default: every request is the address it came from.")]
 CORPUS_FILES = ("papers.jsonl.gz", "papers_title_only.jsonl.gz")
 
 
 def _run_server(data_dir: Path, host: str, port: int, enable_writes: bool, write_token: str | None,
                 service=None, allowed_hosts: list[str] | None = None, accounts: bool = False,
-                secure_cookies: bool = False, sign_in_link: bool = False) -> None:
+                secure_cookies: bool = False, sign_in_link: bool = False,
+                forwarded_allow_ips: str | None = None) -> None:
     import uvicorn
 
     from papersift.api.app import MIN_TOKEN_CHARS
@@ -78,7 +83,18 @@ def _run_server(data_dir: Path, host: str, port: int, enable_writes: bool, write
         else:
             console.print(f"sign in once per browser at http://{host}:{port}/signin with the write token", highlight=False)
     _load_in_background(data_dir)
-    uvicorn.run(server_app, host=host, port=port, log_level="info", access_log=False, log_config=_log_config())
+    uvicorn.run(server_app, host=host, port=port, log_level="info", access_log=False, log_config=_log_config(),
+                **proxy_options(forwarded_allow_ips))
+
+
+def proxy_options(forwarded_allow_ips: str | None) -> dict:
+    """uvicorn's proxy-header settings: forwarded headers trusted only from the proxies the operator
+    names. uvicorn's own default trusts them from 127.0.0.1 (and $FORWARDED_ALLOW_IPS), so any local
+    client could pick its address with X-Forwarded-For and escape the per-address login limit."""
+    allowed = [part.strip() for part in (forwarded_allow_ips or "").split(",") if part.strip()]
+    if not allowed:
+        return {"proxy_headers": False, "forwarded_allow_ips": ""}
+    return {"proxy_headers": True, "forwarded_allow_ips": allowed}
 
 
 def _log_config() -> dict:
@@ -113,6 +129,7 @@ def serve(
     allowed_host: AllowedHostOption = None,
     accounts: AccountsOption = False,
     secure_cookies: SecureCookiesOption = False,
+    forwarded_allow_ips: ForwardedAllowIpsOption = None,
     backend: Annotated[str, typer.Option("--backend", help="embedded (in the data dir) or typesense (a cluster).")] = "embedded",
     nodes: Annotated[str | None, typer.Option("--nodes", envvar="PAPERSIFT_TYPESENSE_NODES", help="typesense: host:port,...")] = None,
     api_key: Annotated[str | None, typer.Option("--api-key", envvar="PAPERSIFT_TYPESENSE_API_KEY", help="typesense: API key.")] = None,
@@ -127,7 +144,8 @@ def serve(
     from papersift.cli.cluster_cmd import service_for_backend
 
     service = service_for_backend(backend, resolved, nodes, api_key)
-    _run_server(resolved, host, port, enable_writes, write_token, service, allowed_host, accounts, secure_cookies)
+    _run_server(resolved, host, port, enable_writes, write_token, service, allowed_host, accounts, secure_cookies,
+                forwarded_allow_ips=forwarded_allow_ips)
 
 
 def build_indexes(data_dir: Path, keyword_only: bool = False) -> None:

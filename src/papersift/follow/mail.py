@@ -24,7 +24,7 @@ from pathlib import Path
 
 from papersift.component_schema import LOCAL_USER
 from papersift.follow.saved import FollowError
-from papersift.follow.state import Digest, Following
+from papersift.follow.state import Digest, Following, check_address
 
 DIGESTS_DIR = "digests"
 
@@ -49,10 +49,13 @@ def smtp_config(env) -> SmtpConfig | None:
         port, timeout = int(env.get("PAPERSIFT_SMTP_PORT", "587")), float(env.get("PAPERSIFT_SMTP_TIMEOUT", "30"))
     except ValueError:
         raise FollowError("PAPERSIFT_SMTP_PORT and PAPERSIFT_SMTP_TIMEOUT must be numbers") from None
+    sender, recipient = env.get("PAPERSIFT_SMTP_FROM") or "papersift@localhost", env.get("PAPERSIFT_DIGEST_TO") or None
+    check_address(sender, "PAPERSIFT_SMTP_FROM")
+    if recipient is not None:
+        check_address(recipient, "PAPERSIFT_DIGEST_TO")
     return SmtpConfig(host, port, env.get("PAPERSIFT_SMTP_STARTTLS", "1").strip().lower() not in ("0", "false", "no"),
                       env.get("PAPERSIFT_SMTP_USER") or None, env.get("PAPERSIFT_SMTP_PASSWORD") or None,
-                      env.get("PAPERSIFT_SMTP_FROM") or "papersift@localhost", timeout,
-                      env.get("PAPERSIFT_DIGEST_TO") or None)
+                      sender, timeout, recipient)
 
 
 @dataclass

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any, get_args
 from urllib.parse import urlencode
 
-from papersift.component_schema import clean_label
 from papersift.config import MAX_QUERY_CHARS
+from papersift.labels import clean_label, normal_label
 from papersift.record import MAX_YEAR, MIN_YEAR
 from papersift.search.types import Filters, Mode, SearchRequest, Sort, typed_request
 
@@ -27,7 +27,7 @@ class FollowError(ValueError):
 
 
 def clean_name(name: str) -> str:
-    """A saved search's name as stored: whitespace collapsed; one line, 1 to MAX_NAME_CHARS characters."""
+    """A saved search's name as stored: NFC, one line of plain text (papersift.labels)."""
     return clean_label(name, MAX_NAME_CHARS, FollowError, "a saved search needs a name", "name")
 
 
@@ -123,7 +123,7 @@ def watch_key(kind: str, key: str) -> str:
     'author:Yoshua Bengio'."""
     if kind not in WATCH_KINDS:
         raise FollowError(f"a watch is one of {', '.join(WATCH_KINDS)}, not {kind!r}")
-    key = " ".join(str(key).split())
+    key = normal_label(key)
     if not key or len(key) > 300:
         raise FollowError(f"a {kind} watch needs a name of 1 to 300 characters")
     return f"{kind}:{key}"

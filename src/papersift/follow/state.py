@@ -26,9 +26,25 @@ from papersift.follow.saved import (
     clean_name,
 )
 from papersift.follow.schema import SCHEMA
+from papersift.labels import normal_label
+from papersift.pausepoints import pause_point
 
 CHANNELS = ("page", "digest")
 SETTINGS = {"email": 320, "lang": 2}  # user setting -> longest value
+
+
+def check_address(value: str, what: str = "e-mail address") -> str:
+    """One plain address (`name@domain`), refused with one line when it is anything else (CR/LF,
+    control characters, a list, a display name): checked when it is given, not when mail is built."""
+    from email.headerregistry import Address
+
+    try:
+        address = Address(addr_spec=value)
+    except Exception:  # noqa: BLE001 - the email package raises ValueError, IndexError and its own defects
+        address = None
+    if address is None or not address.username or not address.domain or any(char.isspace() for char in address.domain):
+        raise FollowError(f"{what} {value!r} is not one address of the form name@domain")
+    return value
 
 
 @dataclass(frozen=True)
@@ -74,7 +90,7 @@ class Following(UserTables):
         """By name, or by id (an int, or digits that name no saved search)."""
         searches = self.saved_searches()
         if isinstance(ref, str):
-            name = " ".join(ref.split())
+            name = normal_label(ref)
             found = [saved for saved in searches if saved.name == name]
             if found:
                 return found[0]
@@ -205,6 +221,8 @@ class Following(UserTables):
             raise FollowError(f"{key}: at most {SETTINGS[key]} characters")
         if key == "lang" and value not in (None, "zh", "en"):
             raise FollowError("lang must be zh or en")
+        if key == "email" and value is not None:
+            check_address(value)
         with self._writing("store a setting") as conn:
             if value is None:
                 conn.execute("DELETE FROM user_settings WHERE user_id=? AND key=?", (self.user_id, key))

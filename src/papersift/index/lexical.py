@@ -21,8 +21,10 @@ stamp; when it changed, an update re-adds the papers whose indexed topic is stal
 
 from __future__ import annotations
 
+import errno
 import itertools
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -282,20 +284,54 @@ def writer_heap_bytes(papers: int | None) -> int:
     return min(MAX_WRITER_HEAP_BYTES, WRITER_HEAP_BYTES + papers * HEAP_BYTES_PER_PAPER)
 
 
+_OS_ERROR = re.compile(r"\(os error (\d+)\)")
+# tantivy writes these by its own atomic write (a temporary file, mode 0600, renamed): they
+# would stay unreadable to the other users who may read every other file of the data dir.
+TANTIVY_PRIVATE_FILES = ("meta.json", ".managed.json")
+
+
+@contextmanager
+def tantivy_os_errors(folder: Path) -> Iterator[None]:
+    """tantivy reports a failed read or write (a full or read-only disk) as ValueError('An IO
+    error occurred: ... (os error 28)'): raised again as the OSError it is, so the callers'
+    fault handling (one line: disk full, read-only) covers tantivy's writes like their own."""
+    try:
+        yield
+    except ValueError as error:
+        found = _OS_ERROR.search(str(error))
+        if found is None:
+            raise
+        code = int(found.group(1))
+        raise OSError(code, os.strerror(code) if code in errno.errorcode else str(error), str(folder)) from error
+
+
+def follow_umask(folder: Path, like: Path) -> None:
+    """Give tantivy's privately created files the mode of `like`, a file of the same folder that
+    papersift created as every other (so the process's umask decides, not tantivy)."""
+    mode = like.stat().st_mode & 0o777
+    for name in TANTIVY_PRIVATE_FILES:
+        path = folder / name
+        if path.exists() and path.stat().st_mode & 0o777 != mode:
+            path.chmod(mode)
+
+
 def _write_staged(index: tantivy.Index, staging: Path, papers: Iterable[tuple[int, Paper]], replace: bool,
                   progress: ProgressCallback | None, predicted: dict[str, Topic] | None,
                   expected: int | None = None) -> tuple[int, int]:
     """Add the papers to a staged generation (tantivy and the row store) and commit it there:
     (papers added, highest seq). Nothing is live until the caller publishes the staging folder."""
     register(index)
-    writer = index.writer(heap_size=writer_heap_bytes(expected), num_threads=WRITER_THREADS)
-    rows = RowWriter(staging, len(FACET_GROUPS))
-    institutions = InstitutionCodes(staging)
-    counts = _add_papers(writer, rows, institutions, papers, replace=replace, progress=progress, predicted=predicted)
-    rows.close()
-    institutions.save()
-    writer.commit()
-    writer.wait_merging_threads()
+    with tantivy_os_errors(staging):
+        writer = index.writer(heap_size=writer_heap_bytes(expected), num_threads=WRITER_THREADS)
+        rows = RowWriter(staging, len(FACET_GROUPS))
+        institutions = InstitutionCodes(staging)
+        counts = _add_papers(writer, rows, institutions, papers, replace=replace, progress=progress,
+                             predicted=predicted)
+        rows.close()
+        institutions.save()
+        writer.commit()
+        writer.wait_merging_threads()
+    follow_umask(staging, like=institutions.path)
     fault_point("lexical:committed")
     return counts
 
@@ -346,7 +382,8 @@ def _build_generation(data_dir: str | Path, papers: Iterable[tuple[int, Paper]],
     root = index_root(data_dir)
     name, staging = new_staging(root)
     try:
-        index = tantivy.Index(build_schema(), path=str(staging))
+        with tantivy_os_errors(staging):
+            index = tantivy.Index(build_schema(), path=str(staging))
         count, _ = _write_staged(index, staging, papers, replace=False, progress=progress, predicted=predicted,
                                  expected=expected)
         now = time.time()
@@ -404,11 +441,13 @@ def _update_generation(data_dir: str | Path, folder: Path, meta: IndexMeta, stam
         try:
             link_generation(folder, staging, skip=TANTIVY_LOCK_FILES)
             fault_point("lexical:staged")
-            index = tantivy.Index.open(str(staging))
+            with tantivy_os_errors(staging):
+                index = tantivy.Index.open(str(staging))
             added, last_seq = _write_staged(index, staging, papers, replace=True, progress=progress,
                                             predicted=predicted)
-            index.reload()
-            documents = index.searcher().num_docs
+            with tantivy_os_errors(staging):
+                index.reload()
+                documents = index.searcher().num_docs
             IndexMeta(SCHEMA_VERSION, max(last_seq, meta.last_seq), documents, meta.built_at, time.time(),
                       stamp).write(staging)
             fault_point("lexical:meta-written")

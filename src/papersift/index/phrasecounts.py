@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from papersift.index.analyzers import ENGLISH, has_cjk, tokens
+from papersift.index.publish import remove_abandoned
 
 MAX_PHRASE_WORDS = 4
 MIN_PHRASE_PAPERS = 2  # a phrase in one paper only is as likely a one-off wording as a term
@@ -358,26 +359,12 @@ class CountedPhrases:
             next_row = stop
 
 
-def _remove_abandoned(parent: Path) -> None:
-    """Work folders whose process is gone (killed mid-build: no `finally` ran)."""
-    for folder in parent.glob(f"{WORK_PREFIX}*"):
-        pid = folder.name[len(WORK_PREFIX):].split(".")[0]
-        if not pid.isdigit():
-            continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            shutil.rmtree(folder, ignore_errors=True)
-        except PermissionError:  # alive, another user's
-            pass
-
-
 @contextmanager
 def counted_phrases(texts: Iterable[str], work_dir: str | os.PathLike | None = None, block_tokens: int = BLOCK_TOKENS,
                     partition_rows: int = PARTITION_ROWS) -> Iterator[CountedPhrases]:
     """The texts tokenized into a work folder (in `work_dir`; removed on leaving), for `rows`.
     The folder holds ~4 GB at 743,543 papers: one a killed build left is removed by the next."""
-    _remove_abandoned(Path(work_dir or tempfile.gettempdir()))
+    remove_abandoned(Path(work_dir or tempfile.gettempdir()), WORK_PREFIX)
     folder = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}.", dir=work_dir))
     try:
         counted = CountedPhrases(folder, block_tokens, partition_rows)

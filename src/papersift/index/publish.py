@@ -151,6 +151,28 @@ def publish(root: Path, staging: Path, name: str) -> Path:
     return folder
 
 
+def remove_abandoned(parent: Path, prefix: str) -> list[str]:
+    """Remove the entries of `parent` named `<prefix><pid>.<...>` (a work folder or a staged file
+    a process names by its pid) whose process is gone: killed mid-build, no `finally` ran.
+    Returns the names removed."""
+    removed = []
+    for path in parent.glob(f"{prefix}*"):
+        pid = path.name[len(prefix):].split(".")[0]
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+            removed.append(path.name)
+        except PermissionError:  # alive, another user's
+            pass
+    return removed
+
+
 def remove_debris(root: Path) -> list[str]:
     """Remove what killed writers left: staging folders, temporary files, and generations that
     CURRENT no longer names. Call with the writer lock held; returns the names removed."""

@@ -46,6 +46,8 @@ from papersift.index.phrasecounts import (
     MIN_PHRASE_PAPERS,
     counted_phrases,
 )
+from papersift.index.publish import remove_abandoned
+from papersift.pausepoints import pause_point
 
 LEXICON_FILE = "termlexicon.sqlite3"
 SCHEMA_VERSION = 1
@@ -144,6 +146,7 @@ def build_lexicon(data_dir: str | os.PathLike, texts: Iterable[str], senses: dic
     wanted = {key.lstrip(SECONDARY) for keys in senses.values() for key in keys}
     used: set[str] = set()  # the sense keys that are phrases
     path = lexicon_path(data_dir)
+    remove_abandoned(path.parent, f".{path.name}.")  # what a killed build left (the staged file, its journal)
     staging = path.with_name(f".{path.name}.{os.getpid()}.building")
     staging.unlink(missing_ok=True)
     try:
@@ -153,6 +156,7 @@ def build_lexicon(data_dir: str | os.PathLike, texts: Iterable[str], senses: dic
                 CREATE TABLE sense (headword TEXT PRIMARY KEY, keys TEXT NOT NULL) WITHOUT ROWID;
                 CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
             """)
+            pause_point("termlexicon-staged")  # the staged file exists (crash tests kill here)
             db.execute("ATTACH DATABASE ? AS work", (str(counted.folder / "phrases.sqlite3"),))
             db.executescript("PRAGMA work.journal_mode = OFF; CREATE TABLE work.found (key TEXT, surface TEXT, papers INTEGER);")
 

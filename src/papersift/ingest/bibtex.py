@@ -6,6 +6,7 @@ the conference listings use), otherwise `make_paper_id` (stable for the same tit
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Iterator
@@ -36,11 +37,39 @@ MAX_VENUE_CHARS = 100
 logging.getLogger("bibtexparser").setLevel(logging.ERROR)
 
 
-def _parse_stack() -> list:
+@functools.cache
+def _decoder() -> LatexNodes2Text:
     # Math ($...$) stays verbatim: titles keep their LaTeX formulas, as the corpus does.
-    decoder = LatexNodes2Text(math_mode="verbatim", strict_latex_spaces=True)
+    return LatexNodes2Text(math_mode="verbatim", strict_latex_spaces=True)
+
+
+def balanced_braces(text: str) -> str:
+    """`text`, or without any brace when its braces do not balance (a broken brace in a .bib
+    field would swallow the rest of the file; papersift's BibTeX export writes fields so)."""
+    if "{" not in text and "}" not in text:
+        return text
+    depth = 0
+    for char in text:
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth < 0:
+            break
+    if depth != 0:
+        text = text.replace("{", "").replace("}", "")
+    return text
+
+
+def decode_latex(text: str) -> str:
+    """`text` as it reads once written to a .bib field and read back: braces balanced as the
+    export writes them, then LaTeX outside math decoded as the reader decodes it (Schr\\"{o}dinger
+    -> Schrödinger, \\& -> &, unknown macros dropped); text without TeX's special characters as it is."""
+    if not any(char in text for char in "\\{}$%"):
+        return text
+    return _decoder().latex_to_text(balanced_braces(text))
+
+
+def _parse_stack() -> list:
     return [
-        middlewares.LatexDecodingMiddleware(decoder=decoder),
+        middlewares.LatexDecodingMiddleware(decoder=_decoder()),
         middlewares.SeparateCoAuthors(),
         middlewares.SplitNameParts(),
         middlewares.MergeNameParts(style="first"),

@@ -13,7 +13,8 @@ import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
-from papersift.component_schema import UserTables, clean_label
+from papersift.component_schema import UserTables
+from papersift.labels import clean_label, normal_label
 from papersift.library.schema import SCHEMA
 
 RATINGS = {"like": 1, "none": 0, "dislike": -1}  # dislike: "not interested"
@@ -54,8 +55,15 @@ class EntryChange:
 
 
 def clean_tag(tag: str) -> str:
-    """A tag as stored: whitespace collapsed; one line, 1 to MAX_TAG_CHARS characters."""
+    """A tag as stored: NFC, whitespace collapsed; one line, 1 to MAX_TAG_CHARS characters of
+    plain text (no control, bidi or zero-width characters: papersift.labels)."""
     return clean_label(tag, MAX_TAG_CHARS, LibraryError, "a tag cannot be empty", "tag")
+
+
+def tag_key(tag: str) -> str:
+    """A tag as looked up (untag, a tag's papers): the stored form, refusing nothing, so a tag
+    stored before tags were checked can still be found and removed."""
+    return normal_label(tag)
 
 
 def clean_note(note: str | None) -> str | None:
@@ -117,7 +125,7 @@ class Library(UserTables):
 
     def untag(self, paper_ids: Iterable[str], tag: str) -> int:
         """Remove a tag from papers (they stay in the library); returns how many had it."""
-        tag, resolved = clean_tag(tag), self._resolve(paper_ids)
+        tag, resolved = tag_key(tag), self._resolve(paper_ids)
         with self._writing("untag papers") as conn:
             before = conn.total_changes
             conn.executemany("DELETE FROM library_tags WHERE user_id=? AND tag=? AND paper_id=?",
@@ -198,7 +206,7 @@ class Library(UserTables):
         if tag is not None:
             where.append("EXISTS (SELECT 1 FROM library_tags t WHERE t.user_id=p.user_id AND t.paper_id=p.paper_id"
                          " AND t.tag=?)")
-            params.append(clean_tag(tag))
+            params.append(tag_key(tag))
         if rating is not None:
             where.append("p.rating=?")
             params.append(rating)
@@ -237,7 +245,7 @@ class Library(UserTables):
             return []
         return [row[0] for row in self.store.read(
             "SELECT paper_id FROM library_tags WHERE user_id=? AND tag=? ORDER BY added_at, paper_id",
-            (self.user_id, clean_tag(tag)))]
+            (self.user_id, tag_key(tag)))]
 
     def rated(self, rating: int) -> list[str]:
         if not self._ready():

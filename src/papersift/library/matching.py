@@ -3,7 +3,8 @@
 The rules, strongest first: a papersift paper id the entry carries (our own exports do, and
 an id merged into another paper resolves to it); then an identifier found in its DOI, URLs
 or eprint: DOI, arXiv id, OpenReview forum id, compared with the ones in the stored papers'
-URLs; then the normalized title (record.normalize_title: case, accents, punctuation) with
+URLs; then the normalized title (`title_key`: LaTeX decoded as BibTeX fields are, then
+record.normalize_title: case, accents, punctuation; the same on both sides) with
 the year, or the title alone when the entry gives no year and only one paper has it. A title
 + year that several papers share is decided by the venue, or reported as ambiguous.
 """
@@ -14,6 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from papersift.ingest.bibtex import decode_latex
 from papersift.record import normalize_title
 from papersift.store import Store
 
@@ -21,6 +23,14 @@ DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.IGNORECASE)
 ARXIV = re.compile(r"arxiv\.org/(?:abs|pdf)/((?:\d{4}\.\d{4,5})|(?:[a-z\-]+(?:\.[A-Z]{2})?/\d{7}))", re.IGNORECASE)
 ARXIV_BARE = re.compile(r"^(?:arxiv:)?(\d{4}\.\d{4,5})(?:v\d+)?$", re.IGNORECASE)
 OPENREVIEW = re.compile(r"openreview\.net/(?:forum|pdf)\?id=([\w\-]+)", re.IGNORECASE)
+
+
+def title_key(title: str) -> str:
+    """The one form titles are compared in, stored and imported alike. Stored titles keep the
+    sources' TeX (`Schr\\"{o}dinger`, `\\boldmath$\\ell_1$`) and papersift's BibTeX export writes
+    them so; a BibTeX import decodes them. Decoding both sides the same way makes the round trip
+    match (a decoded title decodes to itself)."""
+    return normalize_title(decode_latex(title))
 
 
 @dataclass(frozen=True)
@@ -79,7 +89,7 @@ class PaperMatcher:
             paper_id = row["id"]
             for key in identifiers((row["url"], row["pdf"])):
                 self.by_identifier.setdefault(key, paper_id)
-            title = normalize_title(row["title"])
+            title = title_key(row["title"])
             self.by_title_year.setdefault((title, row["year"]), []).append((paper_id, row["venue"]))
             self.by_title.setdefault(title, []).append(paper_id)
 
@@ -92,9 +102,9 @@ class PaperMatcher:
         for key in sorted(identifiers(entry.links)):
             if key in self.by_identifier:
                 return self.by_identifier[key], key.split(":")[0]
-        if not entry.title or not normalize_title(entry.title):
+        if not entry.title or not title_key(entry.title):
             return None, "no title and no identifier that a stored paper has"
-        title = normalize_title(entry.title)
+        title = title_key(entry.title)
         if entry.year is not None:
             candidates = self.by_title_year.get((title, entry.year), [])
             if len(candidates) > 1 and entry.venue:

@@ -35,6 +35,7 @@ from papersift.api.errors import ApiError
 from papersift.api.params import PaperParams, SearchParams
 from papersift.api.people_routes import people_store
 from papersift.i18n import Lang, translate
+from papersift.labels import normal_label
 from papersift.people.profiles import AuthorNotFound, author_profile
 from papersift.people.venues import VenueNotFound, canonical_venue_name
 from papersift.record import Paper
@@ -261,6 +262,6 @@ def saved_search_feed(request: Request, token: str, saved_id: int, params: Annot
     return _private_feed(request, token, f"saved:{saved_id}", "saved search, newest first", params)
 
 
-@router.get("/private/{token}/tag/{tag}")
+@router.get("/private/{token}/tag/{tag:path}")  # a tag may hold '/' (sent as %2F, which the server decodes)
 def tag_recommendations_feed(request: Request, token: str, tag: str, params: Annotated[FeedParams, Query()]) -> Response:
-    return _private_feed(request, token, f"tag:{' '.join(tag[:100].split())}", "recommended for this tag", params)
+    return _private_feed(request, token, f"tag:{normal_label(tag[:100])}", "recommended for this tag", params)

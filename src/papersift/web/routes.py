@@ -29,7 +29,7 @@ from papersift.api.backend import (
     similar_response,
     topic_tree,
 )
-from papersift.api.errors import ApiError
+from papersift.api.errors import ApiError, shown_path
 from papersift.api.library_routes import search_with_tags
 from papersift.api.params import FacetParams, PaperParams, SearchParams, SimilarParams
 from papersift.config import AUTHORS_SHOWN, MAX_PAGE
@@ -151,7 +151,10 @@ def render(request: Request, template: str, lang: Lang, status: int = 200, **con
 
 
 def _with_lang(request: Request, lang: str) -> str:
-    """This page in another language (the language is part of every URL)."""
+    """This page in another language (the language is part of every URL); the home page when the
+    path holds a capability (a private feed's token), which a page never echoes."""
+    if shown_path(request.url.path) != request.url.path:
+        return f"/?lang={lang}"
     url = request.url.include_query_params(lang=lang)
     return f"{url.path}?{url.query}"
 
