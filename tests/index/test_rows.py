@@ -38,3 +38,25 @@ def test_a_build_of_fewer_rows_than_the_dictionary_takes(sample_records, tmp_pat
     empty.mkdir()
     RowWriter(empty, 1).close()
     assert len(RowReader(empty)) == 0 and (empty / ZDICT).read_bytes() == b""
+
+
+def test_the_primed_unpacker_reads_what_a_fresh_decompressor_reads(sample_records):
+    """RowUnpacker (one dictionary load, a copy per row) gives unpack_row's bytes, with and
+    without a dictionary, and for a row whose zlib header is not the writer's (another level)."""
+    import zlib
+
+    from papersift.index.rows import RowUnpacker, pack_row, unpack_row
+
+    payloads = [encode_paper(paper_from_dict(record)) for record in sample_records[:40]]
+    zdict = b"".join(payloads[:10])[-32 * 1024:]
+    for dictionary in (zdict, b""):
+        unpacker = RowUnpacker(dictionary)
+        packed = [pack_row(payload, dictionary) for payload in payloads]
+        compressor = zlib.compressobj(1, zdict=dictionary) if dictionary else zlib.compressobj(1)
+        packed.append(compressor.compress(payloads[0]) + compressor.flush())  # header of level 1
+        assert not packed[-1].startswith(unpacker.header)
+        records = b"".join(packed)
+        start = 0
+        for payload, row in zip([*payloads, payloads[0]], packed):
+            assert unpacker.unpack(records, start, start + len(row)) == payload == unpack_row(row, dictionary)
+            start += len(row)

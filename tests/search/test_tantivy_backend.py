@@ -90,3 +90,25 @@ def test_cheap_term_positions_agree_with_the_analyzer():
         for analyzer in (ENGLISH, NAMES):
             full = positioned_terms(text, analyzer)
             assert len(full) > 1 and _positioned_terms(text, analyzer) == full
+
+
+def test_a_generation_without_institutions_decodes_only_the_page_rows(service, monkeypatch):
+    """A relaxed query's result set is its best RELAXED_DEPTH papers; their facet counts come
+    from the row store's codes, and the institution count reads records only when the
+    generation names some institution (the sample corpus names none)."""
+    from papersift.index.rows import RowReader
+    from papersift.search.service import RELAXED_DEPTH
+    from papersift.search.types import SearchRequest
+
+    decoded: list[int] = []
+    papers = RowReader.papers
+
+    def counting(self, rows):
+        decoded.append(len(rows))
+        return papers(self, rows)
+
+    monkeypatch.setattr(RowReader, "papers", counting)
+    # no paper has all of these words, so the page is the relaxed query's best papers
+    result = service.search(SearchRequest(query="neural zzyzxnomatch retrieval graphs", mode="keyword", size=20))
+    assert result.total == RELAXED_DEPTH and len(result.hits) == 20
+    assert sum(decoded) == 20, decoded

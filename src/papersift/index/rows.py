@@ -77,6 +77,30 @@ def unpack_row(packed: bytes, zdict: bytes) -> bytes:
     return decompressor.decompress(packed) + decompressor.flush()
 
 
+class RowUnpacker:
+    """unpack_row for many rows of one dictionary, at a fraction of its cost: the dictionary is
+    loaded once into a decompressor that has read the rows' common zlib header (2 bytes, plus
+    the dictionary's 4-byte id), and each row goes to a copy of it (zlib's inflateCopy) instead
+    of a new decompressor that sets the 32 KB dictionary again. Full corpus, 20 random rows:
+    0.32 -> 0.16 ms a page (load ~2). A row with another header (none is written so today)
+    takes unpack_row."""
+
+    def __init__(self, zdict: bytes):
+        self.zdict = zdict
+        self.header = pack_row(b"", zdict)[:6 if zdict else 2]
+        self._primed = zlib.decompressobj(zdict=zdict) if zdict else zlib.decompressobj()
+        if self._primed.decompress(self.header):  # a header yields no bytes, only the dictionary
+            raise AssertionError("zlib header produced output")
+
+    def unpack(self, records: mmap.mmap | bytes, start: int, end: int) -> bytes:
+        header = self.header
+        skip = len(header)
+        if records[start:start + skip] != header:
+            return unpack_row(records[start:end], self.zdict)
+        decompressor = self._primed.copy()
+        return decompressor.decompress(records[start + skip:end]) + decompressor.flush()
+
+
 def _save_atomically(path: Path, write) -> None:
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with open(temporary, "wb") as handle:
@@ -179,7 +203,7 @@ class _Rows:
     facets: np.ndarray  # (row, facet group) -> code
     keys: list[list[str]]  # facet group -> keys by code
     records: mmap.mmap | bytes
-    zdict: bytes
+    unpacker: RowUnpacker
 
 
 class RowReader:
@@ -201,7 +225,7 @@ class RowReader:
             facets=np.load(self.folder / FACETS),
             keys=orjson.loads((self.folder / KEYS).read_bytes()),
             records=records,
-            zdict=(self.folder / ZDICT).read_bytes(),
+            unpacker=RowUnpacker((self.folder / ZDICT).read_bytes()),
         )
 
     def __len__(self) -> int:
@@ -219,14 +243,12 @@ class RowReader:
         return snapshot
 
     def paper(self, row: int) -> Paper:
-        snapshot = self._covering([row])
-        return decode_paper(unpack_row(snapshot.records[snapshot.offsets[row]:snapshot.offsets[row + 1]],
-                                       snapshot.zdict))
+        return self.papers([row])[0]
 
     def papers(self, rows: list[int]) -> list[Paper]:
         snapshot = self._covering(rows)
-        records, offsets, zdict = snapshot.records, snapshot.offsets, snapshot.zdict
-        return [decode_paper(unpack_row(records[offsets[row]:offsets[row + 1]], zdict)) for row in rows]
+        records, offsets, unpack = snapshot.records, snapshot.offsets, snapshot.unpacker.unpack
+        return [decode_paper(unpack(records, offsets[row], offsets[row + 1])) for row in rows]
 
     def paper_ids(self, rows: list[int]) -> list[str]:
         ids = self._covering(rows).ids

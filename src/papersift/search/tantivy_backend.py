@@ -360,7 +360,10 @@ def _facets(live: _Live, compiled: tantivy.Query) -> tuple[int, dict[str, list[F
 def _facets_of_rows(live: _Live, rows: list[int]) -> dict[str, list[FacetValue]]:
     codes = live.rows.facet_codes(rows)  # loads rows that are newer than this reader first
     facets = live.facets_for().of_codes(codes)
-    counted = Counter(name for paper in (live.rows.papers(rows) if rows else []) for name in paper_institutions(paper))
+    # Institutions are counted from the rows' records (up to RELAXED_DEPTH of them), unless
+    # the generation names none: then no paper has one, and no record need be decoded.
+    read = live.rows.papers(rows) if rows and live.institution_names else []
+    counted = Counter(name for paper in read for name in paper_institutions(paper))
     facets[INSTITUTION_FACET] = _ordered_institutions(counted.items())
     return facets
 
