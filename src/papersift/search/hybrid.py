@@ -28,6 +28,7 @@ from papersift.search.retrieval import KeywordSide
 from papersift.search.semantic import DenseRetriever
 from papersift.search.semantic import make_retriever as make_dense_retriever
 from papersift.search.similar import clip_like_text
+from papersift.search.stages import stage
 from papersift.search.types import SearchRequest
 
 # Each side's list is this deep whatever k the caller wants: z-scores depend on the list
@@ -109,7 +110,8 @@ class HybridRetriever:
         lexical = self.lexical_ranking(query, LEXICAL_DEPTH, candidate_ids)
         translated = None if request.literal else self.translated_ranking(query, LEXICAL_DEPTH, candidate_ids)
         trust = getattr(dense_side, "dense_trust", 1.0)  # below 1 while static vectors rank (search/bestvector.py)
-        return fuse_hybrid(query_text(query), lexical, dense, translated, trust)[:k]
+        with stage("fusion"):
+            return fuse_hybrid(query_text(query), lexical, dense, translated, trust)[:k]
 
     def like_paper_ranking(self, request: SearchRequest, query: ParsedQuery, k: int,
                            candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:

@@ -38,6 +38,7 @@ from papersift.search.phrasebridge import phrase_bridge_for
 from papersift.search.predicted_topics import attach_predicted_topics
 from papersift.search.query import ParsedQuery, natural_text_query, parse_query, query_text
 from papersift.search.retrieval import KeywordSide, Retriever
+from papersift.search.stages import stage
 from papersift.search.tantivy_backend import TantivyBackend
 from papersift.search.termlexicon import QueryReading, lexicon_for
 from papersift.search.types import FacetValue, Filters, Hit, Mode, SearchRequest, SearchResponse, TotalCounts
@@ -210,8 +211,9 @@ class SearchService:
 
     @staticmethod
     def _parsed(request: SearchRequest) -> ParsedQuery:
-        query = parse_query(request.query)
-        return query.with_filters(request.filters) if request.filters != NO_FILTERS else query
+        with stage("query"):
+            query = parse_query(request.query)
+            return query.with_filters(request.filters) if request.filters != NO_FILTERS else query
 
     @staticmethod
     def _needs_retriever(request: SearchRequest, query: ParsedQuery) -> bool:
@@ -304,9 +306,13 @@ class SearchService:
 
     def reading_of(self, text: str, encoder=None, bridge=None) -> QueryReading | None:
         """The query's English reading: the term lexicon's phrases, and for what it cannot
-        read, the term bridge (when given) or the dictionary senses papers use."""
-        return read_query(text, lexicon_for(self.data_dir), encoder, bridge, self.term_doc_freq,
-                          phrase_bridge_for(self.data_dir))
+        read, the term bridge (when given) or the dictionary senses papers use. None for a
+        text without CJK (before looking for the lexicon and the phrase vectors)."""
+        if not has_cjk(text):
+            return None
+        with stage("reading"):
+            return read_query(text, lexicon_for(self.data_dir), encoder, bridge, self.term_doc_freq,
+                              phrase_bridge_for(self.data_dir))
 
     def _shown_reading(self, query: ParsedQuery, retriever, notices: list[str]) -> QueryReading | None:
         """What the response says was searched: the keyword carry-over's reading, or the one a
