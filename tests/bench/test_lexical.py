@@ -57,7 +57,7 @@ def test_bench_command_writes_reports_and_json(sample_jsonl, tmp_path):
     assert sum(data["stage_ms"].values()) <= data["latency"]["papersift_search"]["mean_ms"] * 1.01
     rows = data["rows"]
     assert rows["papers"] == data["papers"] and 0 < rows["bytes_per_paper"] < rows["json_bytes_per_paper"]
-    assert 0 < rows["decode_ms_per_page"] and 0 < rows["fresh_decode_ms_per_page"]
+    assert rows["decode_ms_per_page"] > 0 and rows["fresh_decode_ms_per_page"] > 0
     assert "page time split" in markdown and "Row store:" in markdown
 
 
