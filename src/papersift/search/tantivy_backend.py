@@ -254,6 +254,9 @@ class TantivyBackend:
                depth: int | None = None) -> BackendResult:
         live = self._current()
         searcher, rows_of = live.searcher, live.rows
+        if (candidate_ids is not None and sort == "relevance" and _only_candidates(query) and offset == 0
+                and limit >= len(candidate_ids)):
+            return _candidates_present(live, candidate_ids, with_facets, with_papers)
         with stage("query"):
             plan = self.plan(query, candidate_ids)
         ignored = plan.ignored
@@ -345,6 +348,25 @@ class _Live:
 def _rows_of(searcher: tantivy.Searcher, addresses: list) -> list[int]:
     # "row" is an unsigned fast field: every value is an int (the stub types any fast field)
     return cast("list[int]", searcher.fast_field_values("row", addresses)) if addresses else []
+
+
+def _only_candidates(query: ParsedQuery) -> bool:
+    """A query that matches every paper (no words, filters or exclusions): with candidate ids,
+    its matches are the candidates the index holds."""
+    return not query.required and not query.excluded and query.filters.is_empty()
+
+
+def _candidates_present(live: _Live, candidate_ids: Sequence[str], with_facets: bool,
+                        with_papers: bool) -> BackendResult:
+    """Every candidate the index holds (a retriever's candidates, a ranked page's ids), found by
+    the row store's id table instead of a term-set query: 1,000 candidates cost ~28 ms to
+    match and ~30 ms more to aggregate in tantivy (load ~11), the table a few hundred µs.
+    Same papers, total and facets as the query; scores 0 as the query's constant score;
+    in the candidates' order (the query's is the index's, which no caller uses)."""
+    with stage("engine"):
+        rows = live.rows.rows_of_ids(list(dict.fromkeys(candidate_ids)))
+    facets = _facets_of_rows(live, rows) if with_facets else {}
+    return _result(live.rows, rows, [0.0] * len(rows), len(rows), facets, with_papers, False)
 
 
 def _result(rows_of: RowReader, rows, scores, total, facets, with_papers, ignored) -> BackendResult:
