@@ -60,3 +60,20 @@ def test_the_primed_unpacker_reads_what_a_fresh_decompressor_reads(sample_record
         for payload, row in zip([*payloads, payloads[0]], packed):
             assert unpacker.unpack(records, start, start + len(row)) == payload == unpack_row(row, dictionary)
             start += len(row)
+
+
+def test_an_ids_live_row_is_its_last(sample_records, tmp_path):
+    """rows_of_ids maps each id to its newest row (a replaced paper's row is appended), leaves
+    unknown ids out, keeps the order asked for, and sees rows an update appended after a reload."""
+    papers = [paper_from_dict(record) for record in sample_records[:5]]
+    writer = RowWriter(tmp_path, 1)
+    for paper in papers:
+        writer.add(paper, ["key"])
+    writer.close()
+    reader = RowReader(tmp_path)
+    assert reader.rows_of_ids([papers[3].id, "unknown", papers[0].id]) == [3, 0]
+    update = RowWriter(tmp_path, 1)
+    update.add(papers[3], ["key"])  # replaced: row 5
+    update.close()
+    reader.load()
+    assert reader.rows_of_ids([papers[3].id, papers[1].id]) == [5, 1]
