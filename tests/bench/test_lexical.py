@@ -51,6 +51,14 @@ def test_bench_command_writes_reports_and_json(sample_jsonl, tmp_path):
     assert {name: entry["queries"] for name, entry in by_set.items()} == {"s2cs_queries": 100, "knownitem_en": 25}
     assert set(by_set["knownitem_en"]["mean_ms"]) == set(data["latency"])
     assert "| knownitem_en | 25 |" in markdown
+    # the page's time split names its stages; the row store its size and decoding cost
+    assert {"query", "engine", "rows", "highlights", "facets", "other"} <= set(data["stage_ms"])
+    assert all(value >= 0 for value in data["stage_ms"].values())
+    assert sum(data["stage_ms"].values()) <= data["latency"]["papersift_search"]["mean_ms"] * 1.01
+    rows = data["rows"]
+    assert rows["papers"] == data["papers"] and 0 < rows["bytes_per_paper"] < rows["json_bytes_per_paper"]
+    assert rows["decode_ms_per_page"] > 0 and rows["fresh_decode_ms_per_page"] > 0
+    assert "page time split" in markdown and "Row store:" in markdown
 
 
 def test_engine_calls_fetch_the_rows_of_the_pages_the_service_answers(served_data_dir):

@@ -23,3 +23,11 @@ def test_markdown_lists_every_latency_row():
     assert "| hybrid page | 1.0 | 2.0 | 3.0 | 1.5 | 4 |" in text
     assert "| hybrid page, known-item zh queries |" in text
     assert "faiss scan: built in 0.1 s over 10 vectors; recall@20 against numpy 0.99" in text
+
+
+def test_markdown_gives_each_pages_time_split_largest_first():
+    report = SemanticReport("D", "m", "fp32", "fp32", 2, "x86_64", 10, 1.0,
+                            throughput={"texts": 8, "seconds": 1.0, "per_s": 8.0, "mean_tokens": 200.0},
+                            latency={}, scan={"build_s": 0.1, "recall_at_k": 0.99},
+                            stage_ms={"hybrid page": {"dense": 2.5, "encode": 9.0, "other": 0.4}})
+    assert "hybrid page time split (mean ms a page): encode 9.0, dense 2.5, other 0.4" in report.markdown()

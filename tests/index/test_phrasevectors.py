@@ -64,3 +64,36 @@ def test_without_a_lexicon_there_is_nothing_to_embed(tmp_path):
     assert build_phrase_vectors(tmp_path, fake_encode) is None
     assert not is_stale(tmp_path)
     assert vector_index.current_generation(tmp_path, PHRASES_MODEL) is None
+
+
+def test_a_build_keeps_the_most_used_phrases_up_to_its_cap(tmp_path):
+    build_lexicon(tmp_path, PAPERS, {}, len(PAPERS), 3)
+    every = build_phrase_vectors(tmp_path, fake_encode, min_papers=2)
+    all_keys = vector_index.VectorIndex.open(tmp_path, PHRASES_MODEL).paper_ids
+    assert every is not None and every.phrases > 3
+    capped = build_phrase_vectors(tmp_path, fake_encode, min_papers=2, limit=3)
+    index = vector_index.VectorIndex.open(tmp_path, PHRASES_MODEL)
+    assert capped is not None and capped.phrases == len(index) == 3
+    assert index.paper_ids == all_keys[:3]  # the most used first, as the full build orders them
+    assert "learn" in index.paper_ids and "transfer learn" not in index.paper_ids  # in 6 papers; in 2
+    assert not [path for path in tmp_path.iterdir() if path.name.startswith(".phrasevectors-")]  # scratch removed
+
+
+def test_vectors_are_written_block_by_block(tmp_path, monkeypatch):
+    """Blocks of BATCH phrases each reach the file as they are encoded, in order."""
+    from papersift.index import phrasevectors
+
+    monkeypatch.setattr(phrasevectors, "BATCH", 2)
+    build_lexicon(tmp_path, PAPERS, {}, len(PAPERS), 3)
+    calls: list[int] = []
+
+    def counting(texts: list[str]) -> np.ndarray:
+        calls.append(len(texts))
+        return fake_encode(texts)
+
+    stats = build_phrase_vectors(tmp_path, counting, min_papers=2)
+    index = vector_index.VectorIndex.open(tmp_path, PHRASES_MODEL)
+    assert stats is not None and max(calls) <= 2 and sum(calls) == stats.phrases == len(index)
+    keys = index.paper_ids
+    surfaces = dict(phrasevectors.lexicon_phrases(tmp_path, 2))
+    assert np.allclose(index.vectors, fake_encode([surfaces[key] for key in keys]))

@@ -38,3 +38,42 @@ def test_a_build_of_fewer_rows_than_the_dictionary_takes(sample_records, tmp_pat
     empty.mkdir()
     RowWriter(empty, 1).close()
     assert len(RowReader(empty)) == 0 and (empty / ZDICT).read_bytes() == b""
+
+
+def test_the_primed_unpacker_reads_what_a_fresh_decompressor_reads(sample_records):
+    """RowUnpacker (one dictionary load, a copy per row) gives unpack_row's bytes, with and
+    without a dictionary, and for a row whose zlib header is not the writer's (another level)."""
+    import zlib
+
+    from papersift.index.rows import RowUnpacker, pack_row, unpack_row
+
+    payloads = [encode_paper(paper_from_dict(record)) for record in sample_records[:40]]
+    zdict = b"".join(payloads[:10])[-32 * 1024:]
+    for dictionary in (zdict, b""):
+        unpacker = RowUnpacker(dictionary)
+        packed = [pack_row(payload, dictionary) for payload in payloads]
+        compressor = zlib.compressobj(1, zdict=dictionary) if dictionary else zlib.compressobj(1)
+        packed.append(compressor.compress(payloads[0]) + compressor.flush())  # header of level 1
+        assert not packed[-1].startswith(unpacker.header)
+        records = b"".join(packed)
+        start = 0
+        for payload, row in zip([*payloads, payloads[0]], packed):
+            assert unpacker.unpack(records, start, start + len(row)) == payload == unpack_row(row, dictionary)
+            start += len(row)
+
+
+def test_an_ids_live_row_is_its_last(sample_records, tmp_path):
+    """rows_of_ids maps each id to its newest row (a replaced paper's row is appended), leaves
+    unknown ids out, keeps the order asked for, and sees rows an update appended after a reload."""
+    papers = [paper_from_dict(record) for record in sample_records[:5]]
+    writer = RowWriter(tmp_path, 1)
+    for paper in papers:
+        writer.add(paper, ["key"])
+    writer.close()
+    reader = RowReader(tmp_path)
+    assert reader.rows_of_ids([papers[3].id, "unknown", papers[0].id]) == [3, 0]
+    update = RowWriter(tmp_path, 1)
+    update.add(papers[3], ["key"])  # replaced: row 5
+    update.close()
+    reader.load()
+    assert reader.rows_of_ids([papers[3].id, papers[1].id]) == [5, 1]

@@ -90,3 +90,50 @@ def test_cheap_term_positions_agree_with_the_analyzer():
         for analyzer in (ENGLISH, NAMES):
             full = positioned_terms(text, analyzer)
             assert len(full) > 1 and _positioned_terms(text, analyzer) == full
+
+
+def test_a_generation_without_institutions_decodes_only_the_page_rows(service, monkeypatch):
+    """A relaxed query's result set is its best RELAXED_DEPTH papers; their facet counts come
+    from the row store's codes, and the institution count reads records only when the
+    generation names some institution (the sample corpus names none)."""
+    from papersift.index.rows import RowReader
+    from papersift.search.service import RELAXED_DEPTH
+    from papersift.search.types import SearchRequest
+
+    decoded: list[int] = []
+    papers = RowReader.papers
+
+    def counting(self, rows):
+        decoded.append(len(rows))
+        return papers(self, rows)
+
+    monkeypatch.setattr(RowReader, "papers", counting)
+    # no paper has all of these words, so the page is the relaxed query's best papers
+    result = service.search(SearchRequest(query="neural zzyzxnomatch retrieval graphs", mode="keyword", size=20))
+    assert result.total == RELAXED_DEPTH and len(result.hits) == 20
+    assert sum(decoded) == 20, decoded
+
+
+def test_candidates_alone_are_found_by_the_row_table_as_the_term_set_query_finds_them(service):
+    """A query of candidate ids only (hybrid's filter pass, a ranked page's records) takes the
+    row store's id table: the same papers, total and facets as the same ids as a filter (a
+    term-set query), duplicates and unknown ids included, records too."""
+    from papersift.search.query import ParsedQuery
+    from papersift.search.types import Filters
+
+    backend = service.backend
+    ranked = [paper_id for paper_id, _ in service.rank("graph neural networks", 300)]
+    candidates = [*ranked, ranked[0], "no-such-paper"]
+    fast = backend.search(ParsedQuery(), "relevance", 0, len(candidates), candidate_ids=candidates, with_papers=True)
+    # a full page (as many rows as asked for): its facets come from tantivy's aggregation
+    by_filter = backend.search(ParsedQuery(filters=Filters(paper_ids=frozenset(candidates))), "relevance", 0,
+                               len(ranked), with_papers=True)
+    assert fast.total == by_filter.total == len(ranked)
+    assert [paper.id for paper in fast.papers] == ranked  # in the candidates' order
+    assert sorted(paper.id for paper in fast.papers) == sorted(paper.id for paper in by_filter.papers)
+    assert fast.facets == by_filter.facets and fast.scores == [0.0] * len(ranked)
+    # a page of ids (fewer than asked for) and a limit below the candidates take the query's path alike
+    page = backend.search(ParsedQuery(), "relevance", 0, 5, candidate_ids=ranked[:5], with_facets=False)
+    assert page.paper_ids == ranked[:5] and page.total == 5
+    partial = backend.search(ParsedQuery(), "relevance", 0, 5, candidate_ids=ranked[:50], with_facets=False)
+    assert partial.total == 50 and len(partial.paper_ids) == 5

@@ -13,6 +13,7 @@ from __future__ import annotations
 import gc
 import importlib.util
 import os
+import random
 import resource
 import shutil
 import statistics
@@ -27,10 +28,12 @@ import orjson
 
 from papersift.config import DEFAULT_PAGE_SIZE, shared_data_dir
 from papersift.index import lexical
+from papersift.index.rows import RowReader, unpack_row
 from papersift.ingest.pipeline import ingest_paths
 from papersift.record import Paper
 from papersift.search.query import parse_query
 from papersift.search.service import RELAXED_DEPTH, SearchService
+from papersift.search.stages import timed
 from papersift.search.tantivy_backend import FACET_AGGREGATION, TantivyBackend
 from papersift.search.types import SearchRequest
 from papersift.store import Store
@@ -72,6 +75,9 @@ class BenchReport:
     # long known-item descriptions)
     set_means_ms: dict[str, dict[str, float]] = field(default_factory=dict)
     set_sizes: dict[str, int] = field(default_factory=dict)
+    # papersift_search's mean ms a page per stage (search/stages.py), over the timed passes
+    stage_ms: dict[str, float] = field(default_factory=dict)
+    rows: dict[str, float] = field(default_factory=dict)  # row store: bytes a paper, decode ms a page
 
     def to_dict(self) -> dict:
         search = self.latency["papersift_search"]
@@ -86,6 +92,8 @@ class BenchReport:
             "latency": {name: {key: round(value, 4) for key, value in vars_of(latency).items()}
                         for name, latency in self.latency.items()},
             "rss_mb": self.rss_mb, "notes": self.notes,
+            "stage_ms": {name: round(value, 4) for name, value in self.stage_ms.items()},
+            "rows": self.rows,
             "by_query_set": {name: {"queries": self.set_sizes[name],
                                     "mean_ms": {engine: round(value, 4) for engine, value in means.items()}}
                              for name, means in self.set_means_ms.items()},
@@ -121,10 +129,25 @@ class BenchReport:
             ),
             "",
             *self._set_table(),
+            *self._stage_lines(),
             "RSS (MB): " + ", ".join(f"{name} {value:.0f}" for name, value in self.rss_mb.items()),
             *[f"\n{note}" for note in self.notes],
         ]
         return "\n".join(lines) + "\n"
+
+    def _stage_lines(self) -> list[str]:
+        lines = []
+        if self.stage_ms:
+            lines += ["papersift_search page time split (mean ms a page, same passes): "
+                      + ", ".join(f"{name} {value:.3f}" for name, value in
+                                  sorted(self.stage_ms.items(), key=lambda item: -item[1])), ""]
+        if self.rows:
+            rows = self.rows
+            lines += [(f"Row store: {rows['bytes_per_paper']:.0f} bytes a paper ({rows['json_bytes_per_paper']:.0f} as JSON); "
+                      f"decoding a page of {PAGE_ROWS} random rows: {rows['decode_ms_per_page']:.3f} ms "
+                      f"(a new decompressor per row, as before: {rows['fresh_decode_ms_per_page']:.3f} ms; "
+                      f"records and Paper objects: {rows['papers_ms_per_page']:.3f} ms)."), ""]
+        return lines
 
     def _set_table(self) -> list[str]:
         if not self.set_means_ms:
@@ -210,13 +233,49 @@ def rows_of_hits(searcher, compiled, depth: int) -> list[int]:
     return searcher.fast_field_values("row", [address for _, address in hits]) if hits else []
 
 
+PAGE_ROWS = TOP_K
+
+
+def row_decoding(folder: Path, pages: int = 500, seed: int = 1) -> dict[str, float]:
+    """The row store's size a paper and the cost of a page's rows: `pages` pages of PAGE_ROWS
+    random rows, each way timed over the same pages (best of 3 passes, against noise)."""
+    reader = RowReader(folder)
+    snapshot = reader._rows
+    count = len(reader)
+    chosen = random.Random(seed).choices(range(count), k=pages * PAGE_ROWS)
+    batches = [chosen[at:at + PAGE_ROWS] for at in range(0, len(chosen), PAGE_ROWS)]
+    records, offsets, unpacker = snapshot.records, snapshot.offsets, snapshot.unpacker
+
+    def primed(rows: list[int]) -> list[bytes]:
+        return [unpacker.unpack(records, offsets[row], offsets[row + 1]) for row in rows]
+
+    def fresh(rows: list[int]) -> list[bytes]:
+        return [unpack_row(records[offsets[row]:offsets[row + 1]], unpacker.zdict) for row in rows]
+
+    def best_ms(decode: Callable[[list[int]], object]) -> float:
+        passes = []
+        for _ in range(3):
+            started = time.perf_counter()
+            for rows in batches:
+                decode(rows)
+            passes.append((time.perf_counter() - started) / len(batches) * 1000)
+        return min(passes)
+
+    json_bytes = sum(len(payload) for payload in primed(chosen[:2000])) / min(2000, len(chosen))
+    return {"papers": count, "bytes_per_paper": round(offsets[-1] / max(count, 1), 1),
+            "json_bytes_per_paper": round(json_bytes, 1),
+            "decode_ms_per_page": round(best_ms(primed), 4), "fresh_decode_ms_per_page": round(best_ms(fresh), 4),
+            "papers_ms_per_page": round(best_ms(reader.papers), 4)}
+
+
 def time_interleaved(queries: list[str], engines: dict[str, Callable[[str], object]],
-                     repeats: int) -> dict[str, list[float]]:
+                     repeats: int, before_timing: Callable[[], None] = lambda: None) -> dict[str, list[float]]:
     """Seconds per query and engine. Engines take turns on each query, so a busy moment
     on the machine slows all of them alike instead of whichever ran then."""
     for query in queries:  # warm-up pass: page cache, lazy imports, allocator
         for answer in engines.values():
             answer(query)
+    before_timing()
     seconds: dict[str, list[float]] = {name: [] for name in engines}
     gc.disable()
     try:
@@ -255,9 +314,20 @@ def run(corpus: Path | None = None, repeats: int = 3, work_dir: Path | None = No
         report.build_s["papersift"] = built.seconds
         report.index_bytes["papersift"] = lexical.index_size_bytes(built.folder)
         service = SearchService(scratch)
+        split: dict[str, float] = {}
+        pages = [0]
 
         def search(query: str):
-            return service.search(SearchRequest(query=query, mode="keyword", size=TOP_K))
+            with timed() as seconds:
+                response = service.search(SearchRequest(query=query, mode="keyword", size=TOP_K))
+            for name, value in seconds.items():
+                split[name] = split.get(name, 0.0) + value
+            pages[0] += 1
+            return response
+
+        def reset_split() -> None:
+            split.clear()
+            pages[0] = 0
 
         search(queries[0])
         report.rss_mb["after_papersift"] = rss_mb()
@@ -297,10 +367,13 @@ def run(corpus: Path | None = None, repeats: int = 3, work_dir: Path | None = No
 
         log(f"timing {len(queries)} queries × {repeats}, engines interleaved")
         report.set_sizes = {name: len(set_queries) for name, set_queries in sets.items()}
-        for name, seconds in time_interleaved(queries, engines, repeats).items():
+        for name, seconds in time_interleaved(queries, engines, repeats, reset_split).items():
             report.latency[name] = Latency.of(seconds)
             for set_name, mean in set_means_ms(seconds, sets).items():
                 report.set_means_ms.setdefault(set_name, {})[name] = mean
+        report.stage_ms = {name: value / pages[0] * 1000 for name, value in split.items()}
+        log("timing row decoding")
+        report.rows = row_decoding(built.folder)
         report.notes.append(
             f"papersift index build: {built.documents:,} papers in {built.seconds:.2f} s "
             f"({built.documents / built.seconds:,.0f} papers/s); CPU cores visible: {os.cpu_count()}; "

@@ -30,6 +30,7 @@ from papersift.models import DEFAULT_MODEL
 from papersift.search.crosslingual import load_resources
 from papersift.search.semantic import shared_encoder
 from papersift.search.service import SearchService
+from papersift.search.stages import timed
 from papersift.search.types import Mode, SearchRequest
 from papersift.store import Store
 
@@ -68,6 +69,8 @@ class SemanticReport:
     throughput: dict = field(default_factory=dict)
     latency: dict = field(default_factory=dict)
     scan: dict = field(default_factory=dict)
+    # page -> stage -> mean ms a page (search/stages.py): where a hybrid page's time goes
+    stage_ms: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -84,6 +87,9 @@ class SemanticReport:
                  "| path | p50 | p95 | p99 | mean | n |", "|---|---:|---:|---:|---:|---:|"]
         for name, row in self.latency.items():
             lines.append(f"| {name} | {row['p50_ms']} | {row['p95_ms']} | {row['p99_ms']} | {row['mean_ms']} | {row['n']} |")
+        for page, stages in self.stage_ms.items():
+            lines += ["", f"{page} time split (mean ms a page): "
+                      + ", ".join(f"{name} {value}" for name, value in sorted(stages.items(), key=lambda item: -item[1]))]
         lines += ["", (f"faiss scan: built in {self.scan.get('build_s')} s over {self.vectors:,} vectors; "
                        f"recall@{TOP_K} against numpy {self.scan.get('recall_at_k')}")]
         return "\n".join(lines) + "\n"
@@ -132,6 +138,7 @@ def run(data_dir: str | Path, repeats: int = 3, texts_count: int = 256,
                                            ("query embedding", "dense numpy", "dense faiss scan",
                                             "hybrid page", "keyword page")}
         recalls = []
+        split: dict[str, dict[str, float]] = {}
         for request in (SearchRequest(query=q, mode=m) for _, q in queries[:3] for m in ("hybrid", "keyword")):
             service.search(request)  # warm up: sessions, caches
         load_resources()  # jieba and CC-CEDICT, as a server loads them at start (not on a query)
@@ -150,11 +157,16 @@ def run(data_dir: str | Path, repeats: int = 3, texts_count: int = 256,
                 timings["dense faiss scan"].append(time.perf_counter() - started)
                 recalls.append(len(set(scan_rows.tolist()) & set(numpy_rows.tolist())) / TOP_K)
                 for mode, name in PAGE_MODES:
-                    started = time.perf_counter()
-                    service.search(SearchRequest(query=query, mode=mode, size=TOP_K))
-                    timings[name].append(time.perf_counter() - started)
+                    with timed() as seconds:
+                        started = time.perf_counter()
+                        service.search(SearchRequest(query=query, mode=mode, size=TOP_K))
+                        timings[name].append(time.perf_counter() - started)
+                    for stage, value in seconds.items():
+                        split.setdefault(name, {})[stage] = split.get(name, {}).get(stage, 0.0) + value
                     if mode == "hybrid":  # Chinese queries also embed their words for the term bridge
                         timings.setdefault(f"hybrid page, {query_set} queries", []).append(time.perf_counter() - started)
         report.scan["recall_at_k"] = round(float(np.mean(recalls)), 4)
     report.latency = {name: latency_summary(values) for name, values in timings.items()}
+    report.stage_ms = {name: {stage: round(value / len(timings[name]) * 1000, 3) for stage, value in stages.items()}
+                       for name, stages in split.items()}
     return report

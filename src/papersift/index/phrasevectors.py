@@ -13,7 +13,13 @@ Which phrases: those of 1-4 words in at least MIN_PAPERS papers (a rarer one is 
 word sequence, and every row costs memory and query time) that neither start nor end with a
 function word: the lexicon's keys drop only the index's few stop words, so "reinforcement
 learning from" and "up reinforcement learning" are phrases there, and they sat as close to
-强化学习 as "reinforcement learning" itself (0.83 against 0.85). Stored like the paper vectors
+强化学习 as "reinforcement learning" itself (0.83 against 0.85). At most MAX_PHRASES of them,
+the most used: a reading scores a neighbour by its cosine plus a bonus for the papers using
+it (search/phrasebridge.py), and every row costs each unsure term a product at query time;
+the shared corpus (44,693 papers) has 126,090 such phrases, all kept, while 1 M synthetic
+papers have ~1.5 M (docs/scaling.md). The phrases are read from the lexicon in blocks and
+their vectors written to the generation's file as they come, so a build holds one block's
+vectors, not all of them. Stored like the paper vectors
 (vectors/use-m3@phrases/, a generation published atomically by index/vectors.py; the row
 "ids" are the lexicon's phrase keys), rebuilt by `papersift index` when the lexicon was.
 """
@@ -23,6 +29,7 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -39,6 +46,7 @@ MODEL_NAME = "use-m3"
 PHRASES_MODEL = f"{MODEL_NAME}@phrases"
 DIM = 512
 MIN_PAPERS = 5
+MAX_PHRASES = 200_000  # the most used term-like phrases kept (the shared corpus has 126,090)
 BATCH = 2048  # phrases per encoder call (progress is reported per batch)
 # Function words a term neither starts nor ends with: the term bridge's list and more of the same kind.
 EDGE_WORDS = EDGE_STOP_WORDS | frozenset((
@@ -79,14 +87,24 @@ def encode_texts(texts: Sequence[str]) -> np.ndarray:
     return np.asarray(use_model().encode(list(texts)), dtype=np.float32)
 
 
-def lexicon_phrases(data_dir: str | os.PathLike, min_papers: int = MIN_PAPERS) -> list[tuple[str, str]]:
-    """(key, spelling) of the lexicon's phrases in at least `min_papers` papers, most used first."""
+def lexicon_phrases(data_dir: str | os.PathLike, min_papers: int = MIN_PAPERS,
+                    limit: int = MAX_PHRASES) -> list[tuple[str, str]]:
+    """(key, spelling) of the lexicon's term-like phrases in at least `min_papers` papers, most
+    used first, the first `limit` of them (read from a cursor: the rest are never loaded)."""
     path = lexicon_path(data_dir)
-    with sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True) as db:
-        rows = db.execute("SELECT key, surface FROM phrase WHERE papers >= ? ORDER BY papers DESC, key",
-                          (min_papers,)).fetchall()
-    db.close()
-    return [(key, surface) for key, surface in rows if is_term_like(surface)]
+    found: list[tuple[str, str]] = []
+    db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+    try:
+        cursor = db.execute("SELECT key, surface FROM phrase WHERE papers >= ? ORDER BY papers DESC, key",
+                            (min_papers,))
+        while len(found) < limit:
+            block = cursor.fetchmany(BATCH)
+            if not block:
+                break
+            found += [(key, surface) for key, surface in block if is_term_like(surface)]
+    finally:
+        db.close()
+    return found[:limit]
 
 
 def is_term_like(surface: str) -> bool:
@@ -117,19 +135,28 @@ def is_stale(data_dir: str | os.PathLike) -> bool:
 
 
 def build_phrase_vectors(data_dir: str | os.PathLike, encode: Encode = encode_texts,
-                         min_papers: int = MIN_PAPERS,
+                         min_papers: int = MIN_PAPERS, limit: int = MAX_PHRASES,
                          log: Callable[[str], None] = lambda _: None) -> PhraseVectorStats | None:
-    """Embed the lexicon's phrases and publish them (None without a lexicon)."""
+    """Embed the lexicon's phrases and publish them (None without a lexicon). Each block's
+    vectors go to a memory-mapped file in the data dir as they are encoded (the page cache
+    holds them, not this process's heap), and the generation is written from that file."""
     state = lexicon_state(data_dir)
     if state is None:
         return None
     started = time.perf_counter()
-    phrases = lexicon_phrases(data_dir, min_papers)
-    parts = [encode([surface for _, surface in phrases[at:at + BATCH]]) for at in range(0, len(phrases), BATCH)]
-    vectors = np.concatenate(parts) if parts else np.zeros((0, DIM), dtype=np.float32)
+    phrases = lexicon_phrases(data_dir, min_papers, limit)
     log(f"phrase vectors: {len(phrases):,} phrases")
-    folder = vector_index.write_index(data_dir, PHRASES_MODEL, [key for key, _ in phrases], vectors,
-                                      papers_total=state[0], last_seq=state[1], scan_min_rows=len(phrases) + 1)
+    with tempfile.TemporaryDirectory(prefix=".phrasevectors-", dir=data_dir) as scratch:
+        vectors = np.lib.format.open_memmap(Path(scratch) / "vectors.npy", mode="w+", dtype=np.float32,
+                                            shape=(len(phrases), DIM))
+        for at in range(0, len(phrases), BATCH):
+            vectors[at:at + BATCH] = encode([surface for _, surface in phrases[at:at + BATCH]])
+            if at // BATCH % 50 == 49:
+                log(f"phrase vectors: {at + BATCH:,} of {len(phrases):,} embedded")
+        vectors.flush()
+        folder = vector_index.write_index(data_dir, PHRASES_MODEL, [key for key, _ in phrases], vectors,
+                                          papers_total=state[0], last_seq=state[1], scan_min_rows=len(phrases) + 1)
+        del vectors
     return PhraseVectorStats(folder, len(phrases), time.perf_counter() - started)
 
 

@@ -78,6 +78,30 @@ def unpack_row(packed: bytes, zdict: bytes) -> bytes:
     return decompressor.decompress(packed) + decompressor.flush()
 
 
+class RowUnpacker:
+    """unpack_row for many rows of one dictionary, at a fraction of its cost: the dictionary is
+    loaded once into a decompressor that has read the rows' common zlib header (2 bytes, plus
+    the dictionary's 4-byte id), and each row goes to a copy of it (zlib's inflateCopy) instead
+    of a new decompressor that sets the 32 KB dictionary again. Full corpus, 20 random rows:
+    0.32 -> 0.16 ms a page (load ~2). A row with another header (none is written so today)
+    takes unpack_row."""
+
+    def __init__(self, zdict: bytes):
+        self.zdict = zdict
+        self.header = pack_row(b"", zdict)[:6 if zdict else 2]
+        self._primed = zlib.decompressobj(zdict=zdict) if zdict else zlib.decompressobj()
+        if self._primed.decompress(self.header):  # a header yields no bytes, only the dictionary
+            raise AssertionError("zlib header produced output")
+
+    def unpack(self, records: mmap.mmap | bytes, start: int, end: int) -> bytes:
+        header = self.header
+        skip = len(header)
+        if records[start:start + skip] != header:
+            return unpack_row(records[start:end], self.zdict)
+        decompressor = self._primed.copy()
+        return decompressor.decompress(records[start + skip:end]) + decompressor.flush()
+
+
 def _save_atomically(path: Path, write) -> None:
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with open(temporary, "wb") as handle:
@@ -180,7 +204,7 @@ class _Rows:
     facets: np.ndarray  # (row, facet group) -> code
     keys: list[list[str]]  # facet group -> keys by code
     records: mmap.mmap | bytes
-    zdict: bytes
+    unpacker: RowUnpacker
 
 
 class RowReader:
@@ -189,6 +213,7 @@ class RowReader:
 
     def __init__(self, folder: Path):
         self.folder = folder
+        self._row_of: tuple[_Rows, dict[str, int]] | None = None
         self.load()
 
     def load(self) -> None:
@@ -202,7 +227,7 @@ class RowReader:
             facets=np.load(self.folder / FACETS),
             keys=orjson.loads((self.folder / KEYS).read_bytes()),
             records=records,
-            zdict=(self.folder / ZDICT).read_bytes(),
+            unpacker=RowUnpacker((self.folder / ZDICT).read_bytes()),
         )
 
     def __len__(self) -> int:
@@ -220,14 +245,24 @@ class RowReader:
         return snapshot
 
     def paper(self, row: int) -> Paper:
-        snapshot = self._covering([row])
-        return decode_paper(unpack_row(snapshot.records[snapshot.offsets[row]:snapshot.offsets[row + 1]],
-                                       snapshot.zdict))
+        return self.papers([row])[0]
 
     def papers(self, rows: list[int]) -> list[Paper]:
         snapshot = self._covering(rows)
-        records, offsets, zdict = snapshot.records, snapshot.offsets, snapshot.zdict
-        return [decode_paper(unpack_row(records[offsets[row]:offsets[row + 1]], zdict)) for row in rows]
+        records, offsets, unpack = snapshot.records, snapshot.offsets, snapshot.unpacker.unpack
+        return [decode_paper(unpack(records, offsets[row], offsets[row + 1])) for row in rows]
+
+    def rows_of_ids(self, paper_ids: Sequence[str]) -> list[int]:
+        """The live row of each id the store's rows hold (others are left out), in the given
+        order. An id's live row is its last: a replaced paper's new row is appended, and no
+        paper leaves the index otherwise. The id -> row table is made on first use per load
+        (44,693 ids: ~10 ms; it holds references to the ids, not copies)."""
+        snapshot = self._rows
+        table = self._row_of
+        if table is None or table[0] is not snapshot:
+            table = self._row_of = (snapshot, {paper_id: row for row, paper_id in enumerate(snapshot.ids)})
+        row_of = table[1]
+        return [row_of[paper_id] for paper_id in paper_ids if paper_id in row_of]
 
     def paper_ids(self, rows: list[int]) -> list[str]:
         ids = self._covering(rows).ids

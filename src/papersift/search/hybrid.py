@@ -28,6 +28,7 @@ from papersift.search.query import ParsedQuery, query_text
 from papersift.search.retrieval import KeywordSide
 from papersift.search.semantic import DenseRetriever
 from papersift.search.similar import clip_like_text
+from papersift.search.stages import stage
 from papersift.search.types import SearchRequest
 
 # Each side's list is this deep whatever k the caller wants: z-scores depend on the list
@@ -113,7 +114,8 @@ class HybridRetriever:
         lexical = self.lexical_ranking(query, LEXICAL_DEPTH, candidate_ids)
         translated = None if request.literal else self.translated_ranking(query, LEXICAL_DEPTH, candidate_ids)
         trust = getattr(dense_side, "dense_trust", 1.0)  # below 1 while static vectors rank (search/bestvector.py)
-        fused = fuse_hybrid(query_text(query), lexical, dense, translated, trust)
+        with stage("fusion"):
+            fused = fuse_hybrid(query_text(query), lexical, dense, translated, trust)
         kept = self.kept_lexical(query, lexical, candidate_ids)
         kept.update(paper_id for paper_id, _ in dense)  # above the model's relevance floor (search/semantic.py)
         kept.update(paper_id for paper_id, _ in translated or ())

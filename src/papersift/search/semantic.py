@@ -30,6 +30,7 @@ from papersift.search.notices import Notice
 from papersift.search.query import ParsedQuery, query_text
 from papersift.search.retrieval import KeywordSide
 from papersift.search.similar import UnknownPaperError, embed_like_text, similar_to_paper, similar_to_vector
+from papersift.search.stages import stage
 from papersift.search.types import SearchRequest
 from papersift.store import DB_FILE, Store
 from papersift.throttle import Throttle
@@ -211,7 +212,9 @@ class DenseRetriever:
         if index is None or not text or not self._known_words(text):
             return []
         allowed, depth = self._plan(index, query, k, candidate_ids)
-        ranked = index.search_ids(self.query_vector(text, literal), depth, allowed)
+        vector = self.query_vector(text, literal)
+        with stage("dense"):
+            ranked = index.search_ids(vector, depth, allowed)
         floor = self.floor
         return ranked if floor is None else [(paper_id, score) for paper_id, score in ranked if score >= floor]
 
@@ -230,8 +233,10 @@ class DenseRetriever:
         term loosely ("孪生网络" near "gating network"), the English phrase where papers are."""
         reading = self.reading_for(text) if self.bridged and has_cjk(text) else None
         if reading is None or not reading.english or reading.english == text:
-            return self.encoder.encode_query(text)
-        chinese, english = self.encoder.encode_queries([text, reading.english])  # one model call
+            with stage("encode"):
+                return self.encoder.encode_query(text)
+        with stage("encode"):
+            chinese, english = self.encoder.encode_queries([text, reading.english])  # one model call
         combined = chinese + READING_WEIGHT * english
         return (combined / max(float(np.linalg.norm(combined)), 1e-12)).astype(np.float32)
 

@@ -41,6 +41,7 @@ from papersift.search.predicted_topics import attach_predicted_topics
 from papersift.search.query import ParsedQuery, merge_filters, natural_text_query, parse_query, query_text
 from papersift.search.retrieval import KeywordSide, Retriever
 from papersift.search.spelling import Speller
+from papersift.search.stages import stage
 from papersift.search.tantivy_backend import TantivyBackend
 from papersift.search.termlexicon import QueryReading, lexicon_for
 from papersift.search.types import FacetValue, Filters, Hit, Mode, SearchRequest, SearchResponse, TotalCounts
@@ -258,8 +259,9 @@ class SearchService:
 
     @staticmethod
     def _parsed(request: SearchRequest) -> ParsedQuery:
-        query = parse_query(request.query)
-        return query.with_filters(request.filters) if request.filters != NO_FILTERS else query
+        with stage("query"):
+            query = parse_query(request.query)
+            return query.with_filters(request.filters) if request.filters != NO_FILTERS else query
 
     @staticmethod
     def _needs_retriever(request: SearchRequest, query: ParsedQuery) -> bool:
@@ -488,9 +490,13 @@ class SearchService:
 
     def reading_of(self, text: str, encoder=None, bridge=None) -> QueryReading | None:
         """The query's English reading: the term lexicon's phrases, and for what it cannot
-        read, the term bridge (when given) or the dictionary senses papers use."""
-        return read_query(text, lexicon_for(self.data_dir), encoder, bridge, self.term_doc_freq,
-                          phrase_bridge_for(self.data_dir), term_glossary(), self.chinese_names)
+        read, the term bridge (when given) or the dictionary senses papers use. None for a
+        text without CJK (before looking for the lexicon and the phrase vectors)."""
+        if not has_cjk(text):
+            return None
+        with stage("reading"):
+            return read_query(text, lexicon_for(self.data_dir), encoder, bridge, self.term_doc_freq,
+                              phrase_bridge_for(self.data_dir), term_glossary(), self.chinese_names)
 
     @property
     def chinese_names(self) -> ChineseNames:
