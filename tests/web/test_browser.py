@@ -225,14 +225,19 @@ def test_pages_pass_the_content_security_policy(browser, live_server, path):
     context.close()
 
 
-def test_the_topic_map_page_says_which_command_makes_the_map(page):
-    """The served sample has no map yet: the page shows the API's 409 message ({error, message})."""
+def test_the_topic_map_page_says_the_map_is_not_ready_in_the_readers_words(page):
+    """The served sample has no map yet: the page says so in its own words, in its language (the
+    API's 409 message names a command: issue 28 item 6)."""
     page.goto("/topics/map?lang=en")
     # a selector, not wait_for_function: its string predicate is eval'd, which the page's CSP refuses
     # whenever the first check is false (a race that failed the full run under load)
     page.wait_for_selector("#topic-map[data-error]", state="attached")
     assert page.locator("#topic-map").get_attribute("data-error") == "no_embeddings"
-    assert "papersift embed" in page.locator("#map-status").inner_text()
+    assert page.locator("#map-status").inner_text() == (
+        "The topic map is not drawn yet; it appears here once the server has prepared it.")
+    page.goto("/topics/map?lang=zh")
+    page.wait_for_selector("#topic-map[data-error]", state="attached")
+    assert page.locator("#map-status").inner_text() == "主题地图尚未生成；服务器在后台准备好后会显示在这里。"
     page.evaluate("document.getElementById('topic-trends').scrollIntoView()")  # a lazy image loads when seen
     page.wait_for_selector("#topic-trends", state="hidden")  # no chart drawn yet (409): no broken image
 

@@ -17,7 +17,7 @@ from fastapi_offline import FastAPIOffline
 from starlette.middleware import Middleware
 
 from papersift import __version__, extras
-from papersift.api import library_routes, people_routes, routes, saved_routes, writes
+from papersift.api import library_routes, people_routes, routes, saved_routes, warmup, writes
 from papersift.api.access_log import AccessLog
 from papersift.api.asgi import HttpMiddleware, on_response_start
 from papersift.api.backend import ServiceProtocol
@@ -136,6 +136,7 @@ def create_api_app(
     install_error_handlers(app)
     app.include_router(routes.router)
     app.include_router(writes.router)
+    app.include_router(warmup.router)
     app.include_router(people_routes.router)
     app.include_router(library_routes.router)
     app.include_router(saved_routes.router)

@@ -7,6 +7,7 @@ import secrets
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -82,7 +83,12 @@ def _run_server(data_dir: Path, host: str, port: int, enable_writes: bool, write
                           "searches in this browser (the link signs it in)", highlight=False, soft_wrap=True)
         else:
             console.print(f"sign in once per browser at http://{host}:{port}/signin with the write token", highlight=False)
-    _load_in_background(data_dir)
+    from papersift.api.warmup import start_warmup
+
+    started = time.monotonic()
+    start_warmup(server_app, lambda warmup: console.print(
+        f"papersift: ready in {time.monotonic() - started:.1f} s (indexes, vectors and encoders loaded; /healthz)",
+        highlight=False))
     uvicorn.run(server_app, host=host, port=port, log_level="info", access_log=False, log_config=_log_config(),
                 **proxy_options(forwarded_allow_ips))
 
@@ -105,18 +111,6 @@ def _log_config() -> dict:
     for name in ("papersift.access", "papersift.api"):
         config["loggers"][name] = {"handlers": ["default"], "level": "INFO", "propagate": False}
     return config
-
-
-def _load_in_background(data_dir: Path) -> None:
-    """Chinese-query resources load while the server starts, not on the first Chinese query:
-    jieba and CC-CEDICT, and the phrase vectors with their encoder (USE-m3, ~1.5 s)."""
-    import threading
-
-    from papersift.search.crosslingual import load_resources
-    from papersift.search.phrasebridge import warm_up
-
-    threading.Thread(target=load_resources, name="load-cjk-resources", daemon=True).start()
-    threading.Thread(target=warm_up, args=(data_dir,), name="load-phrase-vectors", daemon=True).start()
 
 
 @app.command()
