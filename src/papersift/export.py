@@ -15,7 +15,6 @@ import rispy
 from bibtexparser.middlewares.parsestack import default_unparse_stack
 from bibtexparser.model import Entry, Field
 
-from papersift.ingest.bibtex import balanced_braces
 from papersift.record import Paper
 
 EXPORT_FORMATS = ("bibtex", "json", "csv", "ris", "csl-json")
@@ -35,6 +34,21 @@ CSV_COLUMNS = (
 _FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 _LATEX_SPECIALS = re.compile(r"(?<!\\)([&%#])")
 _STOPWORDS = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "with", "towards", "toward"}
+
+
+def balanced_braces(text: str) -> str:
+    """`text`, or without any brace when its braces do not balance (a broken brace in a .bib
+    field would swallow the rest of the file; papersift's BibTeX export writes fields so)."""
+    if "{" not in text and "}" not in text:
+        return text
+    depth = 0
+    for char in text:
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth < 0:
+            break
+    if depth != 0:
+        text = text.replace("{", "").replace("}", "")
+    return text
 
 
 def _ascii_word(text: str) -> str:

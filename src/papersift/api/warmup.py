@@ -9,9 +9,11 @@ The server answers at once; `GET /healthz` says `warming` (503) until this is do
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,9 +42,10 @@ class Warmup:
         from papersift.search.phrasebridge import warm_up
         from papersift.search.types import typed_request
 
-        steps = [("Chinese resources", load_resources), ("phrase vectors", lambda: warm_up(data_dir))]
-        steps += [(f"{mode} search", lambda text=text, mode=mode: service.search(typed_request(text, mode)))
-                  for text, mode in WARM_QUERIES]
+        steps: list[tuple[str, Callable[[], object]]] = [("Chinese resources", load_resources),
+                                                         ("phrase vectors", lambda: warm_up(data_dir))]
+        for text, mode in WARM_QUERIES:
+            steps.append((f"{mode} search", functools.partial(service.search, typed_request(text, mode))))
         for name, step in steps:
             try:
                 step()

@@ -27,7 +27,6 @@ from papersift.follow.saved import (
 )
 from papersift.follow.schema import SCHEMA
 from papersift.labels import normal_label
-from papersift.pausepoints import pause_point
 
 CHANNELS = ("page", "digest")
 SETTINGS = {"email": 320, "lang": 2}  # user setting -> longest value

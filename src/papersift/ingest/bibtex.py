@@ -17,6 +17,7 @@ from bibtexparser import middlewares
 from bibtexparser.model import Block
 from pylatexenc.latex2text import LatexNodes2Text
 
+from papersift.export import balanced_braces
 from papersift.ingest.base import SourceRecord, decode_document, read_bytes
 from papersift.ingest.fields import KNOWN_VENUES, OPENREVIEW_FORUM, canonical_venue, clean_url, pdf_from_landing
 from papersift.record import make_paper_id
@@ -41,21 +42,6 @@ logging.getLogger("bibtexparser").setLevel(logging.ERROR)
 def _decoder() -> LatexNodes2Text:
     # Math ($...$) stays verbatim: titles keep their LaTeX formulas, as the corpus does.
     return LatexNodes2Text(math_mode="verbatim", strict_latex_spaces=True)
-
-
-def balanced_braces(text: str) -> str:
-    """`text`, or without any brace when its braces do not balance (a broken brace in a .bib
-    field would swallow the rest of the file; papersift's BibTeX export writes fields so)."""
-    if "{" not in text and "}" not in text:
-        return text
-    depth = 0
-    for char in text:
-        depth += {"{": 1, "}": -1}.get(char, 0)
-        if depth < 0:
-            break
-    if depth != 0:
-        text = text.replace("{", "").replace("}", "")
-    return text
 
 
 def decode_latex(text: str) -> str:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import functools
 import math
-from urllib.parse import quote
 import re
 from collections.abc import Callable
+from urllib.parse import quote
 
 from papersift.config import AUTHORS_SHOWN, MAX_PAGE
 from papersift.index.analyzers import has_cjk
