@@ -21,12 +21,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from papersift.background import read_status
+from papersift.search.types import Mode
 
 log = logging.getLogger("papersift.api")
 router = APIRouter(tags=["health"])
 # One search of each kind a first visitor sends: the page's default (hybrid, facets on), keyword,
 # and a Chinese query (its English reading).
-WARM_QUERIES = (("learning", "hybrid"), ("learning", "keyword"), ("图神经网络", "hybrid"))
+WARM_QUERIES: tuple[tuple[str, Mode], ...] = (("learning", "hybrid"), ("learning", "keyword"), ("图神经网络", "hybrid"))
 
 
 @dataclass
