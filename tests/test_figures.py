@@ -1,5 +1,5 @@
-"""docs/figures.toml holds every figure README.md's status table and docs/benchmarks.md's quality
-table publish; the tables are generated from it (scripts/figures.py), and the cheap figures are
+"""docs/figures.toml holds every figure README.md's status table and docs/benchmarks.md's tables
+publish; the tables are generated from it (scripts/figures.py), and the cheap figures are
 measured again here (shared tier) against their tolerance."""
 
 from __future__ import annotations

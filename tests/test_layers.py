@@ -5,6 +5,8 @@ by `lint-imports` in the lint tier (tests/test_lint.py); docs/architecture.md st
 
 from __future__ import annotations
 
+import re
+import sys
 from pathlib import Path
 
 import grimp
@@ -71,3 +73,17 @@ def test_every_part_is_a_regular_package():
     root = Path(papersift.__file__).parent
     folders = [path for path in root.iterdir() if path.is_dir() and any(path.glob("*.py"))]
     assert folders and not [path.name for path in folders if not (path / "__init__.py").is_file()]
+
+
+def test_docs_architecture_lists_the_layers_of_the_import_contract():
+    # docs/architecture.md's block of layers is the contract's list, in order (its right column is prose).
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # the same parser, before it joined the standard library
+        import tomli as tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    contract = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"][0]
+    block = (root / "docs" / "architecture.md").read_text().split("The layers, top to bottom")[1].split("```")[1]
+    documented = [re.split(r"\s{2,}", line.strip())[0] for line in block.strip().splitlines()]
+    assert contract["type"] == "layers" and documented == contract["layers"]

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from loopback_sockets import listening_addresses
 from papersift.backends.typesense_backend import TypesenseBackend
 from papersift.backends.typesense_index import build_collection, make_client
 from papersift.cluster.failover import run_failover_drill
-from papersift.cluster.typesense_cluster import TypesenseCluster, free_ports, listening_addresses, loopback_nodes
+from papersift.cluster.typesense_cluster import TypesenseCluster, free_ports, loopback_nodes
 from papersift.ingest.pipeline import ingest_paths
 from papersift.search.query import parse_query
 from papersift.store import Store

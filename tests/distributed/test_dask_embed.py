@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-from collections.abc import Iterable
 
 import numpy as np
 import pytest
 
+from loopback_sockets import listening_addresses
 from papersift.distributed.dask_embed import (
     dask_client,
     embed_store_distributed,
@@ -26,18 +25,6 @@ pytestmark = pytest.mark.models
 MODEL = "all-MiniLM-L6-v2"  # the smallest built model: the drill is about scheduling, not quality
 PAPERS = 240
 CHUNK = 24
-
-
-def listening_addresses(pids: Iterable[int]) -> list[str]:
-    """`host:port` of every listening TCP socket owned by `pids` (via `ss -tlnp`)."""
-    wanted = {str(pid) for pid in pids}
-    output = subprocess.run(["ss", "-tlnpH"], capture_output=True, text=True, check=True).stdout
-    addresses = []
-    for line in output.splitlines():
-        parts = line.split()
-        if any(f"pid={pid}," in line for pid in wanted) and len(parts) >= 4:
-            addresses.append(parts[3])
-    return addresses
 
 
 @pytest.fixture(scope="module")

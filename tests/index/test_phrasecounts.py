@@ -10,9 +10,10 @@ import tracemalloc
 from collections import Counter, defaultdict
 
 import pytest
+from tests.index.phrase_counting import count_phrases
 
 from papersift.index.phrasecounts import WORK_PREFIX, _clause_tokens, counted_phrases
-from papersift.index.termlexicon import build_lexicon, count_phrases
+from papersift.index.termlexicon import build_lexicon
 
 
 def reference_count(texts: list[str], min_papers: int, max_words: int, samples: int = 16) -> dict[str, tuple[str, int]]:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from papersift.index.phrasecounts import MAX_PHRASE_WORDS, counted_phrases
+from tests.index.phrase_counting import count_phrases
+
 from papersift.index.termlexicon import (
     SECONDARY,
     build_lexicon,
@@ -11,12 +12,6 @@ from papersift.index.termlexicon import (
     lexicon_path,
     sense_keys,
 )
-
-
-def count_phrases(texts: list[str], min_papers: int) -> dict[str, tuple[str, int]]:
-    """Phrase key -> (most common spelling, papers), counted as the lexicon's build counts them."""
-    with counted_phrases(texts) as counted:
-        return {key: (surface, papers) for key, surface, papers in counted.rows(min_papers, MAX_PHRASE_WORDS)}
 
 
 def test_phrases_are_keyed_by_their_analyzed_words_and_spelled_as_papers_mostly_do():

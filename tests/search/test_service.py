@@ -269,6 +269,6 @@ def test_a_chinese_query_over_papers_without_chinese_text_does_not_load_jieba(in
     script = ("import sys; from papersift.search.service import SearchService; "
               "from papersift.search.types import SearchRequest; "
               f"response = SearchService({str(indexed_dir)!r}).search(SearchRequest(query='图神经网络', mode='keyword')); "
-              "print(response.total > 0, 'jieba' in sys.modules)")
+              "print(response.total > 0, 'rjieba' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["True", "False"]

@@ -5,12 +5,14 @@ folding ("Döring" = "doring"), English stop words, Snowball English stemmer.
 CJK text: tantivy has no Chinese segmenter, so CJK runs are segmented with jieba in
 Python and the words are joined with spaces before tantivy sees the text; the same
 segmentation is applied to queries. Text without CJK characters skips jieba entirely
-(and jieba's dictionary is loaded only the first time CJK text shows up).
+(and jieba's dictionary is loaded only the first time CJK text shows up). jieba here is
+rjieba, the Python binding of jieba-rs (jieba's dictionary and algorithm in Rust): on the
+404 CJK runs of the zhterms and known-item dev queries it segments exactly as jieba 0.42.1
+did, loads in 0.6 s instead of 3.6 s and cuts ~30× faster (2026-12-01, docs/crosslingual.md).
 """
 
 from __future__ import annotations
 
-import logging
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -70,11 +72,9 @@ def has_cjk(text: str) -> bool:
 
 @lru_cache(maxsize=1)
 def _jieba():
-    import jieba
+    import rjieba  # its dictionary loads on import
 
-    jieba.setLogLevel(logging.WARNING)
-    jieba.initialize()
-    return jieba
+    return rjieba
 
 
 def segment_cjk(text: str) -> str:
@@ -82,7 +82,7 @@ def segment_cjk(text: str) -> str:
     if not has_cjk(text):
         return text
     jieba = _jieba()
-    return CJK_RUN.sub(lambda run: f" {' '.join(jieba.lcut(run.group(0)))} ", text)
+    return CJK_RUN.sub(lambda run: f" {' '.join(jieba.cut(run.group(0)))} ", text)
 
 
 def cjk_word_spans(text: str) -> list[tuple[int, int, str]]:
