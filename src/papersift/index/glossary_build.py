@@ -259,10 +259,12 @@ def build(sources: Sequence[Source], reference: set[tuple[str, str]], *,
           papers: Callable[[str], int | None] | None = None,
           encode: Callable[[list[str]], np.ndarray] | None = None,
           phrases: dict[str, str] | None = None,
+          align_encode: Callable[[list[str]], np.ndarray] | None = None,
           converter: Callable[[str], str] | None = None,
           log: Callable[[str], None] = lambda _: None) -> BuildReport:
     """Read, check and weigh every source's pairs (nothing written: see write). Documents in
-    both languages are aligned only with the model and the corpus phrases (`phrases`)."""
+    both languages are aligned only given corpus phrases and an encoder to align with
+    (`align_encode`, USE-m3 in the CLI; `encode`, e5, gives the model evidence)."""
     from papersift.index.glossary_align import align
 
     report = BuildReport()
@@ -274,8 +276,8 @@ def build(sources: Sequence[Source], reference: set[tuple[str, str]], *,
         check_licence(source)
         read = list(read_source(source, converter))
         if any(reading.reader == "parallel" for reading in source.readings):
-            if encode is None or phrases is None:
-                log(f"{source.key}: documents in both languages not aligned (needs --model and --lexicon)")
+            if align_encode is None or phrases is None:
+                log(f"{source.key}: documents in both languages not aligned (needs the corpus phrases and an encoder)")
             else:
                 documents.extend(read_pairs(source, by_key, converter))
         report.commits[source.key] = source.tree().commit
@@ -283,8 +285,8 @@ def build(sources: Sequence[Source], reference: set[tuple[str, str]], *,
         report.paths[source.key] = sorted({candidate.path for candidate in read})
         log(f"{source.key}: {len(read):,} candidate pairs from {len(report.paths[source.key])} files")
         candidates.extend(read)
-    if documents and encode is not None and phrases is not None:
-        aligned = align(documents, phrases, encode, log)
+    if documents and align_encode is not None and phrases is not None:
+        aligned = align(documents, phrases, align_encode, log)
         for key in sorted({candidate.source for candidate in aligned}):
             report.candidates[key] = report.candidates.get(key, 0) + sum(candidate.source == key for candidate in aligned)
             report.paths[key] = sorted({*report.paths.get(key, []), *(c.path for c in aligned if c.source == key)})
