@@ -54,8 +54,10 @@ def test_the_twin_must_be_in_most_documents_of_the_term():
 
 
 def test_a_candidate_mostly_inside_a_longer_word_is_a_fragment():
-    contexts = {"器生成模型": ({"成": 3}, {"。": 3}), "神经网络": ({"的": 2, "和": 1}, {"。": 3})}
-    assert glossary_align.fragments({term: (Counter(a), Counter(b)) for term, (a, b) in contexts.items()}) == {"器生成模型"}
+    contexts = {"器生成模型": ({"成": 3}, {"。": 3}), "神经网络": ({"的": 2, "和": 1, "用": 1}, {"。": 2, "模": 2}),
+                "梯度下降": ({"": 2}, {"更": 1, "需": 1})}  # next to other words: no fragment
+    found = glossary_align.fragments({term: (Counter(a), Counter(b)) for term, (a, b) in contexts.items()})
+    assert found == {"器生成模型"}
 
 
 def test_mutual_nearest_keeps_pairs_nearest_both_ways():

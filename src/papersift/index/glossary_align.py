@@ -67,7 +67,8 @@ def chinese_terms(text: str) -> Iterator[tuple[str, str, str]]:
 def fragments(contexts: dict[str, tuple[Counter[str], Counter[str]]]) -> set[str]:
     """Candidates that are mostly part of a longer word: FRAGMENT_SHARE or more of their
     occurrences follow (or precede) the same Chinese character, not a function word ("器生成模型"
-    in "生成器生成模型")."""
+    in "生成器生成模型"). Any Chinese neighbour would not do: running text puts words side by side
+    ("梯度下降更新参数")."""
     found = set()
     for term, sides in contexts.items():
         for side in sides:
