@@ -89,6 +89,7 @@ class SearchParams(QueryParams):
     lang: Literal["zh", "en"] | None = Field(None, description="Interface language; default from Accept-Language.")
     facets: bool = Field(True, description="Include facet counts.")
     literal: bool = Field(False, description="Search Chinese words as typed, without their English reading.")
+    gloss: bool = Field(False, description="Page only: show the Chinese gloss of each hit's matched terms.")
 
     @field_validator("lang", mode="before")
     @classmethod

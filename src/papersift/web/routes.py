@@ -32,7 +32,7 @@ from papersift.api.params import FacetParams, PaperParams, SearchParams, Similar
 from papersift.config import AUTHORS_SHOWN, MAX_PAGE
 from papersift.export import to_bibtex
 from papersift.i18n import LANGS, Lang, error_title_key, negotiate_language, translate, translate_notice
-from papersift.search.display import page_count
+from papersift.search.display import page_count, term_glosses
 from papersift.web.citation_meta import citation_meta_tags, coins_kev
 from papersift.web.feeds import page_feeds
 from papersift.web.library_forms import marks_context
@@ -158,6 +158,7 @@ def search_page(request: Request, params: Annotated[SearchParams, Query()]) -> H
         request, "search.html", lang, state=state, response=response, params=params,
         pages=page_count(response.total, params.size, MAX_PAGE), facet_limit=FACET_LIMIT,
         reading_choices=reading_choices(response.reading, state),
+        glosses={hit.paper.id: term_glosses(hit) for hit in response.hits} if params.gloss and lang == "zh" else {},
         export_urls={fmt: state.url(path="/api/export", format=fmt, page=None, size=None, facets=None, lang=None)
                      for fmt in ("bibtex", "csv", "json", "ris", "csl-json")},
         save_form=form_context(request), save_labels=SAVED_LABELS[lang],
