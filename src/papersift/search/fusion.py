@@ -36,9 +36,6 @@ Scored = Sequence[tuple[str, float]]  # (paper id, score), best first
 # nDCG@10 with static-only hybrid: 0.15 -> 0.700, 0.25 -> 0.699, 0.35 -> 0.697, 0.5 -> 0.690
 # (keyword 0.695); known-item and CSFCube stay above keyword at every value tried.
 STATIC_DENSE_TRUST = 0.25
-# The carried-over side's weight while a Chinese query's reading is a guess (not shown as sure,
-# search/termlexicon.SURE_CONFIDENCE): the dense side, which reads the Chinese itself, leads.
-UNSURE_READING_TRUST = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,16 +84,14 @@ def zscore_sum(scored_lists: Sequence[Scored], weights: Sequence[float] | None =
 
 
 def fuse_hybrid(query: str, lexical: Scored, dense: Scored,
-                translated: Scored | None = None, dense_trust: float = 1.0,
-                translated_trust: float = 1.0) -> list[tuple[str, float]]:
+                translated: Scored | None = None, dense_trust: float = 1.0) -> list[tuple[str, float]]:
     """The default hybrid ranking: z-score fusion with query-dependent weights; `dense_trust`
-    scales the dense side's weight (STATIC_DENSE_TRUST while static vectors rank),
-    `translated_trust` the carried-over side's (less while the English reading is a guess)."""
+    scales the dense side's weight (STATIC_DENSE_TRUST while static vectors rank)."""
     weights = fusion_weights(query, lexical_hits=len(lexical))
     lists, list_weights = [lexical, dense], [weights.lexical, weights.dense * dense_trust]
     if translated is not None:
         lists.append(translated)
-        list_weights.append(weights.translated * translated_trust)
+        list_weights.append(weights.translated)
     return zscore_sum(lists, list_weights)
 
 

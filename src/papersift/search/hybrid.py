@@ -22,7 +22,7 @@ from typing import Protocol
 from papersift.index.analyzers import has_cjk
 from papersift.models import ModelError, get_spec, is_built
 from papersift.search.crosslingual import carried_over_query
-from papersift.search.fusion import UNSURE_READING_TRUST, fuse_hybrid, zscore_sum
+from papersift.search.fusion import fuse_hybrid, zscore_sum
 from papersift.search.query import ParsedQuery, query_text
 from papersift.search.retrieval import KeywordSide
 from papersift.search.semantic import DenseRetriever
@@ -113,9 +113,7 @@ class HybridRetriever:
         lexical = self.lexical_ranking(query, LEXICAL_DEPTH, candidate_ids)
         translated = None if request.literal else self.translated_ranking(query, LEXICAL_DEPTH, candidate_ids)
         trust = getattr(dense_side, "dense_trust", 1.0)  # below 1 while static vectors rank (search/bestvector.py)
-        reading = self.reading_for(query_text(query)) if translated is not None else None
-        translated_trust = 1.0 if reading is None or reading.shown_sure else UNSURE_READING_TRUST
-        return fuse_hybrid(query_text(query), lexical, dense, translated, trust, translated_trust)[:k]
+        return fuse_hybrid(query_text(query), lexical, dense, translated, trust)[:k]
 
     def named_only(self, request: SearchRequest, query: ParsedQuery, k: int,
                    candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]] | None:

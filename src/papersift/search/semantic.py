@@ -24,7 +24,7 @@ from papersift.index.analyzers import has_cjk
 from papersift.index.bridge import TermBridge, terms_model
 from papersift.index.embeddings import Encoder, make_encoder, paper_text
 from papersift.models import DEFAULT_MODEL, STATIC_MODEL, ModelError, get_spec, is_built
-from papersift.search.fusion import STATIC_DENSE_TRUST, UNSURE_READING_TRUST
+from papersift.search.fusion import STATIC_DENSE_TRUST
 from papersift.search.memo import Memo
 from papersift.search.notices import Notice
 from papersift.search.query import ParsedQuery, query_text
@@ -204,7 +204,7 @@ class DenseRetriever:
         if reading is None or not reading.english or reading.english == text:
             return self.encoder.encode_query(text)
         chinese, english = self.encoder.encode_queries([text, reading.english])  # one model call
-        combined = chinese + (READING_WEIGHT if reading.shown_sure else UNSURE_READING_TRUST * READING_WEIGHT) * english
+        combined = chinese + READING_WEIGHT * english
         return (combined / max(float(np.linalg.norm(combined)), 1e-12)).astype(np.float32)
 
     def reading_for(self, text: str):
