@@ -48,7 +48,7 @@ GLOSSARY = FakeGlossary([
     Entry("反向传播", "backpropagation", ("d2l",), 0.95),
     Entry("图神经网络", "graph neural networks", ("d2l",), 0.9),
     Entry("神经网络", "neural network", ("d2l",), 0.9),
-    Entry("监督学习", "supervised learning", ("d2l",), 0.9),
+    Entry("监督学习", "supervised learning", ("d2l",), 1.0),
     Entry("监督学习", "supervised learn", ("other",), 0.2),
 ])
 
@@ -91,7 +91,7 @@ def test_a_whole_composition_that_agrees_with_the_glossary_is_kept(lexicon):
     reading = read_query("弱监督学习", lexicon, glossary=GLOSSARY)
     (term,) = reading.terms
     assert (term.english, term.source) == ("weakly supervised learning", "glossary+composition")
-    assert term.confidence == pytest.approx(0.9 * 4 / 5) and term.shown_sure  # 监督学习: 4 of 5 characters
+    assert term.confidence == pytest.approx(1.0 * 4 / 5) and term.shown_sure  # 监督学习: 4 of 5 characters
 
 
 def test_other_glossary_entries_are_offered_only_as_phrases_papers_use(lexicon):
