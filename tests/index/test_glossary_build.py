@@ -174,3 +174,15 @@ def test_the_cli_needs_the_reference_terms(tmp_path):
                                       "--reference", str(tmp_path / "none.jsonl"), "--out", str(tmp_path)])
     assert result.exit_code == 1
     assert "no reference terms" in result.output
+
+
+def test_an_alignment_over_several_sources_documents_is_one_source():
+    aligned = builder.Pair("三个", "three", ("a", "b", "c"), ("parallel",),
+                           (("a", "parallel"), ("b", "parallel"), ("c", "parallel")), papers=50, model_rank=1)
+    assert builder.independent_sources(aligned) == 1
+    assert builder.confidence(aligned) == pytest.approx(0.3 + 0.15 + 0.1)
+    stated = builder.Pair("感受野", "receptive field", ("a", "b"), ("marked", "parallel"),
+                          (("a", "marked"), ("b", "parallel")))
+    assert builder.independent_sources(stated) == 2  # a work states it, another's documents align it
+    same_work = builder.Pair("感受野", "receptive field", ("a",), ("marked", "parallel"), (("a", "marked"), ("a", "parallel")))
+    assert builder.independent_sources(same_work) == 1

@@ -51,3 +51,16 @@ def test_a_malformed_line_names_the_file_and_line(tmp_path):
         handle.write("zh\ten\tsources\tconfidence\n感受野\treceptive field\td2l-zh\n")
     with pytest.raises(ValueError, match=r"bad.tsv.gz:2: expected 4 tab-separated fields"):
         read_entries(path)
+
+
+def test_the_wheel_carries_the_glossary_and_its_notice():
+    import fnmatch
+    from pathlib import Path
+
+    from papersift.ingest.glossary_sources import tomllib  # tomli before 3.11
+
+    root = Path(__file__).resolve().parents[2]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["papersift"]
+    for name in ("glossary.tsv.gz", "GLOSSARY-NOTICE.md"):
+        assert (glossary.glossary_path().parent / name).is_file()
+        assert any(fnmatch.fnmatch(f"data/{name}", pattern) for pattern in patterns), name

@@ -30,9 +30,9 @@ def glossary_build(
     reference: Annotated[Path | None, typer.Option(
         "--reference", help="Term pairs (JSON lines, term_zh/term_en) no source may copy: a source holding more than "
                             "half of them verbatim is dropped (default: the zhterms dev queries).")] = None,
-    lexicon: Annotated[Path | None, typer.Option(
-        "--lexicon", help="A data dir's termlexicon.sqlite3: papers using each English term (evidence), the phrases "
-                            "documents in both languages are aligned to.")] = None,
+    data_dir: Annotated[Path | None, typer.Option(
+        "--data-dir", help="A data dir whose term lexicon gives the evidence: papers using each English term, and "
+                           "the phrases documents in both languages are aligned to (USE-m3, crosslingual extra).")] = None,
     model: Annotated[str | None, typer.Option(
         "--model", help="Embedding model whose zh/en agreement is evidence (e.g. multilingual-e5-small).")] = None,
 ) -> None:
@@ -45,10 +45,16 @@ def glossary_build(
         fail(f"no reference terms at {reference}: the no-copy rule needs them (--reference FILE)")
     try:
         listed = load_manifest(manifest, sources)
-        papers = builder.lexicon_papers(lexicon) if lexicon is not None else None
-        from papersift.index.glossary_align import corpus_phrases
+        papers = phrases = align_encode = None
+        if data_dir is not None:
+            from papersift.index.glossary_align import corpus_phrases
+            from papersift.index.phrasevectors import encode_texts
+            from papersift.index.termlexicon import lexicon_path
 
-        phrases = corpus_phrases(lexicon) if lexicon is not None else None
+            if not lexicon_path(data_dir).is_file():
+                fail(f"no term lexicon in {data_dir} (papersift index builds it)")
+            papers = builder.lexicon_papers(lexicon_path(data_dir))
+            phrases, align_encode = corpus_phrases(data_dir), encode_texts
         encode = None
         if model is not None:
             from papersift.index.embeddings import make_encoder
@@ -57,6 +63,7 @@ def glossary_build(
         import opencc
 
         report = builder.build(listed, builder.reference_pairs(reference), papers=papers, encode=encode, phrases=phrases,
+                               align_encode=align_encode,
                                converter=opencc.OpenCC("tw2sp").convert,
                                log=lambda message: console.print(escape(message), highlight=False))
         glossary_file, notice = builder.write(out, listed, report)

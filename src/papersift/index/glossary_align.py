@@ -12,21 +12,24 @@ things agree:
   MIN_PAPERS papers), so the glossary never maps to a spelling no paper has.
 
 Chinese candidates are jieba's words and runs of up to MAX_WORDS of them (2-8 characters, no
-function word at either end) in at least MIN_DOCUMENTS documents; English candidates are the
-1-3 word corpus phrases of the English twins in at least MIN_DOCUMENTS documents.
+function word among them, not mostly a part of a longer word: fragments()) in at least
+MIN_DOCUMENTS documents; English candidates are the 1-3 word term-like corpus phrases
+(index/phrasevectors.is_term_like) of the English twins in at least MIN_DOCUMENTS documents.
+The nearest are found with the encoder given (the build uses USE-m3, which reads short terms
+better than e5 and embeds ~1,800 phrases/s on one thread: docs/crosslingual.md).
 """
 
 from __future__ import annotations
 
 import re
-import sqlite3
-from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from papersift.index.analyzers import cjk_word_spans, terms
+from papersift.index.phrasevectors import lexicon_phrases
 from papersift.ingest.glossary_sources import BOUNDARY_WORDS, PARALLEL, Candidate, DocumentPair
 
 MIN_PAPERS = 5
@@ -35,30 +38,44 @@ MIN_SHARE = 0.6
 MUTUAL = 5
 MAX_WORDS = 3
 MAX_ENGLISH_WORDS = 3
+FRAGMENT_SHARE = 0.8
 CHUNK_ROWS = 1024
 _ALL_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]{2,8}")
+_HAN_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
-def corpus_phrases(lexicon: Path, min_papers: int = MIN_PAPERS) -> dict[str, str]:
-    """Phrase key -> most common spelling, for the phrases of at least min_papers papers."""
-    with sqlite3.connect(f"file:{lexicon}?mode=ro", uri=True) as db:
-        return dict(db.execute("SELECT key, surface FROM phrase WHERE papers >= ?", (min_papers,)))
+def corpus_phrases(data_dir: Path, min_papers: int = MIN_PAPERS) -> dict[str, str]:
+    """Phrase key -> most common spelling, for the term-like phrases (no function word at either
+    end) of at least min_papers papers in a data dir's term lexicon."""
+    return dict(lexicon_phrases(data_dir, min_papers))
 
 
-def chinese_terms(text: str) -> set[str]:
-    """Candidate Chinese terms of a text: jieba words and runs of adjacent words."""
-    found: set[str] = set()
+def chinese_terms(text: str) -> Iterator[tuple[str, str, str]]:
+    """Candidate Chinese terms of a text, each occurrence with the characters before and after
+    it: jieba words and runs of adjacent words."""
     spans = cjk_word_spans(text)
-    for at, (_, _, word) in enumerate(spans):
-        if word in BOUNDARY_WORDS:
-            continue
-        joined, last_end = "", spans[at][0]
+    for at in range(len(spans)):
+        joined, first, last_end = "", spans[at][0], spans[at][0]
         for start, stop, part in spans[at:at + MAX_WORDS]:
-            if start != last_end:
+            if start != last_end or part in BOUNDARY_WORDS:
                 break
             joined, last_end = joined + part, stop
-            if part not in BOUNDARY_WORDS and _ALL_HAN.fullmatch(joined):
-                found.add(joined)
+            if _ALL_HAN.fullmatch(joined):
+                yield joined, text[first - 1:first], text[last_end:last_end + 1]
+
+
+def fragments(contexts: dict[str, tuple[Counter[str], Counter[str]]]) -> set[str]:
+    """Candidates that are mostly part of a longer word: FRAGMENT_SHARE or more of their
+    occurrences follow (or precede) the same Chinese character, not a function word ("器生成模型"
+    in "生成器生成模型"). Any Chinese neighbour would not do: running text puts words side by side
+    ("梯度下降更新参数")."""
+    found = set()
+    for term, sides in contexts.items():
+        for side in sides:
+            total = sum(side.values())
+            char, count = side.most_common(1)[0] if total else ("", 0)
+            if count >= FRAGMENT_SHARE * total and _HAN_CHAR.fullmatch(char) and char not in BOUNDARY_WORDS:
+                found.add(term)
     return found
 
 
@@ -83,12 +100,15 @@ def mutual_nearest(zh: np.ndarray, en: np.ndarray, k: int = MUTUAL) -> tuple[np.
         top = np.argpartition(-scores, k_en - 1, axis=1)[:, :k_en]
         near[start:start + len(scores)] = top
         near_score[start:start + len(scores)] = np.take_along_axis(scores, top, axis=1)
-        merged = np.concatenate([col_best, scores])
-        merged_index = np.concatenate([col_index, np.arange(start, start + len(scores))[:, None].repeat(cols, axis=1)])
+        # the chunk's k best rows of each column, merged with the best so far
+        chunk_k = min(k_zh, len(scores))
+        chunk_top = np.argpartition(-scores, chunk_k - 1, axis=0)[:chunk_k]
+        merged = np.concatenate([col_best, np.take_along_axis(scores, chunk_top, axis=0)])
+        merged_index = np.concatenate([col_index, chunk_top + start])
         keep = np.argpartition(-merged, k_zh - 1, axis=0)[:k_zh]
         col_best = np.take_along_axis(merged, keep, axis=0)
         col_index = np.take_along_axis(merged_index, keep, axis=0)
-    mutual = {(int(row), int(col)) for col in range(cols) for row in col_index[:, col] if np.isfinite(col_best[0, col])}
+    mutual = {(int(row), col) for col, rows_of in enumerate(col_index.T.tolist()) for row in rows_of}
     return near, near_score, mutual
 
 
@@ -98,12 +118,16 @@ def align(documents: Sequence[DocumentPair], phrases: dict[str, str], encode: Ca
     hold both terms."""
     zh_docs: dict[str, set[int]] = defaultdict(set)
     en_docs: dict[str, set[int]] = defaultdict(set)
+    contexts: dict[str, tuple[Counter[str], Counter[str]]] = defaultdict(lambda: (Counter(), Counter()))
     for at, document in enumerate(documents):
-        for term in chinese_terms(document.zh):
+        for term, before, after in chinese_terms(document.zh):
             zh_docs[term].add(at)
+            contexts[term][0][before] += 1
+            contexts[term][1][after] += 1
         for key in english_keys(document.en, phrases):
             en_docs[key].add(at)
-    chinese = sorted(term for term, docs in zh_docs.items() if len(docs) >= MIN_DOCUMENTS)
+    partial = fragments(contexts)
+    chinese = sorted(term for term, docs in zh_docs.items() if len(docs) >= MIN_DOCUMENTS and term not in partial)
     english = sorted(key for key, docs in en_docs.items() if len(docs) >= MIN_DOCUMENTS)
     log(f"parallel: {len(documents):,} document pairs, {len(chinese):,} Chinese and {len(english):,} English candidates")
     if not chinese or not english:
@@ -125,10 +149,9 @@ def align(documents: Sequence[DocumentPair], phrases: dict[str, str], encode: Ca
         if best is None:
             continue
         col, shared = best
-        by_source: dict[str, str] = {}
+        by_source: dict[str, str] = {}  # the Chinese documents' sources (not the twins': one work, one source)
         for at in sorted(shared, key=lambda at: documents[at].path):
-            for source in (documents[at].source, documents[at].english_source):
-                by_source.setdefault(source, documents[at].path)
+            by_source.setdefault(documents[at].source, documents[at].path)
         found.extend(Candidate(term, phrases[english[col]], source, PARALLEL, path) for source, path in sorted(by_source.items()))
     log(f"parallel: {len({candidate.zh for candidate in found}):,} Chinese terms aligned")
     return found

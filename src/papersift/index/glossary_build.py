@@ -73,6 +73,7 @@ class Pair:
     en: str  # the spelling most sources use
     sources: tuple[str, ...]
     hows: tuple[str, ...]
+    source_hows: tuple[tuple[str, str], ...] = ()  # (source, how) of each reading that gave it
     papers: int | None = None  # papers using the English phrase; None: not measured
     model_rank: int | None = None  # None: not measured
     confidence: float = 0.0
@@ -117,24 +118,37 @@ def group_pairs(candidates: Iterable[Candidate]) -> list[Pair]:
     spellings: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     sources: dict[tuple[str, str], dict[str, None]] = defaultdict(dict)
     hows: dict[tuple[str, str], dict[str, None]] = defaultdict(dict)
+    source_hows: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
     for candidate in candidates:
         key = (candidate.zh, merge_key(candidate.en))
         spellings[key][candidate.en] += 1
         sources[key][candidate.source] = None
         hows[key][candidate.how] = None
+        source_hows[key].add((candidate.source, candidate.how))
     pairs = []
     for key in sorted(spellings):
         # most used spelling; a tie goes to the shorter (singular), then the lower-case one
         en = min(spellings[key].items(), key=lambda item: (-item[1], len(item[0]), item[0].swapcase()))[0]
-        pairs.append(Pair(key[0], en, tuple(sorted(sources[key])), tuple(how for how in CONFIDENCE_BY_HOW if how in hows[key])))
+        pairs.append(Pair(key[0], en, tuple(sorted(sources[key])), tuple(how for how in CONFIDENCE_BY_HOW if how in hows[key]),
+                          tuple(sorted(source_hows[key]))))
     return pairs
+
+
+def independent_sources(pair: Pair, sources_of: Callable[[str], str] = lambda key: key) -> int:
+    """How many independent sources give a pair: the works (repositories) that state it, and the
+    alignment of documents in both languages as one more (one inference over all the documents,
+    whichever sources they come from), unless only works already counted gave it that way."""
+    stated = {sources_of(source) for source, how in pair.source_hows if how != PARALLEL}
+    aligned = {sources_of(source) for source, how in pair.source_hows if how == PARALLEL}
+    if not pair.source_hows:  # a pair built by hand (tests): each source counts
+        return len({sources_of(source) for source in pair.sources})
+    return len(stated) + (1 if aligned - stated else 0)
 
 
 def confidence(pair: Pair, sources_of: Callable[[str], str] = lambda key: key) -> float:
     """The evidence of a pair added up, in 0..1 (see the module's CONFIDENCE_* constants)."""
     score = max(CONFIDENCE_BY_HOW[how] for how in pair.hows)
-    independent = len({sources_of(source) for source in pair.sources})
-    score += CONFIDENCE_PER_SOURCE * min(independent - 1, 2)
+    score += CONFIDENCE_PER_SOURCE * min(independent_sources(pair, sources_of) - 1, 2)
     if LISTED in pair.hows and MARKED in pair.hows:
         score += CONFIDENCE_SECOND_HOW
     if all(is_acronym(word) for word in pair.en.split()):
@@ -153,7 +167,7 @@ def keep(pair: Pair, sources_of: Callable[[str], str] = lambda key: key) -> bool
     and the model's agreement."""
     if pair.confidence < KEEP_CONFIDENCE:
         return False
-    if not set(pair.hows) <= UNSURE_HOWS or len({sources_of(source) for source in pair.sources}) >= 2:
+    if not set(pair.hows) <= UNSURE_HOWS or independent_sources(pair, sources_of) >= 2:
         return True
     return (pair.papers or 0) >= 2 and pair.model_rank is not None and pair.model_rank <= AGREE_RANK
 
@@ -259,10 +273,12 @@ def build(sources: Sequence[Source], reference: set[tuple[str, str]], *,
           papers: Callable[[str], int | None] | None = None,
           encode: Callable[[list[str]], np.ndarray] | None = None,
           phrases: dict[str, str] | None = None,
+          align_encode: Callable[[list[str]], np.ndarray] | None = None,
           converter: Callable[[str], str] | None = None,
           log: Callable[[str], None] = lambda _: None) -> BuildReport:
     """Read, check and weigh every source's pairs (nothing written: see write). Documents in
-    both languages are aligned only with the model and the corpus phrases (`phrases`)."""
+    both languages are aligned only given corpus phrases and an encoder to align with
+    (`align_encode`, USE-m3 in the CLI; `encode`, e5, gives the model evidence)."""
     from papersift.index.glossary_align import align
 
     report = BuildReport()
@@ -274,8 +290,8 @@ def build(sources: Sequence[Source], reference: set[tuple[str, str]], *,
         check_licence(source)
         read = list(read_source(source, converter))
         if any(reading.reader == "parallel" for reading in source.readings):
-            if encode is None or phrases is None:
-                log(f"{source.key}: documents in both languages not aligned (needs --model and --lexicon)")
+            if align_encode is None or phrases is None:
+                log(f"{source.key}: documents in both languages not aligned (needs the corpus phrases and an encoder)")
             else:
                 documents.extend(read_pairs(source, by_key, converter))
         report.commits[source.key] = source.tree().commit
@@ -283,8 +299,8 @@ def build(sources: Sequence[Source], reference: set[tuple[str, str]], *,
         report.paths[source.key] = sorted({candidate.path for candidate in read})
         log(f"{source.key}: {len(read):,} candidate pairs from {len(report.paths[source.key])} files")
         candidates.extend(read)
-    if documents and encode is not None and phrases is not None:
-        aligned = align(documents, phrases, encode, log)
+    if documents and align_encode is not None and phrases is not None:
+        aligned = align(documents, phrases, align_encode, log)
         for key in sorted({candidate.source for candidate in aligned}):
             report.candidates[key] = report.candidates.get(key, 0) + sum(candidate.source == key for candidate in aligned)
             report.paths[key] = sorted({*report.paths.get(key, []), *(c.path for c in aligned if c.source == key)})
@@ -388,13 +404,22 @@ def notice_text(sources: Sequence[Source], report: BuildReport) -> str:
             f"- url: {source.url}",
             f"- commit: {report.commits.get(source.key, source.commit) or 'unversioned'}",
             f"- licence: {source.licence} (licence file read: `{source.licence_file}`)",
-            f"- read: {'; '.join(reading.reader + ' ' + ', '.join(reading.paths) for reading in source.readings)}",
+            f"- read: {described_readings(source, sources)}",
             *([f"- note: {source.note}"] if source.note else []),
             f"- files that gave pairs: {len(files)} ({', '.join(files[:5])}{', …' if len(files) > 5 else ''})",
             f"- entries citing it: {per_source.get(source.key, 0)}",
             "",
         ]
     return "\n".join(lines)
+
+
+def described_readings(source: Source, sources: Sequence[Source]) -> str:
+    """What the build read of a source, for its NOTICE entry."""
+    read = [reading.reader + " " + ", ".join(reading.paths) for reading in source.readings]
+    twins_of = sorted({other.key for other in sources for reading in other.readings if reading.english_source == source.key})
+    if twins_of:
+        read.append(f"the English twins of {', '.join(twins_of)}'s documents (aligned; entries cite {', '.join(twins_of)})")
+    return "; ".join(read)
 
 
 def notice_sources(text: str) -> list[str]:
