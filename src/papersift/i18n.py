@@ -54,6 +54,10 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     # a reading below search/termlexicon.SURE_CONFIDENCE is a guess, and said to be one
     "reading_maybe": {"zh": "可能是", "en": "maybe"},
     "reading_author": {"zh": "作者", "en": "author"},
+    # the zh page's optional Chinese glosses of a hit's matched terms (search/display.term_glosses)
+    "glosses": {"zh": "术语", "en": "Terms"},
+    "glosses_show": {"zh": "显示匹配术语的中文释义", "en": "Show Chinese glosses of matched terms"},
+    "glosses_hide": {"zh": "隐藏术语释义", "en": "Hide the glosses"},
     "search_literally": {"zh": "按原文检索（不翻译）", "en": "Search the words as typed"},
     "et_al": {"zh": "等", "en": "et al."},
     "more_authors": {"zh": "另 {count} 位作者", "en": "{count} more authors"},

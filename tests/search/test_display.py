@@ -52,3 +52,29 @@ def test_known_words_are_the_keyword_index_words_of_enough_papers():
     known = known_words(lambda term: counts.get(term, 0))
     assert known is not None and known("learning") and known("bidirected") and not known("highdimensional")
     assert known_words(None) is None
+
+
+def test_term_glosses_look_up_each_run_of_matched_words_then_its_words():
+    from dataclasses import dataclass
+
+    from papersift.record import paper_from_dict
+    from papersift.search.display import term_glosses
+    from papersift.search.types import Hit
+
+    @dataclass
+    class Entry:
+        zh: str
+
+    known = {"graph neural networks": "图神经网络", "attention": "注意力", "layers": "层"}
+    asked: list[str] = []
+
+    def lookup_en(text: str) -> list:
+        asked.append(text)
+        return [Entry(known[text.lower()])] if text.lower() in known else []
+
+    paper = paper_from_dict({"id": "p1", "title": "Graph neural networks", "abstract": "x"})
+    hit = Hit(paper, 1.0, {"title": "<mark>Graph</mark> <mark>neural</mark> <mark>networks</mark> with &lt;b&gt;",
+                           "abstract": "deep <mark>attention</mark> and <mark>deep</mark>-<mark>layers</mark>"})
+    glosses = term_glosses(hit, lookup_en)
+    assert glosses == [("graph neural networks", "图神经网络"), ("attention", "注意力"), ("layers", "层")]
+    assert "deep-layers" in asked and "deep" in asked  # the run first, then its words

@@ -14,13 +14,14 @@ def test_taiwan_usage_gives_a_second_mainland_form():
     # 網路 is Taiwan's word for 网络 (network), 資訊 for 信息, 函式 for 函数
     assert zhnorm.forms("卷積神經網路") == ("卷积神经网路", "卷积神经网络")
     assert "信息检索" in zhnorm.forms("資訊檢索")
-    assert "函数" in zhnorm.forms("函式")
+    assert "递归函数" in zhnorm.forms("遞迴函式")
 
 
-def test_simplified_text_is_read_as_typed_first():
-    # tw2sp would turn 向量 (vector) into 矢量: the typed form stays first, the reading keeps the surer
-    forms = zhnorm.forms("支持向量机")
-    assert forms[0] == "支持向量机"
+def test_simplified_text_is_read_as_typed():
+    # tw2sp would turn 向量 (vector) into 矢量
+    assert zhnorm.forms("支持向量机") == ("支持向量机",)
+    # full-width Chinese punctuation stays: it separates a description's phrases
+    assert zhnorm.forms("图像，扰动") == ("图像，扰动",)
 
 
 def test_full_width_latin_becomes_half_width():

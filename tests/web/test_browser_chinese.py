@@ -102,7 +102,6 @@ def test_a_chinese_query_shows_its_reading_and_relevant_papers_first(zh_page, qu
     zh_page.screenshot(path=str(SCREENSHOTS / f"{shot_name}.png"))
     shown = zh_page.locator(".reading .reading-term").first
     assert same_term(shown.locator("strong").inner_text(), reading)  # in a form papers write it
-    assert shown.locator(".reading-hedge", has_text="可能是").count() == 0  # shown as the reading, not a guess
     first = zh_page.locator("article.hit").all()[:5]
     assert len(first) == 5
     for hit in first:

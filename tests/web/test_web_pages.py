@@ -222,7 +222,8 @@ def test_a_chinese_query_shows_its_english_reading_with_choices_and_a_literal_se
     term = expected.reading.terms[0]
     assert status == 200 and term.english == "graph neural networks"
     text = " ".join("".join(elements.text).split())
-    assert "英文检索词" in text and f"图神经网络 → {term.english}" in text
+    hedge = "" if term.shown_sure else "可能是 "  # a guess is said to be one
+    assert "英文检索词" in text and f"图神经网络 → {hedge}{term.english}" in text
     literal = elements.links("reading-literal")
     assert len(literal) == 1 and parse_qs(urlsplit(literal[0]).query)["literal"] == ["true"]
     choices = [href for href in elements.links() if "q=" in href and "literal" not in href
@@ -258,3 +259,16 @@ def test_a_guessed_reading_is_shown_as_maybe_and_a_name_as_an_author(client):
     _, named, _ = page(client, "/?q=%E6%9C%B1%E5%86%9B&mode=keyword&lang=en")  # 朱军
     assert re.search(r'<span lang="zh">朱军</span> → <span class="reading-hedge">author</span> '
                      r'<strong lang="en">Jun Zhu</strong>', named)
+
+
+def test_chinese_glosses_of_matched_terms_are_a_setting_off_by_default(client):
+    from papersift.search.glossary import lookup_en
+
+    assert lookup_en("neural networks")  # the vendored glossary knows the term searched below
+    _, plain, _ = page(client, "/?q=neural+networks&mode=keyword&lang=zh")
+    assert 'class="glosses"' not in plain and "显示匹配术语的中文释义" in plain
+    _, glossed, _ = page(client, "/?q=neural+networks&mode=keyword&lang=zh&gloss=true")
+    assert re.search(r'<span class="gloss"><span lang="en">neural networks</span> <span lang="zh">[^<]+</span>', glossed)
+    assert "隐藏术语释义" in glossed
+    _, english, _ = page(client, "/?q=neural+networks&mode=keyword&lang=en&gloss=true")
+    assert 'class="glosses"' not in english  # for a Chinese reader: the zh page only

@@ -90,6 +90,7 @@ class SearchParams(QueryParams):
     facets: bool = Field(True, description="Include facet counts.")
     literal: bool = Field(False, description="Search the words as typed: no English reading of Chinese words, and no "
                                              "reading of titles, names, ids, venue/year words or misspellings.")
+    gloss: bool = Field(False, description="Page only: show the Chinese gloss of each hit's matched terms.")
 
     @field_validator("lang", mode="before")
     @classmethod

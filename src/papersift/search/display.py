@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import html
 import math
 import re
 from collections.abc import Callable
@@ -154,3 +155,31 @@ def known_words(term_doc_freq: Callable[[str], int] | None) -> Callable[[str], b
         terms = analyzer.analyze(word)
         return len(terms) == 1 and term_doc_freq(terms[0]) >= KNOWN_WORD_PAPERS
     return known
+
+
+MAX_GLOSSES = 5  # Chinese glosses shown under one hit
+_MARKED_RUN = re.compile(r"<mark>[^<]+</mark>(?:[\s\-]+<mark>[^<]+</mark>)*")
+_MARK_TAG = re.compile(r"</?mark>")
+
+
+def term_glosses(hit: Hit, lookup_en: Callable[[str], list] | None = None) -> list[tuple[str, str]]:
+    """(English term, Chinese gloss) for the hit's matched words that the bilingual glossary
+    knows (search/glossary.py lookup_en): each run of adjacent marked words as a phrase, else its
+    words one by one; at most MAX_GLOSSES, title first. For a Chinese reader on the zh page."""
+    if lookup_en is None:
+        from papersift.search import glossary
+
+        lookup_en = glossary.lookup_en
+    found: dict[str, str] = {}
+    for field in ("title", "abstract"):
+        for run in _MARKED_RUN.findall(hit.highlights.get(field) or ""):
+            phrase = html.unescape(_MARK_TAG.sub("", run))
+            words = re.split(r"[\s\-]+", phrase)
+            for text in (phrase, *(words if len(words) > 1 else ())):
+                entries = lookup_en(text)
+                if entries and text.lower() not in found:
+                    found[text.lower()] = entries[0].zh
+                    break
+            if len(found) >= MAX_GLOSSES:
+                return list(found.items())
+    return list(found.items())

@@ -43,7 +43,7 @@ from papersift.i18n import (
     translate,
     translate_notice,
 )
-from papersift.search.display import clean_extraction_debris, known_words, page_count
+from papersift.search.display import clean_extraction_debris, known_words, page_count, term_glosses
 from papersift.search.intent import Intent
 from papersift.web.citation_meta import citation_meta_tags, coins_kev
 from papersift.web.feeds import page_feeds
@@ -202,6 +202,7 @@ def search_page(request: Request, params: Annotated[SearchParams, Query()]) -> R
         intent_chips=intent_chips(intent, state), intent_shown=INTENT_NOTICES,
         pages=page_count(response.total, params.size, MAX_PAGE), facet_limit=FACET_LIMIT,
         reading_choices=reading_choices(response.reading, state),
+        glosses={hit.paper.id: term_glosses(hit) for hit in response.hits} if params.gloss and lang == "zh" else {},
         export_urls={fmt: state.url(path="/api/export", format=fmt, page=None, size=None, facets=None, lang=None)
                      for fmt in ("bibtex", "csv", "json", "ris", "csl-json")},
         save_form=form_context(request), save_labels=SAVED_LABELS[lang],

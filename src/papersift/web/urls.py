@@ -9,7 +9,7 @@ from papersift.api.params import FILTER_PARAMS, SearchParams
 
 # Values left out of URLs because they are the defaults.
 DEFAULTS = {"mode": "hybrid", "sort": "relevance", "page": 1, "size": 20, "facets": True, "literal": False,
-            "has_code": False}
+            "has_code": False, "gloss": False}
 
 
 class SearchState:
