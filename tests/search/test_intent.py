@@ -254,3 +254,18 @@ def test_a_chinese_query_counts_the_papers_its_english_reading_matches(service):
     assert hybrid.keyword_matches == keyword.total  # not "0 papers have all the words"
     assert hybrid.total >= keyword.total
     assert sum(value.count for value in hybrid.facets["venue"]) == hybrid.total
+
+
+# -- what is not a name, an id or a typo ------------------------------------------------------
+def test_capitalised_words_and_long_descriptions_are_topics(intent_dir):
+    reader = IntentReader(intent_dir, hybrid_service(intent_dir)[0]._doc_freq)
+    for text in ("Subsample", "Underfitting", "Open-Source", "Mean-Field"):  # shaped like a forum id, but words
+        assert reader.read(text).kind == "none", text
+    description = "an early neural net that learned to steer a van by watching the road and a driver"
+    assert reader.read(description).person is None and not reader.read(description).filter_words
+
+
+@pytest.mark.parametrize("typed", ["RUNX1 expression", "postoperative bleeding", "uninvolved tissue",
+                                   "a description of more than eight words with one mispelled word here"])
+def test_acronyms_english_words_and_descriptions_are_not_corrected(service, typed):
+    assert search(service, typed, "keyword").suggestion is None
