@@ -258,7 +258,7 @@ def test_a_chinese_query_counts_the_papers_its_english_reading_matches(service):
 
 # -- what is not a name, an id or a typo ------------------------------------------------------
 def test_capitalised_words_and_long_descriptions_are_topics(intent_dir):
-    reader = IntentReader(intent_dir, hybrid_service(intent_dir)[0]._doc_freq)
+    reader = hybrid_service(intent_dir)[0].intents
     for text in ("Subsample", "Underfitting", "Open-Source", "Mean-Field"):  # shaped like a forum id, but words
         assert reader.read(text).kind == "none", text
     description = "an early neural net that learned to steer a van by watching the road and a driver"

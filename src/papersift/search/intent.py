@@ -281,9 +281,11 @@ class Catalog:
 class IntentReader:
     """Reads queries against the store's catalog (rebuilt when the store changes)."""
 
-    def __init__(self, data_dir: str | Path, doc_freq: Callable[[str], int] | None = None):
+    def __init__(self, data_dir: str | Path, doc_freq: Callable[[str], int] | None = None,
+                 word_uses: Callable[[str], int | None] | None = None):
         self.data_dir = Path(data_dir)
         self.doc_freq = doc_freq  # papers per analysed term (the keyword index), for lone surnames
+        self.word_uses = word_uses  # papers per word as written (the corpus vocabulary; None: not known)
         self._store: Store | None = None
         self._catalog: Catalog | None = None
         self._stamp: tuple | None = None
@@ -303,7 +305,14 @@ class IntentReader:
             return self._catalog
 
     def papers_using(self, word: str) -> int:
-        """How many papers use the word (its most used analysed term; 0 without a keyword index)."""
+        """How many papers use the word: as written, from the corpus vocabulary when there is one
+        (stemming makes 'Welling' the common 'well'), else its most used analysed term (0
+        without a keyword index)."""
+        parts = re.findall(r"[A-Za-z]+", word)
+        if self.word_uses is not None and parts:
+            counted = [self.word_uses(part) for part in parts]
+            if all(uses is not None for uses in counted):
+                return max(uses or 0 for uses in counted)
         if self.doc_freq is None:
             return 0
         return max((self.doc_freq(term) for term in terms(word, ENGLISH)), default=0)

@@ -104,8 +104,8 @@ class SearchService:
         self._retriever_lock = threading.Lock()
         self._checked_at: dict[str, float] = {}  # mode -> when a missing retriever was last looked for
         self._citations = CitationCounts()
-        self.intents = IntentReader(self.data_dir, self._doc_freq)
         self.speller = Speller(self.data_dir)
+        self.intents = IntentReader(self.data_dir, self._doc_freq, self.speller.uses)
 
     @property
     def store(self) -> Store:

@@ -74,6 +74,11 @@ class Speller:
                 self._symspell = symspell
             return self._symspell
 
+    def uses(self, word: str) -> int | None:
+        """Papers that use the word (lower-cased), None when there is no vocabulary to tell."""
+        words = self._current()
+        return words.get(word.lower(), 0) if words else None
+
     def correct_word(self, word: str) -> str | None:
         """The word a misspelt word stands for, or None (known, too short, nothing close)."""
         words = self._current()
