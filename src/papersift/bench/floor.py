@@ -5,7 +5,7 @@ letter strings (one or two "words" of 5-10 letters, seed SEED) reach over the da
 what a query that means nothing gets as its best match. A hit below it is no evidence of
 relevance. Beside it the report gives the spread of those best scores (p90, p99, max) and, as
 a check that real text clears it, the share of papers whose own title, asked as a query,
-finds that paper above the floor (TITLES titles drawn with the same seed).
+finds that paper above the floor (TITLES papers with abstracts drawn with the same seed).
 """
 
 from __future__ import annotations
@@ -44,7 +44,8 @@ def calibrate(data_dir: Path, model: str, queries: int = QUERIES, titles: int = 
     floor = float(np.median(best))
     store = Store(data_dir, readonly=True)
     try:
-        embedded = sorted(index.row_of)
+        title_only = set(store.ids_without_abstract())  # dense search leaves them out (search/semantic.py)
+        embedded = sorted(paper_id for paper_id in index.row_of if paper_id not in title_only)
         sample = rng.sample(embedded, min(titles, len(embedded)))
         papers = store.get_many(sample)
     finally:
