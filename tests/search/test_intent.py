@@ -269,3 +269,23 @@ def test_capitalised_words_and_long_descriptions_are_topics(intent_dir):
                                    "a description of more than eight words with one mispelled word here"])
 def test_acronyms_english_words_and_descriptions_are_not_corrected(service, typed):
     assert search(service, typed, "keyword").suggestion is None
+
+
+# -- the relevance floor -----------------------------------------------------------------------
+def test_dense_hits_below_the_floor_are_left_out_and_unknown_words_get_none(intent_dir):
+    from hybrid_service import CountingEncoder
+    from papersift.search.query import natural_text_query
+    from papersift.search.semantic import RELEVANCE_FLOORS, DenseRetriever
+
+    service = hybrid_service(intent_dir)[0]
+    query = natural_text_query("graph neural networks")
+    unfloored = DenseRetriever(intent_dir, service, encoder=CountingEncoder(), floor=None)
+    everything = unfloored.rank_text("graph neural networks", query, 200)
+    floor = everything[50][1]
+    floored = DenseRetriever(intent_dir, service, encoder=CountingEncoder(), floor=floor)
+    kept = floored.rank_text("graph neural networks", query, 200)
+    assert kept == [(paper_id, score) for paper_id, score in everything if score >= floor] and 0 < len(kept) < 200
+    assert floored.rank_text("qwxzzplk", natural_text_query("qwxzzplk"), 200) == []  # no word of the corpus
+    assert unfloored.nearest("qwxzzplk", natural_text_query("qwxzzplk"), 5)  # though it has nearest papers
+    assert set(RELEVANCE_FLOORS) == {"multilingual-e5-small", "multilingual-e5-small-static"}
+    assert DenseRetriever(intent_dir, service).floors == RELEVANCE_FLOORS["multilingual-e5-small"]

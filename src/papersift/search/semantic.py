@@ -35,14 +35,15 @@ from papersift.store import DB_FILE, Store
 from papersift.throttle import Throttle
 
 # The relevance floor: a query's hit below it is no evidence of relevance and is left out of
-# semantic results (and of hybrid's, unless it has all the words). Per model, the median best
-# cosine that 200 random letter strings (seed 0) reach over the corpus's papers: a hit that
-# scores under what gibberish typically gets as its best match is not shown. Calibrated on the
-# 44,693-paper shared corpus with `papersift bench floor --data-dir D` (docs/semantic.md); a
-# model without a floor here (one not yet calibrated) keeps every hit.
+# semantic results (and of hybrid's, unless it has all the words). Per model and script, the
+# median best cosine that random strings reach over the corpus's papers (200 of 1-2 "words" of
+# 5-10 Latin letters; 100 runs of 2-6 CJK characters; seed 0): a hit that scores under what
+# gibberish typically gets as its best match is not shown. Calibrated on the 44,693-paper
+# shared corpus with `papersift bench floor --data-dir D` (docs/semantic.md); a model without
+# a floor here (one not yet calibrated) keeps every hit.
 RELEVANCE_FLOORS = {
-    "multilingual-e5-small": 0.835,
-    "multilingual-e5-small-static": 0.427,
+    "multilingual-e5-small": {"latin": 0.835, "cjk": 0.858},
+    "multilingual-e5-small-static": {"latin": 0.427, "cjk": 0.341},
 }
 READING_WEIGHT = 1.0  # the English reading's embedding beside the Chinese query's (query_vector)
 FILTER_EXACT_MAX = 5000  # filtered sets up to this size are fetched and searched exactly
@@ -62,8 +63,8 @@ class DenseRetriever:
         self.data_dir = Path(data_dir)
         # The relevance floor is the model's, calibrated for its own encoder: a retriever given
         # another encoder (a test's stand-in) has none unless it is given one.
-        self.floor = (RELEVANCE_FLOORS.get(model) if encoder is None else None) if floor == "calibrated" else \
-            (float(floor) if floor is not None else None)
+        self.floors: dict[str, float] | None = (RELEVANCE_FLOORS.get(model) if encoder is None else None) \
+            if floor == "calibrated" else (None if floor is None else {"latin": float(floor), "cjk": float(floor)})
         self.keyword = keyword
         self.model = model
         # `papersift embed` builds a term bridge for a multilingual model only: others have none to look for
@@ -207,7 +208,7 @@ class DenseRetriever:
         if not text or not self._known_words(text):
             return []
         ranked = self.nearest(text, query, k, candidate_ids)
-        floor = self.floor
+        floor = None if self.floors is None else self.floors["cjk" if has_cjk(text) else "latin"]
         return ranked if floor is None else [(paper_id, score) for paper_id, score in ranked if score >= floor]
 
     def nearest(self, text: str, query: ParsedQuery, k: int,
