@@ -11,11 +11,10 @@ from dataclasses import replace
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.search.conftest import indexed_copy
+from tests.search.conftest import navigable_copy
 
-from hybrid_service import add_vectors_and_bridge, hybrid_service
+from hybrid_service import hybrid_service
 from papersift.index import vocabulary
-from papersift.people.identity import build as build_identities
 from papersift.search.intent import IntentReader, normalize_title
 from papersift.search.types import Filters, SearchRequest
 from papersift.store import Store
@@ -25,13 +24,7 @@ MODES = ("keyword", "hybrid", "semantic")
 
 @pytest.fixture(scope="module")
 def intent_dir(sample_data_dir, tmp_path_factory):
-    data_dir = indexed_copy(sample_data_dir, tmp_path_factory.mktemp("intent"))
-    store = Store(data_dir)
-    build_identities(store)
-    store.close()
-    vocabulary.build_for_store(data_dir)
-    add_vectors_and_bridge(data_dir)
-    return data_dir
+    return navigable_copy(sample_data_dir, tmp_path_factory.mktemp("intent"))
 
 
 @pytest.fixture(scope="module")
