@@ -282,3 +282,13 @@ def test_dense_hits_below_the_floor_are_left_out_and_unknown_words_get_none(inte
     assert unfloored.nearest("qwxzzplk", natural_text_query("qwxzzplk"), 5)  # though it has nearest papers
     assert set(RELEVANCE_FLOORS) == {"multilingual-e5-small"}  # the static model cannot tell gibberish
     assert DenseRetriever(intent_dir, service).floors == RELEVANCE_FLOORS["multilingual-e5-small"]
+
+
+@pytest.mark.parametrize("sort", ["newest", "oldest"])
+def test_a_hybrid_result_set_sorted_by_year_lists_each_paper_once_in_year_order(service, papers, sort):
+    request = SearchRequest(query="graph neural networks", mode="hybrid", sort=sort)
+    ids = all_ids(service, request)
+    assert ids and len(ids) == len(set(ids)) == service.search(request).total
+    years = [papers[paper_id].year or 0 for paper_id in ids]
+    assert years == sorted(years, reverse=sort == "newest")
+    assert set(ids) == set(all_ids(service, replace(request, sort="relevance")))
