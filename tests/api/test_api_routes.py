@@ -20,7 +20,7 @@ from served_papers import HOSTILE_ID, MANY_AUTHORS_ID, TEST_HOSTS, XSS_TITLE
 
 HIT_KEYS = {"paper", "score", "highlights", "topic_predicted", "topic_confidence", "authors_line"}
 SEARCH_KEYS = {"query", "mode", "sort", "page", "size", "pages", "total", "total_counts", "keyword_matches", "hits",
-               "facets", "took_ms", "notices", "reading", "lang"}
+               "facets", "took_ms", "notices", "reading", "intent", "suggestion", "lang"}
 
 
 @pytest.fixture(scope="module")
@@ -205,3 +205,16 @@ def test_docs_pages_load_their_assets_from_this_server(client):
     assets = re.findall(r'(?:src|href)="([^"]+\.(?:js|css))"', docs)
     assert assets and all(asset.startswith("/") for asset in assets), assets
     assert all(client.get(asset).status_code == 200 for asset in assets)
+
+
+def test_search_says_what_the_query_was_read_as(client):
+    body = client.get("/api/search", params={"q": "1706.03762", "mode": "keyword"}).json()
+    assert body["total"] == 0 and body["intent"]["kind"] == "unknown_id"
+    assert body["intent"]["unknown_id"] == {"kind": "arxiv", "value": "1706.03762",
+                                            "command": "papersift fetch arxiv --query 'id:1706.03762'"}
+    person = client.get("/api/search", params={"q": "Bengio Yoshua", "mode": "keyword"}).json()
+    assert person["intent"]["person"]["name"] == "Yoshua Bengio"
+    assert person["intent"]["person"]["url"].startswith("/author/")
+    assert person["total"] == person["intent"]["person"]["papers"] > 0
+    plain = client.get("/api/search", params={"q": "graph neural network", "mode": "keyword"}).json()
+    assert plain["intent"] is None and plain["suggestion"] is None

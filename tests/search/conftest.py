@@ -28,6 +28,23 @@ def indexed_copy(source: Path, target: Path) -> Path:
     return copy_data_dir(built_once(template, build), target)
 
 
+def navigable_copy(source: Path, target: Path) -> Path:
+    """An indexed copy with what query intent and "did you mean" read (author identities, the
+    corpus vocabulary) and pseudo-random e5 vectors, so every mode runs (tests/hybrid_service.py)."""
+    from hybrid_service import add_vectors_and_bridge
+    from papersift.index import vocabulary
+    from papersift.people.identity import build as build_identities
+    from papersift.store import Store
+
+    data_dir = indexed_copy(source, target)
+    store = Store(data_dir)
+    build_identities(store)
+    store.close()
+    vocabulary.build_for_store(data_dir)
+    add_vectors_and_bridge(data_dir)
+    return data_dir
+
+
 @pytest.fixture(scope="session")
 def indexed_dir(sample_data_dir, tmp_path_factory) -> Path:
     return indexed_copy(sample_data_dir, tmp_path_factory.mktemp("indexed"))

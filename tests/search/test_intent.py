@@ -11,11 +11,10 @@ from dataclasses import replace
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.search.conftest import indexed_copy
+from tests.search.conftest import navigable_copy
 
-from hybrid_service import add_vectors_and_bridge, hybrid_service
+from hybrid_service import hybrid_service
 from papersift.index import vocabulary
-from papersift.people.identity import build as build_identities
 from papersift.search.intent import IntentReader, normalize_title
 from papersift.search.types import Filters, SearchRequest
 from papersift.store import Store
@@ -25,13 +24,7 @@ MODES = ("keyword", "hybrid", "semantic")
 
 @pytest.fixture(scope="module")
 def intent_dir(sample_data_dir, tmp_path_factory):
-    data_dir = indexed_copy(sample_data_dir, tmp_path_factory.mktemp("intent"))
-    store = Store(data_dir)
-    build_identities(store)
-    store.close()
-    vocabulary.build_for_store(data_dir)
-    add_vectors_and_bridge(data_dir)
-    return data_dir
+    return navigable_copy(sample_data_dir, tmp_path_factory.mktemp("intent"))
 
 
 @pytest.fixture(scope="module")
@@ -254,3 +247,48 @@ def test_a_chinese_query_counts_the_papers_its_english_reading_matches(service):
     assert hybrid.keyword_matches == keyword.total  # not "0 papers have all the words"
     assert hybrid.total >= keyword.total
     assert sum(value.count for value in hybrid.facets["venue"]) == hybrid.total
+
+
+# -- what is not a name, an id or a typo ------------------------------------------------------
+def test_capitalised_words_and_long_descriptions_are_topics(intent_dir):
+    reader = hybrid_service(intent_dir)[0].intents
+    for text in ("Subsample", "Underfitting", "Open-Source", "Mean-Field"):  # shaped like a forum id, but words
+        assert reader.read(text).kind == "none", text
+    description = "an early neural net that learned to steer a van by watching the road and a driver"
+    assert reader.read(description).person is None and not reader.read(description).filter_words
+
+
+@pytest.mark.parametrize("typed", ["RUNX1 expression", "postoperative bleeding", "uninvolved tissue",
+                                   "a description of more than eight words with one mispelled word here"])
+def test_acronyms_english_words_and_descriptions_are_not_corrected(service, typed):
+    assert search(service, typed, "keyword").suggestion is None
+
+
+# -- the relevance floor -----------------------------------------------------------------------
+def test_dense_hits_below_the_floor_are_left_out_and_unknown_words_get_none(intent_dir):
+    from hybrid_service import CountingEncoder
+    from papersift.search.query import natural_text_query
+    from papersift.search.semantic import RELEVANCE_FLOORS, DenseRetriever
+
+    service = hybrid_service(intent_dir)[0]
+    query = natural_text_query("graph neural networks")
+    unfloored = DenseRetriever(intent_dir, service, encoder=CountingEncoder(), floor=None)
+    everything = unfloored.rank_text("graph neural networks", query, 200)
+    floor = everything[50][1]
+    floored = DenseRetriever(intent_dir, service, encoder=CountingEncoder(), floor=floor)
+    kept = floored.rank_text("graph neural networks", query, 200)
+    assert kept == [(paper_id, score) for paper_id, score in everything if score >= floor] and 0 < len(kept) < 200
+    assert floored.rank_text("qwxzzplk", natural_text_query("qwxzzplk"), 200) == []  # no word of the corpus
+    assert unfloored.nearest("qwxzzplk", natural_text_query("qwxzzplk"), 5)  # though it has nearest papers
+    assert set(RELEVANCE_FLOORS) == {"multilingual-e5-small"}  # the static model cannot tell gibberish
+    assert DenseRetriever(intent_dir, service).floors == RELEVANCE_FLOORS["multilingual-e5-small"]
+
+
+@pytest.mark.parametrize("sort", ["newest", "oldest"])
+def test_a_hybrid_result_set_sorted_by_year_lists_each_paper_once_in_year_order(service, papers, sort):
+    request = SearchRequest(query="graph neural networks", mode="hybrid", sort=sort)
+    ids = all_ids(service, request)
+    assert ids and len(ids) == len(set(ids)) == service.search(request).total
+    years = [papers[paper_id].year or 0 for paper_id in ids]
+    assert years == sorted(years, reverse=sort == "newest")
+    assert set(ids) == set(all_ids(service, replace(request, sort="relevance")))

@@ -10,13 +10,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from tests.search.conftest import indexed_copy
+from tests.search.conftest import navigable_copy
 
-from hybrid_service import add_vectors_and_bridge, hybrid_service
-from papersift.index import vocabulary
-from papersift.people.identity import build as build_identities
+from hybrid_service import hybrid_service
 from papersift.server import create_app
-from papersift.store import Store
 from served_papers import SCREENSHOTS, TEST_HOSTS, serve_in_thread
 
 pytestmark = pytest.mark.browser
@@ -25,12 +22,7 @@ TITLE_ID = "NeurIPS-2016-6945"  # a title the fixture corpus has once
 
 @pytest.fixture(scope="module")
 def nav_server(sample_data_dir, tmp_path_factory):
-    data_dir = indexed_copy(sample_data_dir, tmp_path_factory.mktemp("nav_browser"))
-    store = Store(data_dir)
-    build_identities(store)
-    store.close()
-    vocabulary.build_for_store(data_dir)
-    add_vectors_and_bridge(data_dir)
+    data_dir = navigable_copy(sample_data_dir, tmp_path_factory.mktemp("nav_browser"))
     service, _, _ = hybrid_service(data_dir)
     with serve_in_thread(create_app(data_dir, service=service, allowed_hosts=TEST_HOSTS)) as base_url:
         yield base_url, service

@@ -192,6 +192,25 @@ def bench_nav(
     emit_report("bench-nav", report, nav.markdown(report), reports_dir, as_json)
 
 
+@bench_app.command("floor")
+def bench_floor(
+    data_dir: DataDirOption = None,
+    model: Annotated[list[str], typer.Option("--model", help="Models to calibrate (repeatable).")] = [  # noqa: B006
+        "multilingual-e5-small", "multilingual-e5-small-static"],
+    reports_dir: ReportsDirOption = Path("reports"),
+    as_json: JsonOption = False,
+) -> None:
+    """Each model's relevance floor on this data dir's vectors: the median best cosine of random
+    letter strings (what search/semantic.py RELEVANCE_FLOORS holds), with its spread."""
+    from papersift.bench import floor
+
+    try:
+        report = floor.run(data_dir_of(data_dir), model)
+    except ValueError as problem:
+        fail(str(problem))
+    emit_report("bench-floor", report, floor.markdown(report), reports_dir, as_json)
+
+
 @bench_app.command("people")
 def bench_people(
     data_dir: DataDirOption = None,

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from papersift.index.analyzers import ENGLISH, terms
 from papersift.names import full_key, name_tokens
 from papersift.record import normalize_title
 from papersift.search.query import Words, parse_query
@@ -39,13 +40,15 @@ from papersift.store import Store
 
 ARXIV_ID = re.compile(r"^(?:arxiv:\s*)?(\d{4}\.\d{4,5}|[a-z][a-z.-]*/\d{7})(?:v\d+)?$", re.IGNORECASE)
 DOI = re.compile(r"^(?:doi:\s*)?(10\.\d{4,9}/\S+)$", re.IGNORECASE)
-# What an OpenReview forum id looks like (10 characters of [A-Za-z0-9_-] with a digit or a
-# capital past the first letter): only used to say "not in this data dir" for one that is not.
-OPENREVIEW_LIKE = re.compile(r"^(?=[A-Za-z0-9_-]{9,12}$)(?=.*[0-9A-Z_-].*)(?=.*[a-z]).*$")
+# What an OpenReview forum id looks like (9-14 characters of [A-Za-z0-9_-], lower-case letters
+# and a digit or two capitals: '0FvarE8SMs', 'NvBJOcmti6'); one no paper has is said to be
+# unknown only when none of its words is a word of the corpus ('Subsample' is a word).
+OPENREVIEW_LIKE = re.compile(r"^(?=[A-Za-z0-9_-]{9,14}$)(?=.*[a-z])(?=.*[0-9]|(?:.*[A-Z]){2}).*$")
 YEAR_WORD = re.compile(r"^(\d{4})(?:(?:\.\.|-)(\d{4}))?$")
-NAV_MAX_WORDS = 8  # venue/year words are read as filters in queries of at most this many words
+NAV_MAX_WORDS = 8  # names, venue/year words and misspellings are read in queries of at most this many words
 NAME_MAX_WORDS = 4
 SURNAME_SHARE = 0.6  # a lone surname names the person who holds this share of its papers
+LONE_SURNAME_PAPERS = 10  # a lone surname typed in lower case names someone with at least this many papers
 SURNAME_MAX_DOC_FREQ = 30  # ... and is a rare word in papers' text (not "he", "wang" as words)
 FETCH_COMMANDS = {
     "arxiv": "papersift fetch arxiv --query 'id:{value}'",
@@ -245,8 +248,8 @@ class Catalog:
                 return identity
         return None
 
-    def _lone_surname(self, token: str, doc_freq: Callable[[str], int]) -> _Identity | None:
-        if len(token) < 3 or doc_freq(token) > SURNAME_MAX_DOC_FREQ:
+    def _lone_surname(self, token: str, papers_using: Callable[[str], int]) -> _Identity | None:
+        if len(token) < 3 or papers_using(token) > SURNAME_MAX_DOC_FREQ or not terms(token, ENGLISH):
             return None
         identities = self.with_surname(token)
         if not identities:
@@ -278,9 +281,11 @@ class Catalog:
 class IntentReader:
     """Reads queries against the store's catalog (rebuilt when the store changes)."""
 
-    def __init__(self, data_dir: str | Path, doc_freq: Callable[[str], int] | None = None):
+    def __init__(self, data_dir: str | Path, doc_freq: Callable[[str], int] | None = None,
+                 word_uses: Callable[[str], int | None] | None = None):
         self.data_dir = Path(data_dir)
         self.doc_freq = doc_freq  # papers per analysed term (the keyword index), for lone surnames
+        self.word_uses = word_uses  # papers per word as written (the corpus vocabulary; None: not known)
         self._store: Store | None = None
         self._catalog: Catalog | None = None
         self._stamp: tuple | None = None
@@ -298,6 +303,19 @@ class IntentReader:
                 self._catalog = Catalog(self._store)
                 self._stamp = stamp
             return self._catalog
+
+    def papers_using(self, word: str) -> int:
+        """How many papers use the word: as written, from the corpus vocabulary when there is one
+        (stemming makes 'Welling' the common 'well'), else its most used analysed term (0
+        without a keyword index)."""
+        parts = re.findall(r"[A-Za-z]+", word)
+        if self.word_uses is not None and parts:
+            counted = [self.word_uses(part) for part in parts]
+            if all(uses is not None for uses in counted):
+                return max(uses or 0 for uses in counted)
+        if self.doc_freq is None:
+            return 0
+        return max((self.doc_freq(term) for term in terms(word, ENGLISH)), default=0)
 
     def person(self, name: str) -> Person | None:
         """The person a (romanised) name names, with their papers: what a Chinese name's
@@ -331,6 +349,8 @@ class IntentReader:
         if any(node.phrase for node in nodes):
             return NO_INTENT
         tokens = words.split()
+        if len(tokens) > NAV_MAX_WORDS:  # a description, not a name or `venue year` words
+            return PLAIN
         filters, filter_words, rest = self._filter_words(catalog, tokens)
         if filter_words and rest:
             titled = catalog.titled(" ".join(rest))
@@ -351,7 +371,7 @@ class IntentReader:
         if paper_id is not None:
             return Intent("paper_id", text="", filters=Filters(paper_ids=frozenset({paper_id})), matched_id=paper_id)
         if (unknown is None and not node.phrase and OPENREVIEW_LIKE.match(node.text)
-                and self.doc_freq is not None and self.doc_freq(node.text.lower()) == 0):
+                and self.doc_freq is not None and self.papers_using(node.text) == 0):
             unknown = ("openreview", node.text)  # shaped like a forum id, and no paper has the word
         if unknown is None:
             return None
@@ -360,8 +380,6 @@ class IntentReader:
     @staticmethod
     def _filter_words(catalog: Catalog, tokens: list[str]) -> tuple[Filters, tuple[str, ...], list[str]]:
         """Venue names and years among a short query's words, as filters."""
-        if len(tokens) > NAV_MAX_WORDS:
-            return Filters(), (), tokens
         venues: list[str] = []
         years: tuple[int, int] | None = None
         used: list[str] = []
@@ -395,7 +413,8 @@ class IntentReader:
         for size in (3, 2):
             for start in range(len(tokens) - size + 1):
                 span = tokens[start:start + size]
-                if len(span) == len(tokens) or not all(_name_like(token) for token in span):
+                # beside other words, a name is written as one: capitalised ("Yoshua Bengio attention")
+                if len(span) == len(tokens) or not all(_name_like(token) and token[0].isupper() for token in span):
                     continue
                 identity = catalog.person(" ".join(span))
                 if identity is not None:
@@ -404,8 +423,9 @@ class IntentReader:
             for at, token in enumerate(tokens):
                 if not _name_like(token):
                     continue
-                identity = catalog.person(token, self.doc_freq)
-                if identity is not None:
+                identity = catalog.person(token, self.papers_using)
+                # a lone surname: capitalised as typed, or the surname of someone with many papers
+                if identity is not None and (token[0].isupper() or identity.papers >= LONE_SURNAME_PAPERS):
                     return _person(catalog, identity, token), tokens[:at] + tokens[at + 1:]
         return None, tokens
 

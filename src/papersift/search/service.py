@@ -34,7 +34,7 @@ from papersift.search.backend import BackendResult, SearchBackend
 from papersift.search.cited import CITED_DEPTH, CitationCounts
 from papersift.search.crosslingual import carried_over_query, read_query, term_glossary
 from papersift.search.facet_counts import Counter, FacetSummary
-from papersift.search.intent import NO_INTENT, PLAIN, Intent, IntentReader
+from papersift.search.intent import NAV_MAX_WORDS, NO_INTENT, PLAIN, Intent, IntentReader
 from papersift.search.notices import Notice
 from papersift.search.phrasebridge import phrase_bridge_for
 from papersift.search.predicted_topics import attach_predicted_topics
@@ -107,8 +107,8 @@ class SearchService:
         self._checked_at: dict[str, float] = {}  # mode -> when a missing retriever was last looked for
         self._citations = CitationCounts()
         self._names: ChineseNames | None = None
-        self.intents = IntentReader(self.data_dir, self._doc_freq)
         self.speller = Speller(self.data_dir)
+        self.intents = IntentReader(self.data_dir, self._doc_freq, self.speller.uses)
 
     @property
     def store(self) -> Store:
@@ -278,7 +278,7 @@ class SearchService:
         if intent is NO_INTENT:
             return request, intent
         text = request.query if intent.text is None else intent.text
-        if intent.plain and text:
+        if intent.plain and text and len(text.split()) <= NAV_MAX_WORDS:  # a description's rare words stay
             corrected = self.speller.suggest(text)
             if corrected is not None:  # every mode searches the correction (a typo is a word < 3 papers use)
                 intent = replace(intent, corrected=corrected, text=corrected)

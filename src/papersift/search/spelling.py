@@ -4,10 +4,14 @@ The vocabulary is the derived file `papersift index` writes (index/vocabulary.py
 of the papers with the number of papers using it); serving only reads it, once, and again
 when `index` replaces it. Candidates come from symspellpy (symmetric delete, Damerau-OSA
 distance up to 2). A typed word is corrected when fewer than RARE papers use it and a word
-within distance 1 (2 for words of 8 letters or more) is used by at least FACTOR times as many
-papers and at least MIN_USES of them: "difusion modles" -> "diffusion models", while a rare
-but real term ("hypernetwork", used by 40 papers) stays as typed. Names and ids never get
-here: the service corrects only the words its query intent left as a topic.
+within distance 1 (2 for words of LONG_WORD letters or more) is used by at least FACTOR times
+as many papers and at least MIN_USES of them: "difusion modles" -> "diffusion models", while
+a rare but real term ("hypernetwork", used by 40 papers) stays as typed. Left alone: words in
+capitals or with digits (acronyms: RUNX1, COPI), a word of general English (symspellpy's
+own frequency dictionary: "bleeding" is no typo of "blending" because ML papers never bleed),
+a word that contains its candidate or is contained in it ("uninvolved" is not "involved"). Names and ids never get here:
+the service corrects only the words of short queries (a description's rare words are
+meant) that its query intent left as a topic.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+from functools import lru_cache
 from pathlib import Path
 
 from papersift.index.vocabulary import read, vocabulary_path
@@ -23,7 +28,18 @@ RARE = 3  # a word fewer papers than this use may be a typo
 FACTOR = 20  # ... when a close word is this many times as common
 MIN_USES = 10
 MIN_LENGTH = 4  # shorter words are left alone (acronyms, "gan", "vae")
+LONG_WORD = 10  # words this long may be two edits away from what was meant (shorter ones: one)
 _WORD = re.compile(r"[A-Za-z]+")
+
+
+@lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """General English words (the frequency dictionary symspellpy ships, 82,765 words): an
+    out-of-domain word is not a typo because the papers never use it."""
+    from importlib.resources import files
+
+    text = (files("symspellpy") / "frequency_dictionary_en_82_765.txt").read_text(encoding="utf-8")
+    return frozenset(line.split(" ", 1)[0] for line in text.splitlines() if line)
 
 
 class Speller:
@@ -58,22 +74,31 @@ class Speller:
                 self._symspell = symspell
             return self._symspell
 
+    def uses(self, word: str) -> int | None:
+        """Papers that use the word (lower-cased), None when there is no vocabulary to tell."""
+        words = self._current()
+        return words.get(word.lower(), 0) if words else None
+
     def correct_word(self, word: str) -> str | None:
         """The word a misspelt word stands for, or None (known, too short, nothing close)."""
         words = self._current()
         lowered = word.lower()
         if not words or len(lowered) < MIN_LENGTH or not lowered.isascii() or not lowered.isalpha():
             return None
+        if word not in (lowered, lowered.capitalize()):  # an acronym or a name in capitals (RUNX, COPI)
+            return None
         uses = words.get(lowered, 0)
-        if uses >= RARE:
+        if uses >= RARE or lowered in english_words():  # a real word the papers rarely use: "bleeding"
             return None
         from symspellpy import Verbosity
 
-        distance = 2 if len(lowered) >= 8 else 1
+        distance = 2 if len(lowered) >= LONG_WORD else 1
         found = self._candidates().lookup(lowered, Verbosity.TOP, max_edit_distance=distance)
         if not found or found[0].term == lowered:
             return None
         best = found[0]
+        if best.term in lowered or lowered in best.term:  # 'uninvolved' is not a typo of 'involved'
+            return None
         if best.count < max(MIN_USES, FACTOR * max(uses, 1)):
             return None
         return best.term
