@@ -246,3 +246,10 @@ def install_web(app: FastAPI) -> None:
 
         app.include_router(writer_router)
     app.state.render_html_error = render_error
+    app.state.warm_steps = [*getattr(app.state, "warm_steps", []), ("page templates", _compile_templates)]
+
+
+def _compile_templates() -> None:
+    """Compile every page template now (api/warmup.py: before the server says ready), not on the first visit."""
+    for name in templates.list_templates(filter_func=lambda name: name.endswith(".html")):
+        templates.get_template(name)
