@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,12 +20,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from papersift.background import read_status
+from papersift.search.types import Mode
 
 log = logging.getLogger("papersift.api")
 router = APIRouter(tags=["health"])
 # One search of each kind a first visitor sends: the page's default (hybrid, facets on), keyword,
 # and a Chinese query (its English reading).
-WARM_QUERIES = (("learning", "hybrid"), ("learning", "keyword"), ("图神经网络", "hybrid"))
+WARM_QUERIES: tuple[tuple[str, Mode], ...] = (("learning", "hybrid"), ("learning", "keyword"), ("图神经网络", "hybrid"))
 
 
 @dataclass
@@ -40,9 +42,12 @@ class Warmup:
         from papersift.search.phrasebridge import warm_up
         from papersift.search.types import typed_request
 
-        steps = [("Chinese resources", load_resources), ("phrase vectors", lambda: warm_up(data_dir))]
-        steps += [(f"{mode} search", lambda text=text, mode=mode: service.search(typed_request(text, mode)))
-                  for text, mode in WARM_QUERIES]
+        def search(text: str, mode: Mode) -> Callable[[], object]:
+            return lambda: service.search(typed_request(text, mode))
+
+        steps: list[tuple[str, Callable[[], object]]] = [("Chinese resources", load_resources),
+                                                         ("phrase vectors", lambda: warm_up(data_dir))]
+        steps += [(f"{mode} search", search(text, mode)) for text, mode in WARM_QUERIES]
         for name, step in [*steps, *(extra_steps or [])]:
             try:
                 step()
