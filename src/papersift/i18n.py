@@ -136,6 +136,7 @@ MESSAGES: dict[str, dict[Lang, str]] = {
                         "en": "Most like “{title}” in tag “{tag}” (similarity {score})"},
     "rec_because_all": {"zh": "与文献库中的《{title}》最相近（相似度 {score}）",
                         "en": "Most like “{title}” in your library (similarity {score})"},
+    "rec_shared_words": {"zh": "，共同词语：{words}", "en": "; shared words: {words}"},
     "rec_because_then": {"zh": "；其次是《{title}》", "en": "; then “{title}”"},
     "stage_Chinese terms": {"zh": "中文术语", "en": "Chinese terms"},
     "stage_library features": {"zh": "文献库特征", "en": "library features"},
