@@ -105,6 +105,17 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "skip_to_results": {"zh": "跳到结果", "en": "Skip to results"},
     "results": {"zh": "检索结果", "en": "Results"},
     "show_more": {"zh": "更多…", "en": "More…"},
+    # The header's light / dark switch (app.js) and the `?` key's help (keys.js)
+    "theme_to_dark": {"zh": "深色", "en": "Dark"},
+    "theme_to_light": {"zh": "浅色", "en": "Light"},
+    "keys_help_title": {"zh": "键盘快捷键", "en": "Keyboard shortcuts"},
+    "keys_help_slash": {"zh": "跳到检索框", "en": "Go to the search box"},
+    "keys_help_jk": {"zh": "选择下一篇 / 上一篇论文", "en": "Select the next / previous paper"},
+    "keys_help_o": {"zh": "打开选中的论文（返回后仍选中它）", "en": "Open the selected paper (still selected when you come back)"},
+    "keys_help_tln": {"zh": "给选中的论文加标签 · 喜欢 · 不感兴趣", "en": "Tag · like · not interested, for the selected paper"},
+    "keys_help_question": {"zh": "显示或关闭本帮助", "en": "Show or close this help"},
+    "keys_help_close": {"zh": "按 Esc 或 ? 关闭。", "en": "Esc or ? closes it."},
+    "to_filters": {"zh": "筛选 ↓", "en": "Filters ↓"},
     # A hit's library controls (web/library_forms.py)
     "marks_now": {"zh": "你的标记", "en": "Your marks"},
     "marks_apply": {"zh": "添加输入的标签", "en": "Add the tags typed"},

@@ -90,3 +90,53 @@ def test_a_new_user_in_the_first_hour(browser, sample_records, tmp_path, monkeyp
     assert all("正在后台准备" in " ".join(texts) for texts in seen["waiting"])  # while waiting: said in Chinese
     assert not seen["feed_bozo"] and seen["feed_entries"] > 0 and "图" in seen["feed_title"]
     assert seen["errors"] == [] and seen["csp"] == []
+
+
+def test_theme_switch_help_overlay_selection_after_back_and_phone_filters(browser, live_server):
+    """Issue 28 item 13: a remembered light / dark switch, a `?` help overlay, the selection kept
+    after `o` and Back, and the filters reachable from the top of the results on a phone."""
+    context = browser.new_context(base_url=live_server, locale="en-US", color_scheme="light")
+    context.add_init_script(CSP_WATCH)
+    page = context.new_page()
+    page.goto("/?q=learning&mode=keyword&lang=en")
+    switch = page.locator("button.theme-switch")
+    assert switch.is_visible() and switch.inner_text() == "Dark"
+    switch.click()
+    page.reload()  # remembered
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    assert page.evaluate("getComputedStyle(document.documentElement).backgroundColor") == "rgb(13, 17, 23)"
+    assert page.locator("button.theme-switch").inner_text() == "Light"
+
+    page.evaluate("document.activeElement.blur()")
+    page.keyboard.press("?")
+    assert page.locator("#keys-help").is_visible() and "Keyboard shortcuts" in page.locator("#keys-help").inner_text()
+    page.keyboard.press("Escape")
+    assert not page.locator("#keys-help").is_visible()
+
+    page.keyboard.press("j")
+    page.keyboard.press("j")
+    second = page.locator("article.hit").nth(1).locator("a.hit-link").get_attribute("href")
+    page.keyboard.press("o")
+    page.wait_for_url(f"**{second.split('?')[0]}?**")
+    page.go_back()
+    page.wait_for_selector("article.hit.current")
+    assert page.locator("article.hit").nth(1).get_attribute("class").split().count("current") == 1
+    assert page.evaluate("document.activeElement.getAttribute('href')") == second
+    page.screenshot(path=SCREENSHOTS / "first-hour-4-dark-back.png")
+    assert page.evaluate("window.__csp") == []
+    context.close()
+
+    phone = browser.new_context(base_url=live_server, locale="en-US", viewport={"width": 390, "height": 800})
+    tab = phone.new_page()
+    tab.goto("/?q=learning&mode=keyword&lang=en")
+    to_filters = tab.locator("a.to-filters")
+    assert to_filters.is_visible()
+    assert to_filters.bounding_box()["y"] < tab.locator("article.hit").first.bounding_box()["y"] < 800
+    to_filters.click()
+    assert tab.evaluate("Math.abs(document.getElementById('filters').getBoundingClientRect().top) < 50")
+    tab.screenshot(path=SCREENSHOTS / "first-hour-5-phone-filters.png")
+    phone.close()
+    wide = browser.new_context(base_url=live_server, viewport={"width": 1280, "height": 900}).new_page()
+    wide.goto("/?q=learning&mode=keyword&lang=en")
+    assert not wide.locator("a.to-filters").is_visible()  # beside the results already
+    wide.context.close()

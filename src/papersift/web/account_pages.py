@@ -37,7 +37,8 @@ from papersift.web.urls import SearchState
 router = APIRouter(include_in_schema=False)
 LOGIN_COOKIE = "papersift_login"  # random, binds the login / sign-up forms' CSRF token to this browser
 LABELS = {
-    "en": {"login": "Log in", "logout": "Log out", "name": "User name", "password": "Password",
+    "en": {"password_rules": "A password has {min} to {max} characters; a long phrase is easiest to remember.",
+           "login": "Log in", "logout": "Log out", "name": "User name", "password": "Password",
            "account": "Account", "signup": "Sign up", "password_again": "Password again",
            "signed_in_as": "Logged in as", "tokens": "API tokens", "tokens_help":
            "For scripts: send 'Authorization: Bearer <token>' to /api. A token is shown once, when it is made.",
@@ -51,7 +52,8 @@ LABELS = {
            "end_others": "Sign out all other sessions", "others_ended": "Signed out {count} other session(s).",
            "reset": "Set a new password", "reset_invalid": "This reset link is unknown, used or expired: ask the admin for a new one.",
            "reset_done": "Password set; every session of this account has ended. Log in with the new password."},
-    "zh": {"login": "登录", "logout": "退出登录", "name": "用户名", "password": "密码", "account": "账户",
+    "zh": {"password_rules": "密码长度为 {min} 到 {max} 个字符；较长的短语最容易记住。",
+           "login": "登录", "logout": "退出登录", "name": "用户名", "password": "密码", "account": "账户",
            "signup": "注册", "password_again": "再次输入密码", "signed_in_as": "当前用户", "tokens": "API 令牌",
            "tokens_help": "供脚本使用：向 /api 发送 'Authorization: Bearer <令牌>'。令牌只在创建时显示一次。",
            "token_name": "令牌名称", "create_token": "创建令牌", "revoke": "吊销", "no_tokens": "没有 API 令牌。",
