@@ -32,7 +32,7 @@ from papersift.api.writes import tables_for
 from papersift.follow.state import Following
 from papersift.i18n import Lang
 from papersift.web.forms import check_csrf, check_form_csrf, csrf_token, form_csrf, read_fields, require_form_writes
-from papersift.web.urls import SearchState
+from papersift.web.urls import SearchState, local_path
 
 router = APIRouter(include_in_schema=False)
 LOGIN_COOKIE = "papersift_login"  # random, binds the login / sign-up forms' CSRF token to this browser
@@ -86,11 +86,6 @@ def nav_link(request: Request) -> tuple[str, dict[str, str]] | None:
     return "/account", {lang: f"{labels['account']} ({user.user_id})" for lang, labels in LABELS.items()}
 
 
-def _local_path(target: str | None) -> str:
-    """Only a path of this site (never an open redirect)."""
-    return target if target and target.startswith("/") and not target.startswith("//") and "\\" not in target else "/"
-
-
 def _install_key(request: Request) -> str | None:
     return tables_for(request, Following, ANONYMOUS).csrf_key()
 
@@ -125,7 +120,7 @@ async def _pre_login_fields(request: Request) -> dict[str, str]:
 
 def _logged_in(request: Request, user_id: str, target: str) -> Response:
     session_id = request.app.state.accounts.start_session(user_id, user_agent=request.headers.get("user-agent", "")[:1000])
-    response = RedirectResponse(_local_path(target), status_code=303)
+    response = RedirectResponse(local_path(target), status_code=303)
     response.set_cookie(SESSION_COOKIE, session_id, max_age=SESSION_TTL_S, httponly=True, samesite="lax",
                         secure=_secure(request))
     return response
@@ -137,7 +132,7 @@ def _lang_of(value: str | None) -> Lang:
 
 @router.get("/login", response_class=HTMLResponse)
 def login_page(request: Request, params: Annotated[LoginParams, Query()]) -> HTMLResponse:
-    return _pre_login_form(request, "login.html", request_lang(request, params.lang), next=_local_path(params.next),
+    return _pre_login_form(request, "login.html", request_lang(request, params.lang), next=local_path(params.next),
                            problem=None, name="")
 
 
@@ -167,7 +162,7 @@ async def login(request: Request) -> Response:
     limiter = request.app.state.login_limiter
     user_id = await run_in_threadpool(request.app.state.accounts.check_password, name, values.get("password", ""))
     if user_id is None:
-        return _pre_login_form(request, "login.html", lang, 401, next=_local_path(target),
+        return _pre_login_form(request, "login.html", lang, 401, next=local_path(target),
                                problem=LABELS[lang]["wrong_login"], name=name)
     limiter.succeeded(account, address)
     return await run_in_threadpool(_logged_in, request, user_id, target)
