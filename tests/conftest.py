@@ -28,9 +28,10 @@ from smtp_server import smtp_server  # noqa: F401 - a fixture (digest tests)
 from tiers import CORE, FIXTURE_TIERS, missing, tiers_of
 
 FIXTURE_CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
-SAMPLE = FIXTURE_CORPUS / "papers.jsonl.gz"  # every 17th paper of the shared corpus (1,996)
+SAMPLE_CORPUS = Path(__file__).resolve().parents[1] / "src" / "papersift" / "sample_corpus"  # shipped: quickstart's fallback
+SAMPLE = SAMPLE_CORPUS / "papers.jsonl.gz"  # every 17th paper of the shared corpus (1,996)
 LABELED = FIXTURE_CORPUS / "iclr2024_labeled.jsonl.gz"  # the 1,992 ICLR 2024 papers with area/subarea
-TITLE_ONLY = FIXTURE_CORPUS / "papers_title_only.jsonl.gz"  # every 50th title-only row (216)
+TITLE_ONLY = SAMPLE_CORPUS / "papers_title_only.jsonl.gz"  # every 50th title-only row (216)
 NAMED = FIXTURE_CORPUS / "named_papers.jsonl.gz"  # papers tests name by id (make_corpus.NAMED_IDS)
 
 

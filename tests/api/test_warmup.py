@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from papersift.api.warmup import Warmup, start_warmup
 from papersift.background import STATUS_FILE
 from papersift.server import create_app
+from papersift.web.routes import templates
 from served_papers import TEST_HOSTS, build_served_data_dir
 
 
@@ -27,12 +28,14 @@ def test_healthz_says_warming_until_the_first_searches_ran_then_ready(sample_rec
         warming = client.get("/healthz")
         assert warming.status_code == 503 and warming.json()["status"] == "warming"
         assert searched == []
+        templates.cache.clear()  # the page's templates compile during the warm-up, not on the first visit
         warmup = start_warmup(app)
         assert warmup.done.wait(120)
         ready = client.get("/healthz")
         assert ready.status_code == 200 and ready.json()["status"] == "ready" and ready.json()["warmed_in_s"] >= 0
     assert searched == [("learning", "hybrid"), ("learning", "keyword"), ("图神经网络", "hybrid")]
     assert warmup.problems == []
+    assert {key[1] for key in templates.cache} >= {"search.html", "paper.html", "library_recommend.html"}
 
 
 def test_healthz_reports_the_background_work(sample_records, tmp_path):

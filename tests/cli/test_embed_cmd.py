@@ -75,3 +75,26 @@ def test_a_bad_variant_or_device_is_refused_before_the_model_loads(tmp_path, mon
     monkeypatch.setattr(embeddings, "make_encoder", must_not_load)
     result = runner.invoke(app, ["embed", "--data-dir", str(tmp_path), option, value])
     assert result.exit_code == 1 and message in result.stderr
+
+
+def test_embed_writes_progress_lines_to_a_log_file(monkeypatch):
+    """Issue 28 item 11: under quickstart stderr is embed.log, where a progress bar draws nothing
+    until it ends (e5 was silent for an hour); there a plain line comes at most every 30 s."""
+    import io
+
+    from rich.console import Console
+
+    from papersift.cli import embed_cmd
+
+    log = io.StringIO()
+    monkeypatch.setattr(embed_cmd, "err_console", Console(file=log, force_terminal=False, width=200))
+    times = iter([0.0, 10.0, 31.0, 40.0])
+    monkeypatch.setattr(embed_cmd.time, "monotonic", lambda: next(times))
+    log_line = embed_cmd._plain_progress(as_json=False)
+    for number in range(4):
+        log_line(f"embed e5: {number} of 4 texts")
+    assert log.getvalue().splitlines() == ["embed e5: 0 of 4 texts", "embed e5: 2 of 4 texts"]
+    terminal = io.StringIO()
+    monkeypatch.setattr(embed_cmd, "err_console", Console(file=terminal, force_terminal=True))
+    embed_cmd._plain_progress(as_json=False)("drawn by the bar instead")
+    assert terminal.getvalue() == ""

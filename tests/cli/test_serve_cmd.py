@@ -208,3 +208,19 @@ def test_quickstart_chain_starts_with_the_static_first_pass_when_its_model_is_bu
     terms, features, first_pass, *rest = serve_cmd.background_stages(tmp_path)
     assert first_pass.command[-5:] == ["embed", "--data-dir", str(tmp_path), "--model", STATIC_MODEL]
     assert [terms, features, *rest] == without  # then e5, MiniLM and the topics as before
+
+
+def test_quickstart_without_the_shared_data_serves_the_shipped_sample_and_says_how_to_get_more(tmp_path, served,
+                                                                                                monkeypatch):
+    """Issue 28 item 12: without ../shared it stopped ("no corpus in ..."); now it serves the sample
+    shipped in the package and names the commands that fetch the real lists."""
+    monkeypatch.setenv("PAPERSIFT_SHARED_DATA", str(tmp_path / "no-shared-data-here"))
+    data_dir = tmp_path / "data"
+    result = runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--no-embed"])
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert "sample of 2,212 papers shipped with papersift" in said and "'papersift fetch'" in said
+    assert "'papersift update'" in said
+    assert Store(data_dir, readonly=True).count() == 2212 and len(served) == 1
+    missing = runner.invoke(app, ["quickstart", "--data-dir", str(tmp_path / "other"), "--corpus", str(tmp_path)])
+    assert missing.exit_code != 0 and "pass --corpus" in " ".join(missing.output.split())  # a named folder stays an error

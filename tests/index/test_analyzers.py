@@ -42,7 +42,7 @@ def test_tokens_word_by_word_equal_tantivys_pre_tokenize_on_the_fixture_corpus()
 
     from papersift.index.analyzers import ENGLISH, tokens
 
-    corpus = Path(__file__).parents[1] / "fixtures" / "corpus" / "papers.jsonl.gz"
+    corpus = Path(__file__).resolve().parents[2] / "src" / "papersift" / "sample_corpus" / "papers.jsonl.gz"
     with gzip.open(corpus, "rt", encoding="utf-8") as lines:
         texts = [f"{row.get('title', '')} {row.get('abstract', '')}" for row in map(json.loads, lines)]
     assert len(texts) > 1000

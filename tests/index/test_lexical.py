@@ -131,7 +131,7 @@ def test_a_full_build_is_one_segment_even_past_the_flush_budget(tmp_path, monkey
 
     from papersift.bench.synthetic import SourceCorpus, synthesize
 
-    sample = Path(__file__).resolve().parents[1] / "fixtures" / "corpus" / "papers.jsonl.gz"
+    sample = Path(__file__).resolve().parents[2] / "src" / "papersift" / "sample_corpus" / "papers.jsonl.gz"
     papers = [(seq, paper_from_dict(record)) for seq, record in
               enumerate(synthesize(SourceCorpus([sample]), 30_000, seed=5), 1)]
     monkeypatch.setattr(lexical, "WRITER_HEAP_BYTES", 15_000_000)

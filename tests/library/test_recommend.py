@@ -130,3 +130,12 @@ def test_a_one_paper_tag_ranks_its_embedding_neighbours_before_keyword_look_alik
                         np.ones(300, dtype=bool), "test")
     hits = recommend_rows(features, ["p0"], [], {"p0"}, k=3)
     assert {hit.paper_id for hit in hits} == {"p1", "p2", "p3"}
+
+
+def test_shared_words_are_a_recommendations_own_reason():
+    from papersift.library.recommend import shared_words
+
+    hit = "Sparse Gaussian processes for kernel regression with inducing points"
+    tagged = "Kernel methods and Gaussian process regression at scale"
+    assert shared_words(hit, tagged) == ["regression", "gaussian", "kernel"]  # longest first
+    assert shared_words("the and with", "the and with") == []  # stop words are no reason

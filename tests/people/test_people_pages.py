@@ -49,3 +49,9 @@ def test_an_author_name_with_a_slash_has_its_profile_and_page(client):
     assert profile.status_code == 200, profile.text
     assert profile.json()["name"] == "Mallory <b>Evil</b>" and profile.json()["paper_count"] >= 1
     assert client.get(f"/author/{name}?lang=en").status_code == 200
+
+
+def test_a_name_without_identities_warns_it_may_be_several_people(client):
+    """Issue 28 item 8: /author/Yang Liu listed 131 papers of several people with no word of it."""
+    html = client.get("/author/" + quote("Mallory <b>Evil</b>", safe="") + "?lang=zh").text
+    assert 'class="notice namesake-warning"' in html and "可能是几位同名的作者" in html

@@ -258,3 +258,14 @@ def test_public_pages_work_anonymously_with_no_forms_and_a_login_link(app):
     assert page.status_code == 200 and 'href="/login?lang=' in page.text and 'action="/saved"' not in page.text
     logged = logged_in(app, "alice").get("/?q=learning")
     assert 'action="/saved"' in logged.text and 'name="token"' not in logged.text  # the session, not the write token
+
+
+def test_the_sign_up_form_states_the_password_rules(app):
+    """Issue 28 item 13: the rules (accounts/passwords.py) were only learnt from a refusal."""
+    from papersift.accounts.passwords import MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS
+
+    token, _ = app.state.accounts.invite()
+    zh = _client(app).get(f"/signup?invite={token}&lang=zh").text
+    en = _client(app).get(f"/signup?invite={token}&lang=en").text
+    assert f"密码长度为 {MIN_PASSWORD_CHARS} 到 {MAX_PASSWORD_CHARS} 个字符" in zh
+    assert f"A password has {MIN_PASSWORD_CHARS} to {MAX_PASSWORD_CHARS} characters" in en

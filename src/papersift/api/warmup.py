@@ -9,7 +9,6 @@ The server answers at once; `GET /healthz` says `warming` (503) until this is do
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
 import time
@@ -38,16 +37,18 @@ class Warmup:
     problems: list[str] = field(default_factory=list)
     done: threading.Event = field(default_factory=threading.Event)
 
-    def run(self, service, data_dir: Path) -> None:
+    def run(self, service, data_dir: Path, extra_steps: list | None = None) -> None:
         from papersift.search.crosslingual import load_resources
         from papersift.search.phrasebridge import warm_up
         from papersift.search.types import typed_request
 
+        def search(text: str, mode: Mode) -> Callable[[], object]:
+            return lambda: service.search(typed_request(text, mode))
+
         steps: list[tuple[str, Callable[[], object]]] = [("Chinese resources", load_resources),
                                                          ("phrase vectors", lambda: warm_up(data_dir))]
-        for text, mode in WARM_QUERIES:
-            steps.append((f"{mode} search", functools.partial(service.search, typed_request(text, mode))))
-        for name, step in steps:
+        steps += [(f"{mode} search", search(text, mode)) for text, mode in WARM_QUERIES]
+        for name, step in [*steps, *(extra_steps or [])]:
             try:
                 step()
             except Exception as problem:  # noqa: BLE001 - a missing part (no vectors yet) is not a failure to serve
@@ -63,7 +64,8 @@ def start_warmup(app, on_ready=None) -> Warmup:
     app.state.warmup = warmup
 
     def run() -> None:
-        warmup.run(app.state.service, app.state.settings.data_dir)
+        # others mounted on the API add theirs (the page: its templates, compiled on first use)
+        warmup.run(app.state.service, app.state.settings.data_dir, getattr(app.state, "warm_steps", []))
         if on_ready is not None:
             on_ready(warmup)
     threading.Thread(target=run, name="warm-up", daemon=True).start()

@@ -41,6 +41,25 @@ def _progress(disable: bool) -> Progress:
     )
 
 
+PLAIN_PROGRESS_EVERY_S = 30.0  # a log file (quickstart's embed.log) gets a progress line this often
+
+
+def _plain_progress(as_json: bool, every_s: float = PLAIN_PROGRESS_EVERY_S):
+    """`line -> None`: when stderr is no terminal (quickstart's embed.log), a progress line at
+    most every `every_s` seconds (a progress bar draws nothing there until it ends: e5 was silent
+    for an hour); on a terminal nothing (the bar shows it)."""
+    last = [float("-inf")]
+
+    def log_line(line: str) -> None:
+        if as_json or err_console.is_terminal:
+            return
+        now = time.monotonic()
+        if now - last[0] >= every_s:
+            last[0] = now
+            err_console.print(line, highlight=False, soft_wrap=True)
+    return log_line
+
+
 @app.command()
 def embed(
     data_dir: DataDirOption = None,
@@ -117,11 +136,14 @@ def embed(
     with _progress(disable=as_json) as progress:
         task = progress.add_task("embed", total=None, rate="")
 
+        log_line = _plain_progress(as_json)
+
         def report(state: EmbedProgress) -> None:
             elapsed = max(time.perf_counter() - started, 1e-9)
             todo = state.total - state.cached if limit is None else min(limit, state.total - state.cached)
-            progress.update(task, total=todo, completed=state.embedded,
-                            rate=f"{state.embedded / elapsed:.1f} texts/s, {state.cached} cached")
+            rate = f"{state.embedded / elapsed:.1f} texts/s, {state.cached} cached"
+            progress.update(task, total=todo, completed=state.embedded, rate=rate)
+            log_line(f"embed {model}: {state.embedded:,} of {todo:,} texts ({rate}, {elapsed:.0f} s)")
 
         terms_task: TaskID | None = None
         terms_started = 0.0
@@ -133,8 +155,9 @@ def embed(
                 terms_task = progress.add_task("terms", total=state.total - state.cached, rate="")
                 terms_started = time.perf_counter()
             elapsed = max(time.perf_counter() - terms_started, 1e-9)
-            progress.update(terms_task, completed=state.embedded,
-                            rate=f"{state.embedded / elapsed:.0f} terms/s, {state.cached} cached")
+            rate = f"{state.embedded / elapsed:.0f} terms/s, {state.cached} cached"
+            progress.update(terms_task, completed=state.embedded, rate=rate)
+            log_line(f"embed {model} terms: {state.embedded:,} of {state.total - state.cached:,} ({rate})")
 
         summary = run(report, report_terms)
     # texts: a paper the model cannot read whole is embedded as two passages

@@ -40,6 +40,7 @@ ForwardedAllowIpsOption = Annotated[str | None, typer.Option(
     help="Comma-separated addresses (or networks) of reverse proxies whose X-Forwarded-For / X-Forwarded-Proto "
          "are trusted; off by default: every request is the address it came from.")]
 CORPUS_FILES = ("papers.jsonl.gz", "papers_title_only.jsonl.gz")
+SAMPLE_CORPUS = Path(__file__).resolve().parents[1] / "sample_corpus"  # shipped in the package
 
 
 def _run_server(data_dir: Path, host: str, port: int, enable_writes: bool, write_token: str | None,
@@ -181,6 +182,12 @@ def quickstart(
     if store.count() == 0:
         folder = corpus or shared_data_dir() / "ml_papers"
         files = [folder / name for name in CORPUS_FILES if (folder / name).exists()]
+        if not files and corpus is None:  # no shared data on this machine: the sample shipped with papersift
+            files = [SAMPLE_CORPUS / name for name in CORPUS_FILES]
+            err_console.print(f"no shared corpus in {folder}: serving the sample of 2,212 papers shipped with "
+                              "papersift. For the real lists: 'papersift fetch' (OpenReview, arXiv; docs/ingest.md) "
+                              "or 'papersift update' with an update.toml (docs/feeds.md), or quickstart --corpus "
+                              "FOLDER with papers.jsonl.gz", highlight=False, soft_wrap=True)
         if not files:
             fail(f"no corpus in {folder} (expected {', '.join(CORPUS_FILES)}); pass --corpus")
         console.print(f"ingesting {', '.join(str(path) for path in files)} into {resolved}", highlight=False)

@@ -24,6 +24,7 @@ embeddings.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -161,6 +162,23 @@ def explanation(because_titles: list[str], tag: str | None) -> str:
     where = f"in tag {tag!r}" if tag is not None else "in your library"
     noun = "paper" if len(because_titles) == 1 else f"{len(because_titles)} papers"
     return f"like the {noun} {where}: {'; '.join(because_titles)}"
+
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z-]{3,}")
+
+
+def shared_words(text: str, other: str, limit: int = 3) -> list[str]:
+    """The words a recommended paper shares with the tagged paper it is most like (not stop words,
+    four letters or more), longest first: the part of its reason that is its own."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    theirs = {word.lower() for word in _WORD.findall(other)}
+    found: dict[str, None] = {}
+    for word in _WORD.findall(text):
+        lowered = word.lower()
+        if lowered in theirs and lowered not in ENGLISH_STOP_WORDS:
+            found.setdefault(lowered)
+    return sorted(found, key=lambda word: (-len(word), word))[:limit]
 
 
 class NothingToLearn(ValueError):

@@ -32,12 +32,13 @@ from papersift.api.writes import tables_for
 from papersift.follow.state import Following
 from papersift.i18n import Lang
 from papersift.web.forms import check_csrf, check_form_csrf, csrf_token, form_csrf, read_fields, require_form_writes
-from papersift.web.urls import SearchState
+from papersift.web.urls import SearchState, local_path
 
 router = APIRouter(include_in_schema=False)
 LOGIN_COOKIE = "papersift_login"  # random, binds the login / sign-up forms' CSRF token to this browser
 LABELS = {
-    "en": {"login": "Log in", "logout": "Log out", "name": "User name", "password": "Password",
+    "en": {"password_rules": "A password has {min} to {max} characters; a long phrase is easiest to remember.",
+           "login": "Log in", "logout": "Log out", "name": "User name", "password": "Password",
            "account": "Account", "signup": "Sign up", "password_again": "Password again",
            "signed_in_as": "Logged in as", "tokens": "API tokens", "tokens_help":
            "For scripts: send 'Authorization: Bearer <token>' to /api. A token is shown once, when it is made.",
@@ -51,7 +52,8 @@ LABELS = {
            "end_others": "Sign out all other sessions", "others_ended": "Signed out {count} other session(s).",
            "reset": "Set a new password", "reset_invalid": "This reset link is unknown, used or expired: ask the admin for a new one.",
            "reset_done": "Password set; every session of this account has ended. Log in with the new password."},
-    "zh": {"login": "登录", "logout": "退出登录", "name": "用户名", "password": "密码", "account": "账户",
+    "zh": {"password_rules": "密码长度为 {min} 到 {max} 个字符；较长的短语最容易记住。",
+           "login": "登录", "logout": "退出登录", "name": "用户名", "password": "密码", "account": "账户",
            "signup": "注册", "password_again": "再次输入密码", "signed_in_as": "当前用户", "tokens": "API 令牌",
            "tokens_help": "供脚本使用：向 /api 发送 'Authorization: Bearer <令牌>'。令牌只在创建时显示一次。",
            "token_name": "令牌名称", "create_token": "创建令牌", "revoke": "吊销", "no_tokens": "没有 API 令牌。",
@@ -82,11 +84,6 @@ def nav_link(request: Request) -> tuple[str, dict[str, str]] | None:
     if user is None:
         return "/login", {lang: labels["login"] for lang, labels in LABELS.items()}
     return "/account", {lang: f"{labels['account']} ({user.user_id})" for lang, labels in LABELS.items()}
-
-
-def _local_path(target: str | None) -> str:
-    """Only a path of this site (never an open redirect)."""
-    return target if target and target.startswith("/") and not target.startswith("//") and "\\" not in target else "/"
 
 
 def _install_key(request: Request) -> str | None:
@@ -123,7 +120,7 @@ async def _pre_login_fields(request: Request) -> dict[str, str]:
 
 def _logged_in(request: Request, user_id: str, target: str) -> Response:
     session_id = request.app.state.accounts.start_session(user_id, user_agent=request.headers.get("user-agent", "")[:1000])
-    response = RedirectResponse(_local_path(target), status_code=303)
+    response = RedirectResponse(local_path(target), status_code=303)
     response.set_cookie(SESSION_COOKIE, session_id, max_age=SESSION_TTL_S, httponly=True, samesite="lax",
                         secure=_secure(request))
     return response
@@ -135,7 +132,7 @@ def _lang_of(value: str | None) -> Lang:
 
 @router.get("/login", response_class=HTMLResponse)
 def login_page(request: Request, params: Annotated[LoginParams, Query()]) -> HTMLResponse:
-    return _pre_login_form(request, "login.html", request_lang(request, params.lang), next=_local_path(params.next),
+    return _pre_login_form(request, "login.html", request_lang(request, params.lang), next=local_path(params.next),
                            problem=None, name="")
 
 
@@ -165,7 +162,7 @@ async def login(request: Request) -> Response:
     limiter = request.app.state.login_limiter
     user_id = await run_in_threadpool(request.app.state.accounts.check_password, name, values.get("password", ""))
     if user_id is None:
-        return _pre_login_form(request, "login.html", lang, 401, next=_local_path(target),
+        return _pre_login_form(request, "login.html", lang, 401, next=local_path(target),
                                problem=LABELS[lang]["wrong_login"], name=name)
     limiter.succeeded(account, address)
     return await run_in_threadpool(_logged_in, request, user_id, target)

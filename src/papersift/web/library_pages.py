@@ -23,6 +23,7 @@ from papersift.api.params import PaperParams, SearchParams
 from papersift.background import read_status
 from papersift.i18n import Lang, translate
 from papersift.library.entries import MAX_TAG_CHARS, LibraryError
+from papersift.record import Paper
 from papersift.web.library_forms import marks_context
 from papersift.web.saved_pages import form_context
 from papersift.web.urls import SearchState
@@ -104,15 +105,21 @@ def stage_text(request: Request, name: str, lang: Lang) -> str | None:
                      name=translate(f"stage_{running['name']}", lang))
 
 
-def reason(because: list[tuple[str, float]], tag: str | None, lang: Lang) -> str:
+def reason(paper: Paper | None, because: list[tuple[Paper, float]], tag: str | None, lang: Lang) -> str:
     """The hit's own reason in the reader's language: the tagged (or library) paper it is most
-    like, with the similarity, then the next nearest."""
+    like, with the similarity and the words they share, then the next nearest."""
+    from papersift.library.recommend import shared_words
+
     if not because:
         return ""
-    (title, score), rest = because[0], because[1:]
+    (nearest, score), rest = because[0], because[1:]
     key = "rec_because_tag" if tag is not None else "rec_because_all"
-    text = translate(key, lang, title=title, tag=tag or "", score=f"{score:.2f}")
-    return text + "".join(translate("rec_because_then", lang, title=other) for other, _ in rest[:1])
+    text = translate(key, lang, title=nearest.title, tag=tag or "", score=f"{score:.2f}")
+    words = shared_words(f"{paper.title} {paper.abstract or ''}", f"{nearest.title} {nearest.abstract or ''}") \
+        if paper is not None else []
+    if words:
+        text += translate("rec_shared_words", lang, words=("、" if lang == "zh" else ", ").join(words))
+    return text + "".join(translate("rec_because_then", lang, title=other.title) for other, _ in rest[:1])
 
 
 @router.get("/library/recommend", response_class=HTMLResponse)
@@ -138,8 +145,9 @@ def recommend_page(request: Request, params: Annotated[RecommendPageParams, Quer
                        translate("rec_nothing_tag", lang, tag=tag) if tag is not None else translate("rec_nothing_all", lang))
         except LibraryError as error:
             problem = translate("rec_invalid", lang, message=str(error))
-    rows = [(hit, papers.get(hit.paper_id), reason([(papers[pid].title, score) for pid, score in hit.because
-                                                    if pid in papers], tag, lang)) for hit in hits]
+    rows = [(hit, papers.get(hit.paper_id), reason(papers.get(hit.paper_id), [(papers[pid], score) for pid, score
+                                                                              in hit.because if pid in papers], tag, lang))
+            for hit in hits]
     fresh, private_feed, forms = set(), None, {"writes": False, "csrf": None}
     if tag:  # a tag's recommendations remember what was shown (follow/watches.py): mark the new ones
         from papersift.api.saved_routes import following_of

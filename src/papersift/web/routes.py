@@ -48,6 +48,7 @@ from papersift.search.intent import Intent
 from papersift.web.citation_meta import citation_meta_tags, coins_kev
 from papersift.web.feeds import page_feeds
 from papersift.web.library_forms import marks_context
+from papersift.web.mathml import render_math
 from papersift.web.saved_pages import LABELS as SAVED_LABELS
 from papersift.web.saved_pages import form_context
 from papersift.web.topic_names import topic_name
@@ -101,8 +102,13 @@ def highlighted(snippet: str | None, plain: str | None) -> Markup:
     """The service's snippet if it is what it promises (escaped text + <mark>), else the
     escaped plain text; either without PDF-extraction debris."""
     if snippet and not re.search(r"[<>]", _MARK_TAG.sub("", snippet)):
-        return Markup(cleaned(snippet))
-    return escape(cleaned(plain))
+        return render_math(cleaned(snippet))
+    return render_math(str(escape(cleaned(plain))))
+
+
+def paper_text(text: str | None) -> Markup:
+    """A paper's text on its page: escaped, debris cleaned, its maths as MathML (web/mathml.py)."""
+    return render_math(str(escape(cleaned(text))))
 
 
 def safe_href(url: str | None) -> str | None:
@@ -114,6 +120,7 @@ def safe_href(url: str | None) -> str | None:
 
 templates.filters["safe_href"] = safe_href
 templates.filters["cleaned"] = cleaned
+templates.filters["paper_text"] = paper_text
 templates.globals.update(highlighted=highlighted, AUTHORS_SHOWN=AUTHORS_SHOWN, paper_path=paper_path,
                          export_path=export_path, author_link=author_path, citation_meta_tags=citation_meta_tags,
                          coins_kev=coins_kev)
@@ -275,3 +282,10 @@ def install_web(app: FastAPI) -> None:
 
         app.include_router(writer_router)
     app.state.render_html_error = render_error
+    app.state.warm_steps = [*getattr(app.state, "warm_steps", []), ("page templates", _compile_templates)]
+
+
+def _compile_templates() -> None:
+    """Compile every page template now (api/warmup.py: before the server says ready), not on the first visit."""
+    for name in templates.list_templates(filter_func=lambda name: name.endswith(".html")):
+        templates.get_template(name)

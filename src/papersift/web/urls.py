@@ -84,6 +84,11 @@ def paper_path(paper_id: str, lang: str, suffix: str = "", back: str | None = No
     return f"/paper/{quote(paper_id, safe='')}{suffix}?{urlencode(params)}"
 
 
+def local_path(target: str | None) -> str:
+    """Only a path of this site (never an open redirect)."""
+    return target if target and target.startswith("/") and not target.startswith("//") and "\\" not in target else "/"
+
+
 def search_back(back: str | None, lang: str) -> str:
     """Where a paper page's "Back to search" goes: the search the reader came from (only this
     site's search page: never another site), else a new search."""

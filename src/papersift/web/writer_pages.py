@@ -27,7 +27,7 @@ from papersift.web.forms import (
     writer_proof,
     writer_signed_in,
 )
-from papersift.web.urls import SearchState
+from papersift.web.urls import SearchState, local_path
 
 router = APIRouter(include_in_schema=False)
 WRITER_COOKIE_AGE_S = 90 * 24 * 3600  # a new write token (each quickstart) signs every browser out anyway
@@ -51,11 +51,6 @@ LABELS = {
 class SignInParams(PaperParams):
     token: Annotated[str | None, Field(max_length=1000)] = None
     next: Annotated[str | None, Field(max_length=2000)] = None
-
-
-def local_path(target: str | None) -> str:
-    """Only a path of this site (never an open redirect)."""
-    return target if target and target.startswith("/") and not target.startswith("//") and "\\" not in target else "/"
 
 
 def _writes_without_accounts(request: Request) -> bool:

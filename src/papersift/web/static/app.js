@@ -36,5 +36,25 @@
     if (text && text.scrollHeight <= text.clientHeight + 1) box.classList.add("fits");
   });
 
-  // Keys ("/", j, k, o) are in keys.js.
+  // Light or dark, chosen with the header's switch and remembered (the system's choice until then).
+  var themeSwitch = document.querySelector("button.theme-switch");
+  if (themeSwitch) {
+    var label = function () {
+      var dark = document.documentElement.dataset.theme === "dark" ||
+        (!document.documentElement.dataset.theme && window.matchMedia("(prefers-color-scheme: dark)").matches);
+      themeSwitch.textContent = dark ? themeSwitch.dataset.toLight : themeSwitch.dataset.toDark;
+      themeSwitch.setAttribute("aria-pressed", dark ? "true" : "false");
+      return dark;
+    };
+    themeSwitch.hidden = false;
+    label();
+    themeSwitch.addEventListener("click", function () {
+      var theme = label() ? "light" : "dark";
+      document.documentElement.dataset.theme = theme;
+      try { localStorage.setItem("papersift-theme", theme); } catch (error) { /* private mode: this page only */ }
+      label();
+    });
+  }
+
+  // Keys ("/", j, k, o, ?) are in keys.js.
 })();
