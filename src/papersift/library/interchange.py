@@ -251,9 +251,9 @@ class ImportBudget:
     file being read), so a file over either bound is refused before it is parsed, while most of
     it has not even been read: LibraryFormatError at the first chunk past a bound."""
 
-    def __init__(self, name: str = "the file", max_bytes: int | None = MAX_IMPORT_BYTES,
-                 max_entries: int = MAX_IMPORT_ENTRIES):
-        self.name, self.max_bytes, self.max_entries = name, max_bytes, max_entries
+    def __init__(self, name: str = "the file", max_bytes: int | None = MAX_IMPORT_BYTES, max_entries: int | None = None):
+        self.name, self.max_bytes = name, max_bytes
+        self.max_entries = MAX_IMPORT_ENTRIES if max_entries is None else max_entries
         self.bytes = self.entries = 0
         self._tail = b""
 
