@@ -134,6 +134,7 @@ NOTICES_ZH: dict[str, str] = {
     "semantic_partial": "语义索引已覆盖 {coverage:.0%} 的论文（{rows:,} / {total:,}），向量计算仍在进行",
     "first_pass": "{share:.0%} 的论文暂按快速初筛向量排序，完整模型仍在计算（papersift embed）",
     "similar_by_words": "按共同词语查找相似论文：语义索引暂时无法回答",
+    "query_shortened": "语义检索只读取查询的前 {limit} 个字符（关键词仍全部检索）",
     "unknown_tag": "你的文献库中没有标签为“{tag}”的论文（tag: 只检索你加过标签的论文）",
 }
 

@@ -18,6 +18,7 @@ ENGLISH = {
     "semantic_partial": "semantic index covers {coverage:.0%} of papers ({rows:,} of {total:,}); embedding is in progress",
     "first_pass": "{share:.0%} of papers are ranked by fast first-pass vectors until 'papersift embed' finishes the full model",
     "similar_by_words": "similar papers by shared words: the semantic index cannot answer yet",
+    "query_shortened": "the query's meaning is read from its first {limit} characters (its words are all searched)",
     "unknown_tag": "your library has no paper tagged '{tag}' (tag: searches the papers you tagged)",
 }
 

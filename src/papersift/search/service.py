@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from papersift.config import MAX_PAGE, MAX_PAGE_SIZE
+from papersift.config import MAX_ENCODED_QUERY_CHARS, MAX_PAGE, MAX_PAGE_SIZE
 from papersift.index.analyzers import has_cjk
 from papersift.index.predictions import PredictionStore
 from papersift.record import Paper
@@ -227,6 +227,8 @@ class SearchService:
         retriever = self._retriever_for(request, notices) if self._needs_retriever(request, query) else None
         if retriever is not None:
             notices.extend(getattr(retriever, "notices", list)())  # e.g. semantic coverage while embedding
+            if not (request.like_id or request.like_text) and len(query_text(query)) > MAX_ENCODED_QUERY_CHARS:
+                notices.append(Notice("query_shortened", limit=MAX_ENCODED_QUERY_CHARS))
             return self._retrieved(request, query, retriever, offset, limit, candidate_ids)
         return self._keyword(request, query, notices, offset, limit, with_papers, candidate_ids)
 
