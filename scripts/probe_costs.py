@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import os
 import socket
-import statistics
 import subprocess
 import sys
 import threading
@@ -49,7 +48,7 @@ def start(data_dir: str, src: str | None, port: int) -> subprocess.Popen:
 
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def queries(client: httpx.Client, rounds: int) -> None:
@@ -100,7 +99,7 @@ def imports(client: httpx.Client, data_dir: str, server: subprocess.Popen) -> No
     from papersift.store import Store
 
     store = Store(data_dir, readonly=True)
-    papers, size, text = [], 0, ""
+    papers, _size, text = [], 0, ""
     for _, paper in store.iter_papers(0):
         papers.append(paper)
         if len(papers) % 500 == 0:
