@@ -68,7 +68,7 @@ def queries(client: httpx.Client, rounds: int) -> None:
             assert answer.status_code == 200, answer.text[:300]
             notices.update(answer.json().get("notices", []))
 
-        def keywords() -> None:
+        def keywords(running: threading.Event = running) -> None:
             words = ["graph neural networks", "diffusion models", "contrastive learning", "bandits", "transformers"]
             index = 0
             while running.is_set():
@@ -114,7 +114,7 @@ def imports(client: httpx.Client, data_dir: str, server: subprocess.Popen) -> No
         peak, sampling = [process.memory_info().rss], threading.Event()
         sampling.set()
 
-        def sample() -> None:
+        def sample(sampling: threading.Event = sampling, peak: list[int] = peak) -> None:
             while sampling.is_set():
                 peak.append(process.memory_info().rss)
                 time.sleep(0.02)
