@@ -10,6 +10,7 @@ import hashlib
 import os
 import shutil
 import socket
+import subprocess
 import tempfile
 import threading
 import time
@@ -149,3 +150,17 @@ def serve_in_thread(app) -> Iterator[str]:
         server.should_exit = True
         thread.join(timeout=10)
         listener.close()
+
+
+def wait_until_listening(server: subprocess.Popen, port: int, timeout: float = 60) -> None:
+    """Return once the server process accepts connections on the loopback port; fail (with its
+    stderr) if it exits or does not within `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        assert server.poll() is None, server.stderr.read().decode()[-2000:] if server.stderr else "the server exited"
+        assert time.monotonic() < deadline, "the server did not start"
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.1)  # polling for the listening socket

@@ -9,6 +9,9 @@ DATA_DIR_ENV = "PAPERSIFT_DATA_DIR"
 
 # Limits shared by the CLI, the HTTP API and the page.
 MAX_QUERY_CHARS = 1000
+# What the query encoder reads of a semantic or hybrid query (the keyword side reads it all):
+# encoding and reading a 1,000-character Chinese query took ~2 s of CPU (docs/reliability-search.md).
+MAX_ENCODED_QUERY_CHARS = 200
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
 MAX_PAGE = 500

@@ -226,6 +226,7 @@ NOTICES_ZH: dict[str, str] = {
     "semantic_partial": "按语义排序目前只覆盖部分论文，其余论文仍在准备中；未覆盖的论文按关键词找到",
     "first_pass": "部分论文暂按快速初筛向量排序；完整模型读完这些论文后（通常一小时内）排序会更准确",
     "similar_by_words": "按共同词语查找相似论文：语义索引暂时无法回答",
+    "query_shortened": "语义检索只读取查询的前 {limit} 个字符（关键词仍全部检索）",
     "unknown_tag": "你的文献库中没有标签为“{tag}”的论文（tag: 只检索你加过标签的论文）",
     "id_match": "{paper_id} 是这个编号对应的论文",
     "unknown_id": "本数据目录中没有 {kind} 编号为 {value} 的论文；可用此命令获取：{command}",

@@ -28,7 +28,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from papersift.server import create_app
-from served_papers import HOSTILE_ID, TEST_HOSTS, build_served_data_dir
+from served_papers import HOSTILE_ID, TEST_HOSTS, build_served_data_dir, wait_until_listening
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 MB = 1024 * 1024
@@ -195,15 +195,7 @@ def real_server(served_data_dir):
                                                         os.environ.get("PYTHONPATH", "")])}
     server = subprocess.Popen([sys.executable, "-c", launcher, str(served_data_dir), str(port)], env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while True:
-        assert server.poll() is None, server.stderr.read().decode()[-2000:]
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            time.sleep(0.1)  # polling for the listening socket
+    wait_until_listening(server, port)
     yield server, port
     server.terminate()
     server.wait(timeout=30)

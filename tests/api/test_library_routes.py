@@ -134,3 +134,44 @@ def test_recommendations_read_the_features_and_never_build_them(writable, sample
     assert bad.status_code == 422 and "unclosed quote" in bad.json()["message"]
     empty = client.get("/api/library/recommendations", params={"tag": "no such tag"})
     assert empty.status_code == 422 and empty.json()["error"] == "nothing_to_learn"
+
+
+def _tiny_bibtex(count: int) -> bytes:
+    return b"".join(b"@misc{k%d, title={T %d}}\n" % (number, number) for number in range(count))
+
+
+def test_an_import_over_its_bounds_is_refused_while_it_streams_before_any_parsing(writable, monkeypatch):
+    """Over MAX_IMPORT_BYTES (declared, or sent chunked without a length) or MAX_IMPORT_ENTRIES:
+    413 naming the bound, and the parser never runs."""
+    from papersift.library import interchange
+
+    client, _ = writable
+    monkeypatch.setattr(interchange, "read_entries", lambda *_: pytest.fail("parsed a refused import"))
+
+    def chunked(total: int, chunk: bytes):
+        for _ in range(total // len(chunk)):
+            yield chunk
+
+    over = f"the body is over the import limit of {interchange.MAX_IMPORT_BYTES:,} bytes"
+    declared = client.post("/api/library/import", content=b"%" * (interchange.MAX_IMPORT_BYTES + 1), headers=AUTH)
+    assert declared.status_code == 413 and declared.json()["message"] == over, declared.text
+    # 12 MB: under the server's body limit (16 MB), over the import's; no Content-Length
+    streamed = client.post("/api/library/import", content=chunked(12 << 20, b"%" * (1 << 20)), headers=AUTH)
+    assert streamed.status_code == 413 and streamed.json()["message"] == over, streamed.text
+    many = client.post("/api/library/import", content=_tiny_bibtex(interchange.MAX_IMPORT_ENTRIES + 1), headers=AUTH)
+    assert many.status_code == 413
+    assert many.json()["message"] == f"the body has over {interchange.MAX_IMPORT_ENTRIES:,} entries, the most one import takes"
+
+
+def test_one_import_per_user_at_a_time_and_a_few_per_server(writable):
+    client, _ = writable
+    slots = client.app.state.import_slots
+    with slots.hold("local"):  # this user's import still running
+        second = client.post("/api/library/import", content=_tiny_bibtex(3), headers=AUTH)
+        assert second.status_code == 429 and second.json()["error"] == "import_running"
+        assert int(second.headers["Retry-After"]) > 0
+    with slots.hold("alice"), slots.hold("bob"):  # the server's slots taken by others
+        busy = client.post("/api/library/import", content=_tiny_bibtex(3), headers=AUTH)
+        assert busy.status_code == 503 and busy.json()["error"] == "imports_busy"
+    done = client.post("/api/library/import", content=_tiny_bibtex(3), headers=AUTH)
+    assert done.status_code == 200 and done.json()["entries"] == 3

@@ -117,3 +117,16 @@ def test_recommend_takes_the_search_filters_and_search_takes_tag(data_dirs, samp
     unknown = runner.invoke(app, ["search", "tag:nope", "--mode", "keyword", "--data-dir", str(first), "--json"])
     assert unknown.exit_code == 0 and json.loads(unknown.stdout)["hits"] == []
     assert "no paper tagged 'nope'" in unknown.stdout
+
+
+def test_an_import_over_the_entry_bound_is_refused_before_it_is_parsed(data_dirs, tmp_path, monkeypatch):
+    from papersift.library import interchange
+
+    first, _ = data_dirs
+    monkeypatch.setattr(interchange, "MAX_IMPORT_ENTRIES", 1_000)
+    monkeypatch.setattr(interchange, "read_entries", lambda *_: pytest.fail("parsed a refused import"))
+    big = tmp_path / "big.bib"
+    big.write_bytes(b"".join(b"@misc{k%d, title={T %d}}\n" % (number, number) for number in range(1_001)))
+    result = runner.invoke(app, ["library", "import", str(big), "--data-dir", str(first)])
+    assert result.exit_code == 1 and result.exception is not None and isinstance(result.exception, SystemExit)
+    assert result.stderr.strip().splitlines() == [f"error: {big}: the file has over 1,000 entries, the most one import takes"]

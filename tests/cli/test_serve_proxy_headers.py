@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from html import unescape
@@ -20,7 +18,8 @@ import pytest
 
 from papersift.accounts.ratelimit import MAX_FAILURES_PER_ADDRESS
 from papersift.accounts.users import Accounts
-from served_papers import build_served_data_dir
+from served_papers import build_served_data_dir, wait_until_listening
+from smtp_server import free_port
 
 pytestmark = pytest.mark.drill
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -38,12 +37,6 @@ def accounts_data_dir(sample_records, tmp_path_factory) -> Path:
     return data_dir
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @contextmanager
 def served(data_dir: Path, *options: str) -> Iterator[httpx.Client]:
     """`papersift serve --accounts` on a free loopback port; a client for it."""
@@ -53,15 +46,7 @@ def served(data_dir: Path, *options: str) -> Iterator[httpx.Client]:
     server = subprocess.Popen([sys.executable, "-c", LAUNCHER, "serve", "--data-dir", str(data_dir), "--accounts",
                                "--port", str(port), *options], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert server.poll() is None, server.stderr.read().decode()[-2000:] if server.stderr else ""
-            assert time.monotonic() < deadline, "papersift serve did not start"
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.1)  # polling for the listening socket
+        wait_until_listening(server, port)
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
             yield client
     finally:

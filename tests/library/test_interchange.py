@@ -197,3 +197,21 @@ def test_titles_with_tex_match_themselves_after_an_export(tmp_path, export_forma
     summary = import_library(fresh, text, filename=f"library.{export_format}")
     assert summary.unmatched == [] and summary.by_rule == {"title + year": len(TEX_TITLES)}
     assert sorted(fresh.tagged("tex")) == sorted(record["id"] for record in records)
+
+
+@pytest.mark.parametrize("chunk_size", [1, 7, 64, 1 << 20])
+def test_the_import_budget_counts_entry_starts_across_chunks(chunk_size):
+    from papersift.library.interchange import ImportBudget
+
+    text = ("@string{x = {y}}\n@comment{no}\n" + "".join(f"@inproceedings{{k{n},\n title={{A @ sign}}}}\n  @misc ( m{n},)\n"
+                                                        for n in range(50)) + "TY  - JOUR\nER  - \n").encode()
+    budget = ImportBudget(max_bytes=None)
+    for start in range(0, len(text), chunk_size):
+        budget.feed(text[start:start + chunk_size])
+    assert budget.entries == 101 and budget.bytes == len(text)
+    with pytest.raises(LibraryFormatError, match="over 100 entries"):
+        limited = ImportBudget(max_entries=100)
+        for start in range(0, len(text), chunk_size):
+            limited.feed(text[start:start + chunk_size])
+    with pytest.raises(LibraryFormatError, match="over the import limit of 10 bytes"):
+        ImportBudget(max_bytes=10).feed(b"x" * 11)

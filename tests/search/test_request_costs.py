@@ -145,3 +145,71 @@ def test_hybrid_topic_tree_counts_one_list(hybrid_dir):
     for node in summary.tree:
         assert sum(sub["count"] for sub in node["subareas"]) <= node["count"]
     assert summary.total == service.search(request).total
+
+
+def recording(encoder, texts: list[str], before=None):
+    """The encoder's query calls also record what they were given (and run `before` first)."""
+    single, many = encoder.encode_query, encoder.encode_queries
+
+    def encode_query(text):
+        texts.append(text)
+        if before is not None:
+            before()
+        return single(text)
+
+    def encode_queries(batch, batch_size: int = 32):
+        texts.extend(batch)
+        return many(batch, batch_size)
+    encoder.encode_query, encoder.encode_queries = encode_query, encode_queries
+
+
+@pytest.mark.parametrize("mode", ["semantic", "hybrid"])
+def test_the_encoder_reads_a_bounded_part_of_a_long_query_and_the_response_says_so(hybrid_dir, mode):
+    """A 1,000-character query cost ~2 s of encoder and reading CPU; the encoder now reads its
+    first MAX_ENCODED_QUERY_CHARS characters, the keyword side all of it, and a notice says so."""
+    from papersift.config import MAX_ENCODED_QUERY_CHARS
+
+    service, encoder, _ = hybrid_service(hybrid_dir)
+    texts: list[str] = []
+    recording(encoder, texts)
+    long_query = ("graph neural networks for molecular property prediction with message passing " * 13)[:990]
+    response = service.search(SearchRequest(query=long_query, mode=mode, with_facets=False))
+    assert texts and max(len(text) for text in texts) <= MAX_ENCODED_QUERY_CHARS, [len(text) for text in texts]
+    assert long_query.startswith(texts[0].strip())
+    assert response.total > 0
+    assert "query_shortened" in [getattr(notice, "code", None) for notice in response.notices]
+    short = service.search(SearchRequest(query="graph neural networks", mode=mode, with_facets=False))
+    assert "query_shortened" not in [getattr(notice, "code", None) for notice in short.notices]
+
+
+def test_query_encoding_waits_for_a_slot_and_keyword_searches_never_wait(hybrid_dir, monkeypatch):
+    import threading
+    import time
+
+    from papersift.search import semantic
+
+    monkeypatch.setattr(semantic, "ENCODER_SLOTS", threading.BoundedSemaphore(1))
+    service, encoder, _ = hybrid_service(hybrid_dir)
+    release, lock, inside, peak = threading.Event(), threading.Lock(), [0], [0]
+
+    def hold():
+        with lock:
+            inside[0] += 1
+            peak[0] = max(peak[0], inside[0])
+        release.wait(60)
+        with lock:
+            inside[0] -= 1
+    recording(encoder, [], before=hold)
+    with ThreadPoolExecutor(4) as pool:
+        semantic_searches = [pool.submit(service.search, SearchRequest(query=f"topic number {n}", mode="semantic",
+                                                                       with_facets=False)) for n in range(3)]
+        deadline = time.monotonic() + 30
+        while inside[0] == 0:
+            assert time.monotonic() < deadline, "no query reached the encoder"
+            time.sleep(0.01)  # polling for the first encoder call
+        keyword = pool.submit(service.search, SearchRequest(query="graph neural networks", mode="keyword"))
+        assert keyword.result(timeout=30).total > 0  # answered while every semantic search waits on the encoder
+        assert peak[0] == 1 and not any(search.done() for search in semantic_searches)
+        release.set()
+        assert all(search.result(timeout=60).hits for search in semantic_searches)
+    assert peak[0] == 1

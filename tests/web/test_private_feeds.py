@@ -53,16 +53,22 @@ def test_a_saved_search_feed_lists_the_arrived_papers_until_revoked(served):
     assert client.get("/feeds/private/guessed-token/saved/1").status_code == 404
 
 
-def test_a_tags_recommendations_feed_is_private_and_linked(served, sample_records, tmp_path):
+def tag_feed_links(client, tag: str, ids: list[str]) -> tuple[str, list[str]]:
+    """Tag the papers, build the recommender's features, make a feed token: (the token, the
+    Atom links of the tag's recommendation page)."""
     from papersift.library.features import build_features
 
-    client = served
-    ids = [record["id"] for record in sample_records[:3]]
-    assert client.post("/api/library/tag", headers=AUTH, json={"tag": "seed & co", "paper_ids": ids}).status_code == 200
+    assert client.post("/api/library/tag", headers=AUTH, json={"tag": tag, "paper_ids": ids}).status_code == 200
     build_features(client.app.state.settings.data_dir)
     feed_token = client.post("/api/feed-token", headers=AUTH).json()["token"]
-    page = lxml.html.fromstring(client.get("/library/recommend", params={"tag": "seed & co", "lang": "en"}).text)
-    links = page.xpath('//head/link[@rel="alternate"][@type="application/atom+xml"]/@href')
+    page = lxml.html.fromstring(client.get("/library/recommend", params={"tag": tag, "lang": "en"}).text)
+    return feed_token, page.xpath('//head/link[@rel="alternate"][@type="application/atom+xml"]/@href')
+
+
+def test_a_tags_recommendations_feed_is_private_and_linked(served, sample_records, tmp_path):
+    client = served
+    ids = [record["id"] for record in sample_records[:3]]
+    feed_token, links = tag_feed_links(client, "seed & co", ids)
     assert links == [f"/feeds/private/{feed_token}/tag/seed%20%26%20co"]
     feed = feedparser.parse(client.get(links[0]).content)
     assert not feed.bozo and len(feed.entries) == 20 and not {entry.id.rsplit("/", 1)[1] for entry in feed.entries} & set(ids)
@@ -74,15 +80,8 @@ def test_a_tag_with_a_slash_has_its_private_feed_and_no_404_echoes_the_token(ser
     path, token included; the access log did too."""
     import logging
 
-    from papersift.library.features import build_features
-
     client = served
-    ids = [record["id"] for record in sample_records[:3]]
-    assert client.post("/api/library/tag", headers=AUTH, json={"tag": "ml/vision", "paper_ids": ids}).status_code == 200
-    build_features(client.app.state.settings.data_dir)
-    feed_token = client.post("/api/feed-token", headers=AUTH).json()["token"]
-    page = lxml.html.fromstring(client.get("/library/recommend", params={"tag": "ml/vision", "lang": "en"}).text)
-    links = page.xpath('//head/link[@rel="alternate"][@type="application/atom+xml"]/@href')
+    feed_token, links = tag_feed_links(client, "ml/vision", [record["id"] for record in sample_records[:3]])
     assert links == [f"/feeds/private/{feed_token}/tag/ml%2Fvision"]
     answer = client.get(links[0])
     assert answer.status_code == 200, answer.text[:300]

@@ -22,6 +22,7 @@ from papersift.api.access_log import AccessLog
 from papersift.api.asgi import HttpMiddleware, on_response_start
 from papersift.api.backend import ServiceProtocol
 from papersift.api.errors import install_error_handlers
+from papersift.api.import_slots import ImportSlots
 from papersift.api.limits import BODY_TIMEOUT_S, MAX_BODY_BYTES, RequestLimits
 from papersift.api.security import LOOPBACK_HOSTS, SecurityHeaders, TrustedHost
 from papersift.follow.state import Following
@@ -125,6 +126,7 @@ def create_api_app(
         # starts, before it answers anything: no request, GET or POST, ever creates them.
         Following.open(data_dir).store.close()
     app.state.service = service if service is not None else open_service(data_dir)
+    app.state.import_slots = ImportSlots()  # library imports: one per user, a few per server
     if accounts:
         # The accounts tables too (a few CREATE TABLEs, no heavy work); argon2 must be installed.
         from papersift.accounts.ratelimit import LoginLimiter

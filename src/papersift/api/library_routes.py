@@ -9,6 +9,7 @@ are then read under the app's size and time limits.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Annotated, Literal
 
@@ -17,13 +18,22 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from papersift.api.auth import request_user
 from papersift.api.backend import service_of
 from papersift.api.errors import ApiError
 from papersift.api.params import QueryParams
 from papersift.api.schemas import ErrorOut
 from papersift.api.writes import require_write_access, user_tables_of
 from papersift.library.entries import MAX_NOTE_CHARS, MAX_TAG_CHARS, RATINGS, Library, LibraryError
-from papersift.library.interchange import MEDIA_TYPES, SUFFIXES, LibraryFormatError, export_library, import_library
+from papersift.library.interchange import (
+    MAX_IMPORT_BYTES,
+    MEDIA_TYPES,
+    SUFFIXES,
+    ImportBudget,
+    LibraryFormatError,
+    export_library,
+    import_library,
+)
 from papersift.library.search_filter import filtered_paper_ids, query_tags, with_tag_papers
 from papersift.search.query import merge_filters, parse_query
 from papersift.search.types import Filters, QuerySyntaxError, SearchRequest, SearchResponse
@@ -201,21 +211,45 @@ async def import_file(request: Request,
                       format: Annotated[Literal["bibtex", "ris", "csl-json", "json"] | None, Query()] = None,
                       tag: Annotated[str | None, Query(max_length=MAX_TAG_CHARS)] = None,
                       dry_run: Annotated[bool, Query()] = False) -> dict:
-    """The body is the file. Matched entries are merged in one transaction; `problems` has one
-    line per entry that matched no paper."""
-    raw = await request.body()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ApiError(422, "invalid_body", "the body is not UTF-8 text") from None
-
-    def run() -> dict:
+    """The body is the file (at most MAX_IMPORT_BYTES, MAX_IMPORT_ENTRIES entries: refused with
+    413 as soon as the body passes either). Matched entries are merged in one transaction;
+    `problems` has one line per entry that matched no paper. One import per user at a time (429)."""
+    with import_slot(request):
+        raw = await read_import(request.stream(), request.headers.get("content-length"), "the body")
         try:
-            return import_library(library_of(request), text, format, tag=tag, dry_run=dry_run).to_dict()
-        except (LibraryFormatError, LibraryError) as problem:
-            raise ApiError(422, "invalid_import", str(problem)) from None
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise ApiError(422, "invalid_body", "the body is not UTF-8 text") from None
+        del raw
 
-    return await run_in_threadpool(run)
+        def run() -> dict:
+            try:
+                return import_library(library_of(request), text, format, tag=tag, dry_run=dry_run).to_dict()
+            except (LibraryFormatError, LibraryError) as problem:
+                raise ApiError(422, "invalid_import", str(problem)) from None
+
+        return await run_in_threadpool(run)
+
+
+def import_slot(request: Request):
+    """This request's user's import slot (api/import_slots.py); taken before the body is read."""
+    user = request_user(request)
+    return request.app.state.import_slots.hold(user.user_id if user else "")
+
+
+async def read_import(chunks: AsyncIterator[bytes], declared: str | None, name: str) -> bytes:
+    """A file to import as it arrives, refused (413) once it passes the import's byte or entry
+    bound (library.interchange.ImportBudget), or at once when its declared length does."""
+    if declared is not None and declared.isdigit() and int(declared) > MAX_IMPORT_BYTES:
+        raise ApiError(413, "import_too_large", f"{name} is over the import limit of {MAX_IMPORT_BYTES:,} bytes")
+    budget, parts = ImportBudget(name), []
+    try:
+        async for chunk in chunks:
+            budget.feed(chunk)
+            parts.append(chunk)
+    except LibraryFormatError as problem:
+        raise ApiError(413, "import_too_large", str(problem)) from None
+    return b"".join(parts)
 
 
 

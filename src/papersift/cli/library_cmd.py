@@ -173,14 +173,14 @@ def import_file(
 ) -> None:
     """Match each entry to a stored paper (paper id, DOI / arXiv / OpenReview forum in links, then
     title + year) and merge the matched ones into the library; each miss is one line on stderr."""
-    from papersift.library.interchange import FORMATS, LibraryFormatError, import_library
+    from papersift.library.interchange import FORMATS, ImportBudget, LibraryFormatError, import_library
 
     if import_format is not None and import_format not in FORMATS:
         fail(f"--format must be one of {', '.join(FORMATS)}, not {import_format!r}")
     if not path.is_file():
         fail(f"{path}: no such file")
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = _read_import(path, ImportBudget("the file", max_bytes=None))
         summary = import_library(_open(data_dir, user), text, import_format, filename=path.name, tag=tag_name, dry_run=dry_run)
     except UnicodeDecodeError:
         fail(f"{path}: not UTF-8 text")
@@ -194,6 +194,17 @@ def import_file(
         verb = "would merge" if dry_run else "merged"
         console.print(f"{summary.entries} entries ({summary.format}): {summary.matched} matched and {verb}, "
                       f"{len(summary.unmatched)} not matched", highlight=False, markup=False)
+
+
+def _read_import(path: Path, budget) -> str:
+    """The file's text, read by the MB: one over the import's entry bound is refused before it
+    is parsed (a 50 MB BibTeX used to be parsed for minutes first)."""
+    parts = []
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            budget.feed(chunk)
+            parts.append(chunk)
+    return b"".join(parts).decode("utf-8-sig")
 
 
 @library_app.command("features")

@@ -53,8 +53,23 @@ def decode_latex(text: str) -> str:
     return _decoder().latex_to_text(balanced_braces(text))
 
 
-def _parse_stack() -> list:
+class _DropFields(middlewares.BlockMiddleware):
+    """Removes fields a reader does not use before anything decodes them (decoding an abstract's
+    LaTeX was most of a library import's time)."""
+
+    def __init__(self, fields: frozenset[str]):
+        super().__init__(allow_inplace_modification=True)
+        self.fields = fields
+
+    def transform_entry(self, entry, library):
+        for key in [key for key in entry.fields_dict if key.lower() in self.fields]:
+            entry.pop(key)
+        return entry
+
+
+def _parse_stack(skip_fields: frozenset[str] = frozenset()) -> list:
     return [
+        *([_DropFields(skip_fields)] if skip_fields else []),
         middlewares.LatexDecodingMiddleware(decoder=_decoder()),
         middlewares.SeparateCoAuthors(),
         middlewares.SplitNameParts(),
@@ -62,9 +77,10 @@ def _parse_stack() -> list:
     ]
 
 
-def parse_bibtex(text: str) -> bibtexparser.Library:
-    """Entries with LaTeX decoded and names as 'First Last' (ingest, and the library's import)."""
-    return bibtexparser.parse_string(text, append_middleware=_parse_stack())
+def parse_bibtex(text: str, skip_fields: frozenset[str] = frozenset()) -> bibtexparser.Library:
+    """Entries with LaTeX decoded and names as 'First Last' (ingest, and the library's import),
+    without the fields named in `skip_fields` (lower case)."""
+    return bibtexparser.parse_string(text, append_middleware=_parse_stack(skip_fields))
 
 
 def entry_record(entry, source: str) -> dict:

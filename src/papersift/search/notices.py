@@ -24,6 +24,7 @@ ENGLISH = {
     "spelling_corrected": "showing results for '{corrected}' (typed: '{typed}')",
     "filter_words": "read '{words}' as filters (venue, year)",
     "no_match": "no papers match; try other or fewer words, another mode, or fewer filters",
+    "query_shortened": "the query's meaning is read from its first {limit} characters (its words are all searched)",
     "unknown_tag": "your library has no paper tagged '{tag}' (tag: searches the papers you tagged)",
 }
 

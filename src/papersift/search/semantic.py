@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from papersift.config import MAX_ENCODED_QUERY_CHARS, cpu_threads
 from papersift.index import vectors as vector_store
 from papersift.index.analyzers import ENGLISH, has_cjk, terms
 from papersift.index.bridge import TermBridge, terms_model
@@ -131,11 +132,13 @@ class DenseRetriever:
         return STATIC_DENSE_TRUST if get_spec(self.model).distilled_from else 1.0
 
     def query_vector(self, text: str, literal: bool = False) -> np.ndarray:
-        """The query's embedding, computed once per text while remembered; `literal`: the text
-        alone, without a Chinese query's English reading (the page's "search as typed")."""
+        """The query's embedding (of its first MAX_ENCODED_QUERY_CHARS characters), computed once
+        per text while remembered, in one of the few encoder slots; `literal`: the text alone,
+        without a Chinese query's English reading (the page's "search as typed")."""
+        text = encoded_query_text(text)
         if literal:
-            return self._query_vectors.get((text, "literal"), lambda: self.encoder.encode_query(text))
-        return self._query_vectors.get(text, lambda: self._embed_query(text))
+            return self._query_vectors.get((text, "literal"), lambda: encoder_work(self.encoder.encode_query, text))
+        return self._query_vectors.get(text, lambda: encoder_work(self._embed_query, text))
 
     def coverage(self) -> float:
         index = self.index
@@ -253,7 +256,9 @@ class DenseRetriever:
 
     def reading_for(self, text: str):
         """The query's English reading (term lexicon; the bridge for what it cannot read),
-        remembered per text and bridge generation: one request reads it once."""
+        remembered per text and bridge generation: one request reads it once. Of the text the
+        encoder reads (encoded_query_text): the bridge encodes phrases of it."""
+        text = encoded_query_text(text)
         bridge = self.bridge
         key = (text, str(bridge.folder) if bridge is not None else None)
         return self._readings.get(key, lambda: self.keyword.reading_of(
@@ -272,9 +277,32 @@ class DenseRetriever:
                 paper = self.keyword.get(request.like_id)
                 if paper is None:
                     raise
-                return similar_to_vector(index, embed_like_text(self.encoder, paper_text(paper)), depth, allowed,
-                                         exclude=[paper.id])
+                return similar_to_vector(index, encoder_work(embed_like_text, self.encoder, paper_text(paper)), depth,
+                                         allowed, exclude=[paper.id])
         if request.like_text:
             allowed, depth = self._plan(index, query, k, candidate_ids)
-            return index.search_ids(embed_like_text(self.encoder, request.like_text), depth, allowed)
+            return index.search_ids(encoder_work(embed_like_text, self.encoder, request.like_text), depth, allowed)
         return self.rank_text(query_text(query), query, k, candidate_ids, literal=request.literal)
+
+
+# Query encoding runs in a few slots (half the cores, at least one): five long semantic queries
+# at once wait for a slot instead of taking every core, and keyword requests, which never encode,
+# never wait for them (docs/reliability-search.md).
+ENCODER_SLOTS = threading.BoundedSemaphore(max(1, cpu_threads() // 2))
+
+
+def encoder_work(work, *args):
+    """`work(*args)` in an encoder slot (waiting for one)."""
+    with ENCODER_SLOTS:
+        return work(*args)
+
+
+def encoded_query_text(text: str) -> str:
+    """What the encoder reads of a query: all of it up to MAX_ENCODED_QUERY_CHARS characters,
+    else that many, cut at the last space of the final fifth when there is one."""
+    if len(text) <= MAX_ENCODED_QUERY_CHARS:
+        return text
+    cut = text[:MAX_ENCODED_QUERY_CHARS]
+    space = cut.rfind(" ")
+    return cut[:space] if space >= MAX_ENCODED_QUERY_CHARS * 4 // 5 else cut
+

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from papersift.config import MAX_PAGE, MAX_PAGE_SIZE
+from papersift.config import MAX_ENCODED_QUERY_CHARS, MAX_PAGE, MAX_PAGE_SIZE
 from papersift.index.analyzers import has_cjk
 from papersift.index.predictions import PredictionStore
 from papersift.record import Paper
@@ -323,6 +323,8 @@ class SearchService:
         head: list[tuple[str, float]] = []
         if retriever is not None:
             notices.extend(getattr(retriever, "notices", list)())  # e.g. semantic coverage while embedding
+            if not (request.like_id or request.like_text) and len(query_text(query)) > MAX_ENCODED_QUERY_CHARS:
+                notices.append(Notice("query_shortened", limit=MAX_ENCODED_QUERY_CHARS))
             if candidate_ids is None:
                 ranked = retriever.retrieve(request, query, RETRIEVER_DEPTH)
             else:

@@ -22,7 +22,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from papersift.api.auth import accounts_on, request_user
 from papersift.api.backend import request_lang
 from papersift.api.errors import ApiError
-from papersift.api.library_routes import library_of
+from papersift.api.library_routes import import_slot, library_of, read_import
 from papersift.i18n import LANGS
 from papersift.library.entries import RATINGS, Library, LibraryError
 from papersift.library.interchange import LibraryFormatError, import_library
@@ -30,7 +30,6 @@ from papersift.web.forms import check_form_csrf, check_write_token, require_form
 from papersift.web.saved_pages import _checked_form, form_context
 
 router = APIRouter(include_in_schema=False)
-MAX_IMPORT_BYTES = 8 * 1024 * 1024  # one uploaded file (the app's body limit is 16 MB)
 ACTIONS = ("tags", "tag", "like", "dislike", "none", "save", "remove")
 
 
@@ -112,6 +111,11 @@ async def marks_from_page(request: Request) -> Response:
 async def import_from_page(request: Request) -> HTMLResponse:
     """A file from the import form (multipart): matched entries merged in one transaction, and a
     page with one line per entry that matched nothing."""
+    with import_slot(request):
+        return await _import_form(request)
+
+
+async def _import_form(request: Request) -> HTMLResponse:
     form = await request.form(max_files=1, max_fields=20)
     fields = [(name, value) for name, value in form.multi_items() if isinstance(value, str)]
     check_write_token(request, fields)
@@ -119,9 +123,11 @@ async def import_from_page(request: Request) -> HTMLResponse:
     upload = form.get("file")
     if upload is None or isinstance(upload, str) or not upload.filename:
         raise ApiError(422, "invalid_body", "choose a file to import")
-    raw = await upload.read(MAX_IMPORT_BYTES + 1)
-    if len(raw) > MAX_IMPORT_BYTES:
-        raise ApiError(413, "body_too_large", f"{upload.filename}: over the import limit of {MAX_IMPORT_BYTES:,} bytes")
+
+    async def chunks():
+        while chunk := await upload.read(1 << 20):
+            yield chunk
+    raw = await read_import(chunks(), None, upload.filename)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
