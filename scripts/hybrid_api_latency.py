@@ -19,6 +19,7 @@ from pathlib import Path
 
 import httpx
 import orjson
+from serve_latency import wait_until_ready  # scripts/, this script's folder
 
 from papersift.config import shared_data_dir
 
@@ -31,15 +32,7 @@ def main(src: str, data_dir: str, port: int, lang: str) -> None:
                               env=dict(os.environ, PYTHONPATH=src), stdout=log.open("w"), stderr=subprocess.STDOUT)
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=120) as client:
-            while True:  # polling a starting server
-                try:
-                    if client.get("/api/search", params={"q": "graph", "mode": "keyword", "size": 1}).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if server.poll() is not None:
-                    raise SystemExit(f"the server exited: {log.read_text()[-2000:]}")
-                time.sleep(0.5)
+            wait_until_ready(client, server, log)
             client.get("/api/search", params={"q": "warm up the encoder on graph networks", "mode": "hybrid", "size": 20})
             for label in ("pass 1", "pass 2"):
                 took = []
