@@ -34,6 +34,19 @@ def server_rss_mb(pid: int) -> dict[str, int]:
     return fields
 
 
+def wait_until_ready(client: httpx.Client, server: subprocess.Popen, log: Path) -> None:
+    """Poll a starting server until it answers a keyword search (exit if it died)."""
+    while True:
+        try:
+            if client.get("/api/search", params={"q": "graph", "mode": "keyword", "size": 1}).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        if server.poll() is not None:
+            raise SystemExit(f"the server exited: {log.read_text()[-2000:]}")
+        time.sleep(0.5)
+
+
 def main(data_dir: str, port: int) -> dict:
     started = time.perf_counter()
     log = Path(f"{data_dir}.serve.log")
@@ -42,15 +55,7 @@ def main(data_dir: str, port: int) -> dict:
     out: dict = {"data_dir": data_dir}
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=300) as client:
-            while True:  # polling a starting server
-                try:
-                    if client.get("/api/search", params={"q": "graph", "mode": "keyword", "size": 1}).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if server.poll() is not None:
-                    raise SystemExit(f"the server exited: {log.read_text()[-2000:]}")
-                time.sleep(1)
+            wait_until_ready(client, server, log)
             out.update(ready_s=round(time.perf_counter() - started, 1), rss_ready_mb=server_rss_mb(server.pid))
             queries = bench_queries()
             for _, query in queries:  # warm-up pass

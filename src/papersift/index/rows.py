@@ -256,11 +256,11 @@ class RowReader:
         """The live row of each id the store's rows hold (others are left out), in the given
         order. An id's live row is its last: a replaced paper's new row is appended, and no
         paper leaves the index otherwise. The id -> row table is made on first use per load
-        (44,693 ids: ~10 ms; it holds references to the ids, not copies)."""
+        (it holds references to the ids, not copies: 1 M ids ~59 MB, built in 2.5 s at load ~20)."""
         snapshot = self._rows
         table = self._row_of
-        if table is None or table[0] is not snapshot:
-            table = self._row_of = (snapshot, {paper_id: row for row, paper_id in enumerate(snapshot.ids)})
+        if table is None or table[0] is not snapshot:  # a later row of an id overwrites an earlier one
+            table = self._row_of = (snapshot, dict(zip(snapshot.ids, range(len(snapshot.ids)))))
         row_of = table[1]
         return [row_of[paper_id] for paper_id in paper_ids if paper_id in row_of]
 

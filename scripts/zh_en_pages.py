@@ -1,0 +1,58 @@
+"""Chinese zhterms dev terms against their English twins, one keyword and one hybrid page each,
+in process, with each page's time split by stage (docs/search.md, "Chinese term pages").
+
+    python scripts/zh_en_pages.py DATA_DIR [MODES]     # MODES: keyword,hybrid (default)
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import orjson
+
+from papersift.config import shared_data_dir
+from papersift.search import phrasebridge
+from papersift.search.crosslingual import load_resources
+from papersift.search.service import SearchService
+from papersift.search.stages import timed
+from papersift.search.types import SearchRequest
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))] * 1000
+
+
+def main(data_dir: Path, modes: list[str]) -> None:
+    lines = (shared_data_dir() / "zhterms" / "queries_dev.jsonl").read_bytes().splitlines()
+    records = [orjson.loads(line) for line in lines]
+    service = SearchService(data_dir)
+    load_resources()  # jieba and CC-CEDICT, as a server loads them at start
+    phrasebridge.warm_up(data_dir)
+    for mode in modes:
+        service.search(SearchRequest(query="预热 图神经网络", mode=mode, size=20))
+        service.search(SearchRequest(query="warm up", mode=mode, size=20))
+    for mode in modes:
+        for lang in ("zh", "en"):
+            took: list[float] = []
+            split: dict[str, float] = {}
+            for record in records:
+                if record["lang"] != lang:
+                    continue
+                with timed() as seconds:
+                    started = time.perf_counter()
+                    service.search(SearchRequest(query=record["text"], mode=mode, size=20))
+                    took.append(time.perf_counter() - started)
+                for name, value in seconds.items():
+                    split[name] = split.get(name, 0.0) + value
+            stages = ", ".join(f"{name} {value / len(took) * 1000:.2f}"
+                               for name, value in sorted(split.items(), key=lambda item: -item[1]))
+            print(f"{mode} {lang} ({len(took)} pages): p50 {percentile(took, 0.5):.1f} p95 {percentile(took, 0.95):.1f} "
+                  f"p99 {percentile(took, 0.99):.1f} mean {statistics.fmean(took) * 1000:.1f} ms; {stages}")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]), sys.argv[2].split(",") if len(sys.argv) > 2 else ["keyword", "hybrid"])
