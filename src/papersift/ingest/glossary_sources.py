@@ -26,14 +26,12 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import logging
 import re
 import subprocess
 import sys
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 if sys.version_info >= (3, 11):
@@ -297,18 +295,18 @@ def read_term_list(text: str) -> Iterator[tuple[str, str, str]]:
         yield chinese[0], re.sub(r"\s*\(([^()]*)\)", r", \1", inside), LISTED
 
 
-@lru_cache(maxsize=1)
-def _jieba():
-    import jieba
+def _words(run: str) -> list[str]:
+    """jieba's segmentation of a CJK run (rjieba: jieba's dictionary and algorithm in Rust, as
+    index/analyzers.py segments queries and papers)."""
+    import rjieba
 
-    jieba.setLogLevel(logging.WARNING)
-    return jieba
+    return rjieba.cut(run)
 
 
 def prose_terms(run: str) -> tuple[str, ...]:
     """Where a term in running text may start: the run's words (jieba) after its last function
     word, then each shorter ending at a word boundary; terms of 2+ characters, longest first."""
-    words = _jieba().lcut(run)
+    words = _words(run)
     last = max((at for at, word in enumerate(words[:-1]) if word in BOUNDARY_WORDS), default=-1)
     words = words[last + 1:]
     return tuple(term for term in ("".join(words[at:]) for at in range(len(words))) if len(term) >= 2)
