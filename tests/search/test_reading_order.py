@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import pytest
 from tests.search.test_termlexicon import PAPERS
 
-from papersift.index.termlexicon import build_lexicon, cedict_path, dictionary
+from papersift.index.cedict import dictionary_path
+from papersift.index.termlexicon import build_lexicon, dictionary
 from papersift.search.crosslingual import glossary_pieces, read_query
 from papersift.search.termlexicon import TermLexicon
 
@@ -57,7 +58,7 @@ GLOSSARY = FakeGlossary([
 def lexicon(tmp_path_factory) -> TermLexicon:
     data_dir = tmp_path_factory.mktemp("reading-order")
     papers = [*PAPERS, *[f"Tensor decomposition of weights, case {n}" for n in range(3)]]
-    build_lexicon(data_dir, papers, dictionary(str(cedict_path())), len(papers), 1)
+    build_lexicon(data_dir, papers, dictionary(str(dictionary_path())), len(papers), 1)
     return TermLexicon.open(data_dir)
 
 

@@ -44,6 +44,12 @@ _ALL_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]{2,8}")
 _HAN_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """Each row scaled to length 1 (a zero row stays zero)."""
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms > 0, norms, 1.0)
+
+
 def corpus_phrases(data_dir: Path, min_papers: int = MIN_PAPERS) -> dict[str, str]:
     """Phrase key -> most common spelling, for the term-like phrases (no function word at either
     end) of at least min_papers papers in a data dir's term lexicon."""
@@ -132,7 +138,6 @@ def align(documents: Sequence[DocumentPair], phrases: dict[str, str], encode: Ca
     log(f"parallel: {len(documents):,} document pairs, {len(chinese):,} Chinese and {len(english):,} English candidates")
     if not chinese or not english:
         return []
-    from papersift.index.glossary_build import unit_rows
 
     zh_vectors = unit_rows(encode(chinese)).astype(np.float32)
     en_vectors = unit_rows(encode([phrases[key] for key in english])).astype(np.float32)

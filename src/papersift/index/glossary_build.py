@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from papersift.index.glossary_align import unit_rows
 from papersift.ingest.glossary_sources import (
     GLOSSED,
     LISTED,
@@ -204,11 +205,6 @@ def model_ranks(pairs: Sequence[Pair], encode: Callable[[list[str]], np.ndarray]
         scores = en_vectors @ zh_vectors[zh_at[pair.zh]]
         ranks.append(int((scores > scores[en_at[pair.en]]).sum()) + 1)
     return ranks
-
-
-def unit_rows(vectors: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return vectors / np.where(norms > 0, norms, 1.0)
 
 
 def reference_pairs(path: Path) -> set[tuple[str, str]]:

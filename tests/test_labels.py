@@ -1,11 +1,11 @@
-"""The helpers every component's user tables share (papersift.component_schema)."""
+"""Labels people give: tags and saved-search names (papersift.labels)."""
 
 from __future__ import annotations
 
 import pytest
 
-from papersift.component_schema import clean_label
 from papersift.follow.saved import FollowError, clean_name
+from papersift.labels import clean_label
 from papersift.library.entries import LibraryError, clean_tag
 
 
@@ -23,3 +23,13 @@ def test_tags_and_saved_search_names_are_cleaned_alike_with_their_own_errors():
         clean_tag("  ")
     with pytest.raises(FollowError, match="a saved search needs a name"):
         clean_name("  ")
+
+
+@pytest.mark.parametrize("bad", ["a\x00b", "right\u202eleft", "zero\u200bwidth", "bom\ufeff"])
+def test_control_bidi_and_invisible_characters_are_refused_by_name(bad):
+    with pytest.raises(ValueError, match=r"U\+[0-9A-F]{4}"):
+        clean_label(bad, 50, ValueError, "empty", "tag")
+
+
+def test_a_label_is_stored_in_nfc():
+    assert clean_label("cafe\u0301", 20, ValueError, "empty", "tag") == "caf\u00e9"
