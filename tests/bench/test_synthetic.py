@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-from pathlib import Path
 
 import orjson
+from tests.conftest import SAMPLE_CORPUS
 from typer.testing import CliRunner
 
 from papersift.bench.synthetic import HeapsFit, SourceCorpus, VocabularyCurve, synthesize, write_corpus
@@ -14,8 +14,7 @@ from papersift.cli import app
 from papersift.ingest.base import SourceRecord
 from papersift.ingest.pipeline import IngestError, validate
 
-FIXTURE_CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus"
-SAMPLE, TITLE_ONLY = FIXTURE_CORPUS / "papers.jsonl.gz", FIXTURE_CORPUS / "papers_title_only.jsonl.gz"
+SAMPLE, TITLE_ONLY = SAMPLE_CORPUS / "papers.jsonl.gz", SAMPLE_CORPUS / "papers_title_only.jsonl.gz"
 
 
 def _records(path):
