@@ -166,12 +166,17 @@ def test_the_background_chain_runs_its_commands_in_order_and_stops_at_the_first_
         code_text = f"open({str(ran)!r}, 'a').write({name!r} + ' '); print('step', {name!r}); raise SystemExit({code})"
         return [sys.executable, "-c", code_text]
 
-    monkeypatch.setattr(serve_cmd, "background_commands",
-                        lambda data_dir: [step("embed"), step("embed-english"), step("predict", 3), step("map")])
+    from papersift.background import Stage, read_status
+
+    names = ["embed", "embed-english", "predict", "map"]
+    monkeypatch.setattr(serve_cmd, "background_stages", lambda data_dir: [
+        Stage(name, step(name, 3 if name == "predict" else 0)) for name in names])
     chain = serve_cmd._start_background_embed(tmp_path)
-    assert chain.wait(timeout=120) == 1
+    assert chain.wait(timeout=120) == 3
     assert ran.read_text() == "embed embed-english predict "
     assert "step predict" in (tmp_path / "embed.log").read_text() and "step map" not in (tmp_path / "embed.log").read_text()
+    status = read_status(tmp_path)
+    assert status is not None and [status.state_of(name) for name in names] == ["done", "done", "failed", "stopped"]
 
 
 @pytest.mark.models
