@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 import numpy as np
-import orjson
 import opencc
+import orjson
 import pytest
 from typer.testing import CliRunner
 
