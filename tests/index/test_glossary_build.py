@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import opencc
+import orjson
 import pytest
 from typer.testing import CliRunner
 
@@ -186,3 +187,18 @@ def test_an_alignment_over_several_sources_documents_is_one_source():
     assert builder.independent_sources(stated) == 2  # a work states it, another's documents align it
     same_work = builder.Pair("感受野", "receptive field", ("a",), ("marked", "parallel"), (("a", "marked"), ("a", "parallel")))
     assert builder.independent_sources(same_work) == 1
+
+
+def test_measure_counts_coverage_and_precision_with_the_forms_papers_use(tmp_path):
+    built(tmp_path)
+    reference = tmp_path / "terms.jsonl"
+    reference.write_text('{"term_zh": "鞍点", "term_en": "Saddle Points"}\n'  # a plural: right
+                         '{"term_zh": "反向传播", "term_en": "back-propagation"}\n'  # another spelling: wrong
+                         '{"term_zh": "没有的词", "term_en": "absent"}\n', encoding="utf-8")
+    measure = ["glossary", "measure", "--glossary", str(tmp_path / "glossary.tsv.gz"), "--reference", str(reference), "--json"]
+    result = CliRunner().invoke(app, measure)
+    assert result.exit_code == 0, result.output
+    assert orjson.loads(result.output) == {"terms": 3, "covered": 2, "coverage": 0.667, "precision": 0.5,
+                                           "sure": 0, "sure_precision": 0.0}  # one source, no corpus: none sure
+    result = CliRunner().invoke(app, [*measure, "--min-confidence", "0.99"])
+    assert orjson.loads(result.output)["covered"] == 0

@@ -78,6 +78,8 @@ def glossary_measure(
         "--reference", help="Term pairs (JSON lines, term_zh/term_en; default: the zhterms dev queries).")] = None,
     glossary_file: Annotated[Path | None, typer.Option(
         "--glossary", help="A glossary file (default: the one shipped in the package).")] = None,
+    min_confidence: Annotated[float, typer.Option(
+        "--min-confidence", help="Count only entries of at least this confidence.")] = 0.0,
     as_json: JsonOption = False,
 ) -> None:
     """Coverage and precision of the glossary on reference terms (a measurement; nothing is changed)."""
@@ -87,7 +89,8 @@ def glossary_measure(
     reference = reference or default_reference()
     try:
         pairs = builder.reference_pairs(reference)
-        entries = glossary.index_entries(glossary.read_entries(glossary_file or glossary.glossary_path()))
+        entries = glossary.index_entries([entry for entry in glossary.read_entries(glossary_file or glossary.glossary_path())
+                                          if entry.confidence >= min_confidence])
     except (ValueError, OSError) as exc:
         fail(str(exc))
 
