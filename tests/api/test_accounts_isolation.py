@@ -165,10 +165,11 @@ def calls(w: World) -> dict[str, list[Call]]:
         "GET /saved/{saved_id}": [Call("GET", f"/saved/{sid}")],
         "POST /saved": [Call("POST", "/saved", form={"name": "bobs page search", "q": "x"})],
         "POST /saved/{saved_id}/{action}": [Call("POST", f"/saved/{sid}/{action}", form={"name": "taken"})
-                                            for action in ("rename", "seen", "delete")],
+                                            for action in ("rename", "seen", "feed", "delete")],
         "POST /seen": [Call("POST", "/seen", form={"kind": "tag", "key": TAG, "back": "/"}),
                        Call("POST", "/seen", form={"kind": "saved", "key": str(sid), "back": "/"})],
         "GET /login": [Call("GET", "/login", user=False)],
+        "GET /healthz": [Call("GET", "/healthz", user=False)],
         "POST /login": [Call("POST", "/login", form={"name": "alice", "password": "not-alices-password"}, user=False)],
         "GET /signup": [Call("GET", "/signup?invite=nothing", user=False)],
         "POST /signup": [Call("POST", "/signup", form={"invite": "x", "name": "mallory", "password": "p" * 12,

@@ -16,7 +16,7 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 OPERATIONS = [
     ("GET", "/api/search"), ("GET", "/api/papers/{paper_id}"), ("GET", "/api/papers/{paper_id}/similar"),
-    ("GET", "/api/facets"), ("GET", "/api/export"), ("POST", "/api/papers"),
+    ("GET", "/api/facets"), ("GET", "/api/export"), ("POST", "/api/papers"), ("GET", "/healthz"),
     ("GET", "/api/topics/map"), ("GET", "/api/topics/trends"),
     ("GET", "/api/authors/{author}"), ("GET", "/api/venues/{venue}"), ("GET", "/api/venues/{venue}/{year}"),
     ("GET", "/api/library"), ("GET", "/api/library/tags"), ("GET", "/api/library/export"),

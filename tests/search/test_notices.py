@@ -13,7 +13,7 @@ def test_a_notice_is_its_english_text_and_keeps_its_values():
 
 def test_every_notice_has_chinese_wording():
     assert set(NOTICES_ZH) == set(ENGLISH)
-    assert translate_notice(Notice("mode_unavailable", mode="hybrid"), "zh") == "此数据目录暂不支持混合检索，显示关键词检索结果"
+    assert translate_notice(Notice("mode_unavailable", mode="hybrid"), "zh") == "此服务器暂不支持混合检索，显示关键词检索结果"
     assert translate_notice(Notice("relaxed_match", total=1234), "en").startswith("no paper contains all the words")
     assert translate_notice("a plain message", "zh") == "a plain message"
 
@@ -21,5 +21,5 @@ def test_every_notice_has_chinese_wording():
 def test_the_chinese_page_shows_notices_in_chinese(client):
     page = client.get("/", params={"q": "learning", "mode": "hybrid", "lang": "zh"}).text
     english = client.get("/", params={"q": "learning", "mode": "hybrid", "lang": "en"}).text
-    assert "此数据目录暂不支持混合检索" in page and "not available in this data dir" not in page
-    assert "hybrid search is not available in this data dir" in english
+    assert "此服务器暂不支持混合检索" in page and "not available" not in page
+    assert "hybrid search is not available on this server yet" in english  # the page's words (not "data dir")

@@ -129,6 +129,8 @@ def test_bad_input_renders_an_html_error_page(client):
     status, html, _ = page(client, "/?page=abc&lang=en")
     assert status == 422 and "Invalid parameter" in html and "page" in html and "abc" in html
     status, html, _ = page(client, "/?q=%22open&lang=zh")
+    assert status == 400 and "检索式有语法错误：请检查引号和括号是否成对。" in html  # in the page's language
+    status, html, _ = page(client, "/?q=%22open&lang=en")
     assert status == 400 and "quote" in html
     status, html, _ = page(client, "/paper/NOPE?lang=en")
     assert status == 404 and "No such paper." in html
