@@ -2,7 +2,7 @@
 five long hybrid queries at once beside a stream of keyword requests (p50/p99 of each), and
 library imports through /api/library/import (time, the server's peak and final RSS, refusals).
 
-    python scripts/probe_costs.py DATA_DIR [--src SRC] [--port 8104] [--rounds 3] [--imports]
+    python scripts/probe_costs.py DATA_DIR [--src SRC] [--port 8104] [--rounds 3] [--imports [--repeat N]] [--no-queries]
 
 --src runs another checkout's code (e.g. ../main/src) for a before/after comparison.
 """
@@ -94,7 +94,7 @@ def queries(client: httpx.Client, rounds: int) -> None:
     print("notices:", sorted(notices))
 
 
-def imports(client: httpx.Client, data_dir: str, server: subprocess.Popen) -> None:
+def imports(client: httpx.Client, data_dir: str, server: subprocess.Popen, repeat: int = 1) -> None:
     from papersift.export import to_bibtex
     from papersift.store import Store
 
@@ -110,7 +110,7 @@ def imports(client: httpx.Client, data_dir: str, server: subprocess.Popen) -> No
     body = text.encode()
     process = psutil.Process(server.pid)
     auth = {"Authorization": f"Bearer {TOKEN}"}
-    for label, payload in (("8 MB import", body), ("16 MB import", body + body)):
+    for label, payload in [*((f"8 MB import #{n}", body) for n in range(1, repeat + 1)), ("16 MB import", body + body)]:
         peak, sampling = [process.memory_info().rss], threading.Event()
         sampling.set()
 
@@ -145,6 +145,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--imports", action="store_true")
     parser.add_argument("--no-queries", action="store_true")
+    parser.add_argument("--repeat", type=int, default=1, help="8 MB imports one after another (RSS after each)")
     args = parser.parse_args()
     server = start(args.data_dir, args.src, args.port)
     try:
@@ -152,7 +153,7 @@ def main() -> None:
             if not args.no_queries:
                 queries(client, args.rounds)
             if args.imports:
-                imports(client, args.data_dir, server)
+                imports(client, args.data_dir, server, args.repeat)
     finally:
         server.terminate()
         server.wait(timeout=30)

@@ -158,3 +158,24 @@ def test_notes_reading_state_and_import_from_the_library_page(served, sample_rec
     forged = client.post("/library/import", data={**dict(import_fields), "token": TOKEN, "csrf": "x"},
                          files={"file": ("mine.bib", bibtex.encode(), "application/x-bibtex")})
     assert forged.status_code == 403
+
+
+def test_the_import_form_is_bounded_like_the_api(served, monkeypatch):
+    """The page's import shares the API's bounds and slots: a file over the entry bound is
+    refused (413, escaped, naming the file) before it is parsed; a second import of the user's
+    while one runs is 429."""
+    from papersift.library import interchange
+
+    client, _ = served
+    monkeypatch.setattr(interchange, "MAX_IMPORT_ENTRIES", 100)
+    monkeypatch.setattr(interchange, "read_entries", lambda *_: pytest.fail("parsed a refused import"))
+    _, import_fields = _form_fields(client.get("/library", params={"lang": "en"}).text, "library-import")
+    many = b"".join(b"@misc{k%d, title={T %d}}\n" % (number, number) for number in range(101))
+    refused = client.post("/library/import", data={**dict(import_fields), "token": TOKEN},
+                          files={"file": ("<many>.bib", many, "application/x-bibtex")}, headers={"Accept": "text/html"})
+    assert refused.status_code == 413 and "<many>" not in refused.text
+    assert "&lt;many&gt;.bib has over 100 entries, the most one import takes" in refused.text
+    with client.app.state.import_slots.hold("local"):
+        busy = client.post("/library/import", data={**dict(import_fields), "token": TOKEN},
+                           files={"file": ("few.bib", many[:60], "application/x-bibtex")})
+        assert busy.status_code == 429 and busy.headers["Retry-After"]
