@@ -232,6 +232,12 @@ def _glossary_reading(term: str, glossary: TermGlossary, lexicon: TermLexicon) -
         spelled = lexicon.phrase(key) if key != best_key else None
         if spelled is not None:
             others[spelled[0]] = None
+    # then what the composition reads the whole term as: phrases papers use, offered as choices
+    composed = lexicon.read(term)
+    if composed is not None and len(composed.terms) == 1:
+        for english in (composed.terms[0].english, *composed.terms[0].alternatives):
+            if english and analyzed(english) != best_key:
+                others[english] = None
     # spelled as papers spell it most ("backpropagation" for the glossary's "backpropagate": one key)
     return TermReading(term, papers[0] if papers else best.en, tuple(others)[:ALTERNATIVES], papers[1] if papers else 0,
                        sure=True, confidence=float(best.confidence), source="glossary")
