@@ -292,3 +292,10 @@ def test_a_hybrid_result_set_sorted_by_year_lists_each_paper_once_in_year_order(
     years = [papers[paper_id].year or 0 for paper_id in ids]
     assert years == sorted(years, reverse=sort == "newest")
     assert set(ids) == set(all_ids(service, replace(request, sort="relevance")))
+
+
+def test_a_vocabulary_build_removes_the_temporary_file_a_killed_run_left(intent_dir):
+    debris = intent_dir / ".vocabulary.tsv.999999.tmp"
+    debris.write_text("half a vocabulary")
+    assert vocabulary.build_for_store(intent_dir, force=True) is not None
+    assert not debris.exists() and vocabulary.read(intent_dir)["diffusion"] >= 10
