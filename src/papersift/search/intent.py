@@ -237,6 +237,14 @@ class Catalog:
                 return identities[0]
         return self._with_initials(tokens)
 
+    def mononym(self, word: str, papers_using: Callable[[str], int]) -> _Identity | None:
+        """A person written with one name ('Mausam'), when the papers' text rarely uses the word
+        (a query 'attention' is a topic even if someone is called so)."""
+        if papers_using(word) > SURNAME_MAX_DOC_FREQ:
+            return None
+        found = self.identities(full_key(word))
+        return found[0] if found else None
+
     def _with_initials(self, tokens: list[str]) -> _Identity | None:
         """'Y Bengio', 'Bengio Y', 'J Z Kolter': one-letter tokens are initials of the given names."""
         initials = [token for token in tokens if len(token) == 1]
@@ -427,7 +435,8 @@ class IntentReader:
         if not tokens:
             return None, tokens
         if len(tokens) <= NAME_MAX_WORDS and all(_name_like(token) for token in tokens):
-            identity = catalog.person(" ".join(tokens))
+            identity = catalog.person(" ".join(tokens)) if len(tokens) > 1 else \
+                catalog.mononym(tokens[0], self.papers_using)
             if identity is not None:
                 return _person(catalog, identity, " ".join(tokens)), []
         for size in (3, 2):
