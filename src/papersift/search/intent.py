@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from papersift.index.analyzers import ENGLISH, terms
+from papersift.index.analyzers import ENGLISH, has_cjk, terms
 from papersift.names import full_key, name_tokens
 from papersift.record import normalize_title
 from papersift.search.query import Words, parse_query
@@ -371,6 +371,8 @@ class IntentReader:
             if intent is not None:
                 return intent
         words = " ".join(node.text for node in nodes)
+        if has_cjk(words):  # the papers' titles and names are Latin (a Chinese name's reading calls person())
+            return PLAIN
         titled = catalog.titled(words)
         if titled:
             return Intent("title", pinned=titled)
