@@ -292,3 +292,28 @@ def test_a_hybrid_result_set_sorted_by_year_lists_each_paper_once_in_year_order(
     years = [papers[paper_id].year or 0 for paper_id in ids]
     assert years == sorted(years, reverse=sort == "newest")
     assert set(ids) == set(all_ids(service, replace(request, sort="relevance")))
+
+
+def test_a_vocabulary_build_removes_the_temporary_file_a_killed_run_left(intent_dir):
+    debris = intent_dir / ".vocabulary.tsv.999999.tmp"
+    debris.write_text("half a vocabulary")
+    assert vocabulary.build_for_store(intent_dir, force=True) is not None
+    assert not debris.exists() and vocabulary.read(intent_dir)["diffusion"] >= 10
+
+
+def test_a_person_written_with_one_name_is_found_by_it(sample_data_dir, tmp_path):
+    from papersift.index import lexical
+    from papersift.people.identity import build as build_identities
+    from papersift.search.service import SearchService
+
+    papers = [paper for _, paper in Store(sample_data_dir, readonly=True).iter_papers(0)][:40]
+    papers = [replace(paper, authors=("Mausam", *paper.authors[1:])) if at < 6 else paper
+              for at, paper in enumerate(papers)]
+    store = Store(tmp_path)
+    store.upsert(papers)
+    build_identities(store)
+    store.close()
+    lexical.build(tmp_path)
+    response = SearchService(tmp_path).search(SearchRequest(query="Mausam", mode="keyword"))
+    assert response.intent is not None and response.intent.person.name == "Mausam"
+    assert response.total == 6

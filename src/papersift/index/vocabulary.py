@@ -60,7 +60,10 @@ def build(data_dir: str | Path, texts, total: int, last_seq: int) -> VocabularyS
     counts = count_words(texts)
     kept = sorted((word, n) for word, n in counts.items() if n >= MIN_PAPERS)
     lines = [f"{HEADER}\t{total}\t{last_seq}", *(f"{word}\t{n}" for word, n in kept)]
-    write_atomically(vocabulary_path(data_dir), ("\n".join(lines) + "\n").encode())
+    path = vocabulary_path(data_dir)
+    for debris in path.parent.glob(f".{path.name}.*.tmp"):  # left by a killed run (publish.write_atomically)
+        debris.unlink(missing_ok=True)
+    write_atomically(path, ("\n".join(lines) + "\n").encode())
     return VocabularyStats(len(kept), time.perf_counter() - started)
 
 

@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import re
 import threading
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from papersift.index.analyzers import ENGLISH, terms
+from papersift.index.analyzers import ENGLISH, has_cjk, terms
 from papersift.names import full_key, name_tokens
 from papersift.record import normalize_title
 from papersift.search.query import Words, parse_query
@@ -47,6 +47,7 @@ OPENREVIEW_LIKE = re.compile(r"^(?=[A-Za-z0-9_-]{9,14}$)(?=.*[a-z])(?=.*[0-9]|(?
 YEAR_WORD = re.compile(r"^(\d{4})(?:(?:\.\.|-)(\d{4}))?$")
 NAV_MAX_WORDS = 8  # names, venue/year words and misspellings are read in queries of at most this many words
 NAME_MAX_WORDS = 4
+READ_KEPT = 512  # query texts whose reading is remembered
 SURNAME_SHARE = 0.6  # a lone surname names the person who holds this share of its papers
 LONE_SURNAME_PAPERS = 10  # a lone surname typed in lower case names someone with at least this many papers
 SURNAME_MAX_DOC_FREQ = 30  # ... and is a rare word in papers' text (not "he", "wang" as words)
@@ -236,6 +237,14 @@ class Catalog:
                 return identities[0]
         return self._with_initials(tokens)
 
+    def mononym(self, word: str, papers_using: Callable[[str], int]) -> _Identity | None:
+        """A person written with one name ('Mausam'), when the papers' text rarely uses the word
+        (a query 'attention' is a topic even if someone is called so)."""
+        if papers_using(word) > SURNAME_MAX_DOC_FREQ:
+            return None
+        found = self.identities(full_key(word))
+        return found[0] if found else None
+
     def _with_initials(self, tokens: list[str]) -> _Identity | None:
         """'Y Bengio', 'Bengio Y', 'J Z Kolter': one-letter tokens are initials of the given names."""
         initials = [token for token in tokens if len(token) == 1]
@@ -290,6 +299,8 @@ class IntentReader:
         self._catalog: Catalog | None = None
         self._stamp: tuple | None = None
         self._lock = threading.Lock()
+        self._read: OrderedDict[str, Intent] = OrderedDict()
+        self._read_for: Catalog | None = None
 
     def catalog(self) -> Catalog | None:
         with self._lock:
@@ -325,15 +336,32 @@ class IntentReader:
         return _person(catalog, identity, name) if catalog is not None and identity is not None else None
 
     def read(self, text: str) -> Intent:
+        """What the query names (remembered per text until the store changes: a page reads it
+        for its hits, its facet counts and its topic tree)."""
         text = text.strip()
         if not text:
             return NO_INTENT
+        catalog = self.catalog()
+        if catalog is None:
+            return NO_INTENT
+        with self._lock:
+            if self._read_for is not catalog:
+                self._read.clear()
+                self._read_for = catalog
+            if text in self._read:
+                self._read.move_to_end(text)
+                return self._read[text]
+        intent = self._read_now(text, catalog)
+        with self._lock:
+            self._read[text] = intent
+            while len(self._read) > READ_KEPT:
+                self._read.popitem(last=False)
+        return intent
+
+    def _read_now(self, text: str, catalog: Catalog) -> Intent:
         try:
             parsed = parse_query(text)
         except QuerySyntaxError:
-            return NO_INTENT
-        catalog = self.catalog()
-        if catalog is None:
             return NO_INTENT
         nodes = [node for node in parsed.required if isinstance(node, Words) and node.field is None]
         if parsed.excluded or parsed.filters != Filters() or not nodes or len(nodes) != len(parsed.required):
@@ -343,6 +371,8 @@ class IntentReader:
             if intent is not None:
                 return intent
         words = " ".join(node.text for node in nodes)
+        if has_cjk(words):  # the papers' titles and names are Latin (a Chinese name's reading calls person())
+            return PLAIN
         titled = catalog.titled(words)
         if titled:
             return Intent("title", pinned=titled)
@@ -407,7 +437,8 @@ class IntentReader:
         if not tokens:
             return None, tokens
         if len(tokens) <= NAME_MAX_WORDS and all(_name_like(token) for token in tokens):
-            identity = catalog.person(" ".join(tokens))
+            identity = catalog.person(" ".join(tokens)) if len(tokens) > 1 else \
+                catalog.mononym(tokens[0], self.papers_using)
             if identity is not None:
                 return _person(catalog, identity, " ".join(tokens)), []
         for size in (3, 2):
