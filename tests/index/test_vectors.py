@@ -232,3 +232,20 @@ def test_storage_follows_the_model_setting_and_rejects_unknown_kinds(tmp_path, m
     assert VectorIndex.open(tmp_path, DEFAULT_MODEL).meta.storage == get_spec(DEFAULT_MODEL).vector_storage
     with pytest.raises(ValueError, match="unknown vector storage 'i4'"):
         write_index(tmp_path, "m", ["a"], _unit(1, 14), 1, 1, storage="i4")
+
+
+def test_a_generation_takes_a_file_of_rows_by_moving_it(tmp_path):
+    """write_index given a .npy path moves that file into the generation (a streamed build
+    never holds its rows); a file in another dtype than the storage's is refused."""
+    rows = np.eye(3, 4, dtype=np.float32)
+    path = tmp_path / "streamed.npy"
+    np.save(path, rows)
+    write_index(tmp_path, "use-m3@phrases", ["a", "b", "c"], path, papers_total=3, last_seq=3)
+    index = VectorIndex.open(tmp_path, "use-m3@phrases")
+    assert not path.exists() and index is not None and index.paper_ids == ["a", "b", "c"]
+    assert np.array_equal(np.asarray(index.vectors), rows) and index.meta.dim == 4
+    np.save(path, rows.astype(np.float16))
+    with pytest.raises(ValueError, match="float16 rows"):
+        write_index(tmp_path, "use-m3@phrases", ["a", "b", "c"], path, papers_total=3, last_seq=3)
+    with pytest.raises(ValueError, match="2 ids but 3 vectors"):
+        write_index(tmp_path, "use-m3@phrases", ["a", "b"], rows, papers_total=3, last_seq=3)

@@ -138,8 +138,9 @@ def build_phrase_vectors(data_dir: str | os.PathLike, encode: Encode = encode_te
                          min_papers: int = MIN_PAPERS, limit: int = MAX_PHRASES,
                          log: Callable[[str], None] = lambda _: None) -> PhraseVectorStats | None:
     """Embed the lexicon's phrases and publish them (None without a lexicon). Each block's
-    vectors go to a memory-mapped file in the data dir as they are encoded (the page cache
-    holds them, not this process's heap), and the generation is written from that file."""
+    vectors are appended to a .npy file in the data dir as they are encoded, and that file is
+    moved into the new generation: the build holds one block of vectors, never all of them
+    (neither in its heap nor mapped)."""
     state = lexicon_state(data_dir)
     if state is None:
         return None
@@ -147,16 +148,20 @@ def build_phrase_vectors(data_dir: str | os.PathLike, encode: Encode = encode_te
     phrases = lexicon_phrases(data_dir, min_papers, limit)
     log(f"phrase vectors: {len(phrases):,} phrases")
     with tempfile.TemporaryDirectory(prefix=".phrasevectors-", dir=data_dir) as scratch:
-        vectors = np.lib.format.open_memmap(Path(scratch) / "vectors.npy", mode="w+", dtype=np.float32,
-                                            shape=(len(phrases), DIM))
-        for at in range(0, len(phrases), BATCH):
-            vectors[at:at + BATCH] = encode([surface for _, surface in phrases[at:at + BATCH]])
-            if at // BATCH % 50 == 49:
-                log(f"phrase vectors: {at + BATCH:,} of {len(phrases):,} embedded")
-        vectors.flush()
-        folder = vector_index.write_index(data_dir, PHRASES_MODEL, [key for key, _ in phrases], vectors,
+        path = Path(scratch) / "vectors.npy"
+        dtype = np.dtype(vector_index.STORAGE_KINDS[vector_index.storage_for(PHRASES_MODEL)])
+        with open(path, "wb") as handle:
+            np.lib.format.write_array_header_1_0(handle, {"descr": np.lib.format.dtype_to_descr(dtype),
+                                                          "fortran_order": False, "shape": (len(phrases), DIM)})
+            for at in range(0, len(phrases), BATCH):
+                block = np.asarray(encode([surface for _, surface in phrases[at:at + BATCH]]), dtype=np.float32)
+                if block.shape != (min(BATCH, len(phrases) - at), DIM):
+                    raise ValueError(f"the encoder gave {block.shape} rows for {min(BATCH, len(phrases) - at)} phrases")
+                handle.write(np.ascontiguousarray(block, dtype=dtype).tobytes())
+                if at // BATCH % 50 == 49:
+                    log(f"phrase vectors: {at + BATCH:,} of {len(phrases):,} embedded")
+        folder = vector_index.write_index(data_dir, PHRASES_MODEL, [key for key, _ in phrases], path,
                                           papers_total=state[0], last_seq=state[1], scan_min_rows=len(phrases) + 1)
-        del vectors
     return PhraseVectorStats(folder, len(phrases), time.perf_counter() - started)
 
 

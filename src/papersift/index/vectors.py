@@ -193,29 +193,41 @@ def open_scan(path: Path):
     return faiss.read_index(str(path), faiss.IO_FLAG_MMAP_IFC | faiss.IO_FLAG_READ_ONLY)
 
 
-def write_index(data_dir: str | os.PathLike, model: str, paper_ids: list[str], vectors: np.ndarray,
+def write_index(data_dir: str | os.PathLike, model: str, paper_ids: list[str], vectors: np.ndarray | Path,
                 papers_total: int, last_seq: int, scan_min_rows: int | None = None, storage: str | None = None) -> Path:
     """Write a new generation and make it live with one rename (index/publish.py); the one it
     replaces and what killed writers left are removed. One writer per model at a time.
-    `scan_min_rows`: SCAN_MIN_ROWS unless given; `storage`: STORAGE_KINDS, by default the
-    model's setting (storage_for)."""
-    if len(paper_ids) != len(vectors):
-        raise ValueError(f"{len(paper_ids)} ids but {len(vectors)} vectors")
+    `vectors`: the rows, or a .npy file of them (in the storage's dtype, on the data dir's file
+    system) that is moved into the generation, so a writer that streamed its rows to a file
+    never holds them. `scan_min_rows`: SCAN_MIN_ROWS unless given; `storage`: STORAGE_KINDS, by
+    default the model's setting (storage_for)."""
+    moved: Path | None = None
+    if isinstance(vectors, Path):
+        moved, rows = vectors, np.load(vectors, mmap_mode="r")
+    else:
+        rows = vectors
+    if len(paper_ids) != len(rows):
+        raise ValueError(f"{len(paper_ids)} ids but {len(rows)} vectors")
     storage = check_storage(storage or storage_for(model))
+    if moved is not None and rows.dtype != STORAGE_KINDS[storage]:
+        raise ValueError(f"{moved}: {rows.dtype} rows, the {storage} storage needs {STORAGE_KINDS[storage]}")
     scan_min_rows = SCAN_MIN_ROWS if scan_min_rows is None else scan_min_rows
     root = model_root(data_dir, model)
     with writer_lock(root):
         remove_debris(root)
         name, staging = new_staging(root)
         try:
-            np.save(staging / "vectors.npy", np.ascontiguousarray(vectors, dtype=STORAGE_KINDS[storage]))
+            if moved is not None:
+                os.replace(moved, staging / "vectors.npy")
+            else:
+                np.save(staging / "vectors.npy", np.ascontiguousarray(rows, dtype=STORAGE_KINDS[storage]))
             fault_point("vectors:vectors-written")
             (staging / "ids.json").write_bytes(orjson.dumps(list(paper_ids)))
             fault_point("vectors:ids-written")
             scan = len(paper_ids) >= scan_min_rows
             if scan:
-                build_scan(vectors, staging / SCAN_FILE, storage=storage)
-            meta = VectorMeta(model, int(vectors.shape[1]) if vectors.ndim == 2 else 0, len(paper_ids),
+                build_scan(rows, staging / SCAN_FILE, storage=storage)
+            meta = VectorMeta(model, int(rows.shape[1]) if rows.ndim == 2 else 0, len(paper_ids),
                               papers_total, last_seq, time.time(), scan, papers=len(set(paper_ids)), storage=storage)
             (staging / "meta.json").write_bytes(orjson.dumps(asdict(meta)))
             fsync_files(*(path for path in staging.iterdir() if path.is_file()))
