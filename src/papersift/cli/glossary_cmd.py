@@ -26,7 +26,9 @@ def glossary_build(
     manifest: Annotated[Path, typer.Option("--manifest", help="Source manifest (TOML; scripts/glossary_sources.toml).")],
     sources: Annotated[Path | None, typer.Option(
         "--sources", help="Folder the manifest's source locations are relative to (default: the manifest's folder).")] = None,
-    out: Annotated[Path, typer.Option("--out", help="Where glossary.tsv.gz and GLOSSARY-NOTICE.md are written.")] = PACKAGE_DATA,
+    out: Annotated[Path | None, typer.Option(
+        "--out", help="Where glossary.tsv.gz and GLOSSARY-NOTICE.md are written (default: the package's data folder, "
+                      "src/papersift/data in a checkout).")] = None,
     reference: Annotated[Path | None, typer.Option(
         "--reference", help="Term pairs (JSON lines, term_zh/term_en) no source may copy: a source holding more than "
                             "half of them verbatim is dropped (default: the zhterms dev queries).")] = None,
@@ -66,7 +68,7 @@ def glossary_build(
                                align_encode=align_encode,
                                converter=opencc.OpenCC("tw2sp").convert,
                                log=lambda message: console.print(escape(message), highlight=False))
-        glossary_file, notice = builder.write(out, listed, report)
+        glossary_file, notice = builder.write(out or PACKAGE_DATA, listed, report)
     except (SourceError, ValueError, OSError) as exc:
         fail(str(exc))
     console.print(f"wrote {glossary_file} ({len(report.kept):,} pairs) and {notice}", highlight=False)
