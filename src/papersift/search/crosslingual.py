@@ -17,6 +17,7 @@ the query as typed and 0.24 for dense search.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Protocol
@@ -62,6 +63,7 @@ MIN_WORD_CHARS = 2  # one-character jieba words (的, 在, 用) carry grammar, n
 # 0.05 / 0.1 / 0.2 / 0.5 gave 0.674 / 0.716 / 0.723 / 0.687.
 SENSE_SHARE = 0.1
 MAX_GLOSSARY_CHARS = 16  # the longest glossary term tried at a position
+GLOSSARY_CUT_CONFIDENCE = 0.6  # the glossary terms a query is cut at (_reading_terms)
 GLOSSARY_MARGIN = 0.1  # glossary entries this close to the surest one count as about as sure
 BRIDGE_CONFIDENCE = 0.3  # the term bridge's nearest corpus term: a guess
 DocFreq = Callable[[str], int]  # papers whose text has an (analyzed) term
@@ -185,6 +187,16 @@ def _read_form(text: str, lexicon: TermLexicon | None, encoder: Encoder | None, 
     return QueryReading(text, english, tuple(terms), extra)
 
 
+@functools.lru_cache(maxsize=4)
+def _reading_terms(glossary: TermGlossary) -> frozenset[str]:
+    """The glossary's terms a query is cut at: those whose best entry is at least
+    GLOSSARY_CUT_CONFIDENCE. Below it are the pairs only a document alignment gives (0.5-0.6,
+    index/glossary_build.py), often a fragment around a term ("弱监督" of 弱监督学习, "平滑" of
+    过平滑): cutting a query at them breaks the phrase the composition reads whole."""
+    return frozenset(term for term in glossary.zh_terms()
+                     if (entries := glossary.lookup_zh(term)) and entries[0].confidence >= GLOSSARY_CUT_CONFIDENCE)
+
+
 def glossary_pieces(token: str, glossary: TermGlossary | None,
                     lexicon: TermLexicon) -> list[tuple[str, TermReading | None]]:
     """The token cut into the glossary's terms (longest first, left to right, over its CJK runs)
@@ -193,7 +205,7 @@ def glossary_pieces(token: str, glossary: TermGlossary | None,
     of Latin words alone is no piece (the query keeps it as typed)."""
     if glossary is None:
         return [(token, None)]
-    known = glossary.zh_terms()
+    known = _reading_terms(glossary)
     pieces: list[tuple[str, TermReading | None]] = []
     rest_from = 0
     at = 0
