@@ -70,8 +70,8 @@ def test_a_data_dir_that_is_a_file_is_one_line(ten_thousand, tmp_path):
     not_a_dir.write_text("a file")
     result = CliRunner().invoke(app, ["ingest", str(ten_thousand[0]), "--data-dir", str(not_a_dir)])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
-    assert _one_line_error(result.stderr) == (f"error: cannot open the store: data directory {not_a_dir} "
-                                              "(or a folder above it) is not a directory")
+    assert _one_line_error(result.stderr) == (f"error: the data dir {not_a_dir} is not a directory "
+                                              "(--data-dir names the folder papersift keeps its store in)")
 
 
 def test_ingest_of_a_device_is_one_line(tmp_path):
