@@ -215,7 +215,7 @@ def test_api_and_page_show_predicted_topics(predicted_dir):
 
         html = client.get("/", params={"q": 'area:"Applications"', "mode": "keyword", "size": 50, "lang": "en"},
                           headers={"Accept": "text/html"}).text
-    topics = re.findall(r'<div class="topic">(.*?)</div>', html, re.DOTALL)
+    topics = re.findall(r'<div class="topic"[^>]*>(.*?)</div>', html, re.DOTALL)
     badged = [topic for topic in topics if 'class="badge predicted"' in topic]
     assert len(badged) == len(predicted) and len(topics) == len(body["hits"])
     assert all(re.search(r'title="Topic predicted by the classifier \(\d+%\)">predicted</span>', t) for t in badged)
