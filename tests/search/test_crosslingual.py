@@ -84,9 +84,12 @@ def test_a_chinese_query_gets_a_keyword_ranking_of_its_english_terms(hybrid_dir,
     # filters typed with the query still apply to the carried-over side
     filtered = retriever.translated_ranking(parse_query("强化学习 venue:ICLR"), 20)
     assert filtered and all(service.get(paper_id).venue == "ICLR" for paper_id, _ in filtered)
-    # and the fused ranking leads with what the carried-over side found, not the random dense side
+    # and the fused ranking lifts what the carried-over side found above the random dense side's
+    # noise. (The bridge's reading "reinforcement learning rank learn" gave one paper a BM25 spike
+    # that led the fusion; the glossary's "reinforcement learning" scores many RL papers alike,
+    # so a random dense paper may come first, but the reading's best are among the first ten.)
     fused = [paper_id for paper_id, _ in retriever.retrieve(service_request("强化学习"), query, 20)]
-    assert fused[0] in {paper_id for paper_id, _ in translated[:3]}
+    assert {paper_id for paper_id, _ in translated[:3]} & set(fused[:10])
 
 
 def service_request(text: str):
@@ -163,10 +166,13 @@ def test_pasted_chinese_text_is_also_ranked_by_its_english_reading(hybrid_dir, e
     retriever = HybridRetriever(DenseRetriever(hybrid_dir, service, encoder=encoder), service)
     request = SearchRequest(like_text="图神经网络", mode="hybrid")
     ranked = retriever.like_text_ranking(request, parse_query(""), 10)
-    top = service.get(ranked[0][0])
     words = retriever.reading_for("图神经网络").english.lower().split()
-    assert "network" in " ".join(words)  # with this small bridge: "neural network"
-    assert all(word.rstrip("s") in f"{top.title} {top.abstract}".lower() for word in words), top.title
+    assert "network" in " ".join(words)  # "graph neural networks" (glossary + composition)
+    # the reading's keyword list is fused in: papers with its words are among the first ten
+    # (with random vectors beside it, a noise paper may come first)
+    about = [all(word.rstrip("s") in f"{paper.title} {paper.abstract}".lower() for word in words)
+             for paper in (service.get(paper_id) for paper_id, _ in ranked[:10])]
+    assert any(about), words
 
 
 @pytest.mark.models
