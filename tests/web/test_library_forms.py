@@ -172,7 +172,8 @@ def test_the_import_form_is_bounded_like_the_api(served, monkeypatch):
     _, import_fields = _form_fields(client.get("/library", params={"lang": "en"}).text, "library-import")
     many = b"".join(b"@misc{k%d, title={T %d}}\n" % (number, number) for number in range(101))
     refused = client.post("/library/import", data={**dict(import_fields), "token": TOKEN},
-                          files={"file": ("<many>.bib", many, "application/x-bibtex")}, headers={"Accept": "text/html", "Accept-Language": "en"})
+                          files={"file": ("<many>.bib", many, "application/x-bibtex")},
+                          headers={"Accept": "text/html", "Accept-Language": "en"})
     assert refused.status_code == 413 and "<many>" not in refused.text
     assert "&lt;many&gt;.bib has over 100 entries, the most one import takes" in refused.text
     with client.app.state.import_slots.hold("local"):
