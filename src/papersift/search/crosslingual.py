@@ -105,6 +105,8 @@ class TermGlossary(Protocol):
 
     def zh_terms(self) -> frozenset[str]: ...
 
+    def __hash__(self) -> int: ...  # the terms a query is cut at are remembered per glossary
+
 
 class NameReader(Protocol):
     """Chinese name -> (the author spelling papers use, papers), search/zhnames.py."""
