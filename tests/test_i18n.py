@@ -44,13 +44,13 @@ def test_no_page_string_tells_the_reader_to_run_a_command():
     "或用 `papersift library ...`", "--enable-writes": the reader is told what to expect instead."""
     from papersift.i18n import ERRORS_EN_PAGE, ERRORS_ZH, NOTICES_EN_PAGE, NOTICES_ZH
     from papersift.search.notices import ENGLISH
-    from papersift.web import library_pages, people_pages, saved_pages, topics_pages, writer_pages
+    from papersift.web import library_view, people_pages, saved_pages, topics_pages, writer_pages
 
     page_strings = [text for key, texts in MESSAGES.items() if not key.startswith("digest_")  # mail, not pages
                     for text in texts.values()]
     page_strings += [*NOTICES_ZH.values(), *NOTICES_EN_PAGE.values(), *ERRORS_ZH.values(), *ERRORS_EN_PAGE.values()]
     page_strings += [ENGLISH[code] for code in ENGLISH if code not in NOTICES_EN_PAGE]  # what en pages show as is
-    for module in (library_pages, people_pages, saved_pages, topics_pages, writer_pages):
+    for module in (library_view, people_pages, saved_pages, topics_pages, writer_pages):
         page_strings += [text for labels in module.LABELS.values() for text in labels.values()]
     assert page_strings
     jargon = [text for text in page_strings if "papersift " in text or "papersift]" in text or " --" in text

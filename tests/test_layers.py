@@ -1,5 +1,5 @@
 """The package's import graph (grimp): no cycle between its top-level parts (ingest, store, index,
-search, topics, api, web, cli, ...), and none between its files but the one known knot in web/.
+search, topics, api, web, cli, ...), and none between its files.
 Which part may import which is the layers contract in pyproject.toml [tool.importlinter], checked
 by `lint-imports` in the lint tier (tests/test_lint.py); docs/architecture.md states it."""
 
@@ -14,14 +14,6 @@ import networkx as nx
 import pytest
 
 import papersift
-
-# The one file-level cycle left (issue #30): the page modules import `render`, `form_context`
-# and `marks_context` from routes.py, which imports them back to mount their routes. Cutting it
-# means page rendering in one module the page modules import. Until then this knot, exactly, is
-# allowed; any other cycle, or a module joining this one, fails.
-KNOWN_WEB_KNOT = frozenset(f"papersift.web.{name}" for name in (
-    "routes", "account_pages", "library_forms", "library_pages", "people_pages", "saved_pages",
-    "writer_pages"))  # the one-sign-in pages (issue 28) render through routes like the others
 
 
 @pytest.fixture(scope="module")
@@ -49,10 +41,11 @@ def test_no_import_cycles_between_parts(module_graph):
     assert not cycles, f"import cycles between papersift's parts: {cycles}"
 
 
-def test_no_import_cycles_between_files_but_the_known_web_knot(module_graph):
-    unknown = [sorted(cycle) for cycle in file_cycles(module_graph) if not cycle <= KNOWN_WEB_KNOT]
-    assert not unknown, f"file-level import cycles in src/papersift (cut each; see issue #30): {unknown}"
-    assert set(module_graph.nodes) >= KNOWN_WEB_KNOT, "a module of the known web knot was renamed: update it"
+def test_no_import_cycles_between_files(module_graph):
+    # web/ pages share web/render.py (the page machinery) instead of importing routes.py, which
+    # imports them to mount their routes (issue #30's last knot)
+    cycles = [sorted(cycle) for cycle in file_cycles(module_graph)]
+    assert not cycles, f"file-level import cycles in src/papersift (move the shared names to a module both import): {cycles}"
 
 
 def test_the_graph_holds_function_level_imports(module_graph):

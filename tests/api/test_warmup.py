@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from papersift.api.warmup import Warmup, start_warmup
 from papersift.background import STATUS_FILE
 from papersift.server import create_app
-from papersift.web.routes import templates
+from papersift.web.render import templates
 from served_papers import TEST_HOSTS, build_served_data_dir
 
 

@@ -9,7 +9,7 @@ import pytest
 from markupsafe import escape
 
 from papersift.web.mathml import render_math, tex_to_mathml
-from papersift.web.routes import highlighted
+from papersift.web.render import highlighted
 
 
 def test_inline_tex_becomes_mathml_and_bold_becomes_strong():

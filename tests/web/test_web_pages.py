@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from papersift.search.service import SearchService
 from papersift.search.types import Filters, SearchRequest
 from papersift.server import create_app
-from papersift.web.routes import highlighted, safe_href
+from papersift.web.render import highlighted, safe_href
 from served_papers import HOSTILE_ID, MANY_AUTHORS_ID, TEST_HOSTS
 
 HTML = {"Accept": "text/html"}
@@ -198,7 +198,7 @@ def test_a_filtered_facet_still_offers_its_other_values_with_their_own_counts(cl
 
 
 def test_another_package_can_add_a_page_in_the_same_look(served_data_dir, tmp_path, monkeypatch):
-    from papersift.web import routes as web_routes
+    from papersift.web import render as web_routes
 
     monkeypatch.setattr(web_routes, "NAV_LINKS", list(web_routes.NAV_LINKS))
     monkeypatch.setattr(web_routes.template_loader, "loaders", list(web_routes.template_loader.loaders))

@@ -32,6 +32,7 @@ from papersift.api.writes import tables_for
 from papersift.follow.state import Following
 from papersift.i18n import Lang
 from papersift.web.forms import check_csrf, check_form_csrf, csrf_token, form_csrf, read_fields, require_form_writes
+from papersift.web.render import render
 from papersift.web.urls import SearchState, local_path
 
 router = APIRouter(include_in_schema=False)
@@ -95,8 +96,6 @@ def _secure(request: Request) -> bool:
 
 
 def _render(request: Request, template: str, lang: Lang, status: int = 200, **context) -> HTMLResponse:
-    from papersift.web.routes import render
-
     return render(request, template, lang, status=status, state=SearchState(SearchParams(), lang),
                   labels=LABELS[lang], password_chars=(MIN_PASSWORD_CHARS, MAX_PASSWORD_CHARS), **context)
 

@@ -27,6 +27,7 @@ from papersift.i18n import LANGS
 from papersift.library.entries import RATINGS, Library, LibraryError
 from papersift.library.interchange import LibraryFormatError, import_library
 from papersift.web.forms import check_form_csrf, check_write_token, require_form_writes
+from papersift.web.library_view import LABELS, render_library
 from papersift.web.saved_pages import _checked_form, form_context
 
 router = APIRouter(include_in_schema=False)
@@ -143,7 +144,5 @@ async def _import_form(request: Request) -> HTMLResponse:
         except (LibraryFormatError, LibraryError) as problem:
             raise ApiError(422, "invalid_import", f"{upload.filename}: {problem}") from None
     summary = await run_in_threadpool(run)
-    from papersift.web.library_pages import LABELS, _render
-
-    return _render(request, "library_import.html", lang, summary=summary, filename=upload.filename,
+    return render_library(request, "library_import.html", lang, summary=summary, filename=upload.filename,
                    import_labels=LABELS[lang])

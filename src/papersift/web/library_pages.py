@@ -19,14 +19,14 @@ from pydantic import Field, field_validator
 from papersift import extras
 from papersift.api.backend import request_lang
 from papersift.api.library_routes import RecommendParams, library_of, recommendations_for
-from papersift.api.params import PaperParams, SearchParams
+from papersift.api.params import PaperParams
 from papersift.background import read_status
 from papersift.i18n import Lang, translate
 from papersift.library.entries import MAX_TAG_CHARS, LibraryError
 from papersift.record import Paper
 from papersift.web.library_forms import marks_context
+from papersift.web.library_view import render_library
 from papersift.web.saved_pages import form_context
-from papersift.web.urls import SearchState
 
 router = APIRouter(include_in_schema=False)
 
@@ -46,40 +46,6 @@ class RecommendPageParams(RecommendParams):
     def _blank_lang_is_unset(cls, value):
         return None if value == "" else value
 
-LABELS = {
-    "en": {"library": "Library", "tags": "Tags", "all": "All papers", "empty": "Your library is empty: tag, like or "
-           "mark papers on the search results, or import a file.", "liked": "liked",
-           "not_interested": "not interested", "to-read": "to read", "read": "read", "note": "Note", "added": "added",
-           "export": "Export", "recommend": "Recommendations", "recommend_for": "Recommended for tag",
-           "recommend_all": "Recommended from your library",
-           "papers": "papers", "mark_seen": "Mark all as seen", "new": "new",
-           "private_feed": "Private Atom feed", "only_new": "Only new papers", "all_recs": "All recommendations",
-           "import": "Import", "import_file": "File (BibTeX, RIS, CSL-JSON, or JSON exported here)",
-           "import_tag": "Also tag them", "reading": "Reading state", "none": "none", "save": "Save",
-           "remove": "Remove from library", "filters": "Filters", "apply": "Apply", "venue": "Venue",
-           "area": "Area", "year_from": "From year", "year_to": "To year",
-           "import_summary": "{matched} of {entries} entries matched ({format}).",
-           "import_unmatched": "{count} entries matched no paper:", "import_all_matched": "Every entry matched a paper."},
-    "zh": {"library": "文献库", "tags": "标签", "all": "全部论文", "empty": "文献库为空：在检索结果上给论文加标签或标记，"
-           "或导入文件。", "liked": "喜欢", "not_interested": "不感兴趣",
-           "to-read": "待读", "read": "已读", "note": "笔记", "added": "加入于", "export": "导出",
-           "recommend": "推荐", "recommend_for": "标签推荐", "recommend_all": "根据文献库推荐",
-           "papers": "篇论文", "mark_seen": "全部标为已看", "new": "新",
-           "private_feed": "私人 Atom 订阅", "only_new": "只看新论文", "all_recs": "全部推荐",
-           "import": "导入", "import_file": "文件（BibTeX、RIS、CSL-JSON，或从本站导出的 JSON）", "import_tag": "同时加标签",
-           "reading": "阅读状态", "none": "无", "save": "保存", "remove": "移出文献库", "filters": "筛选",
-           "apply": "应用", "venue": "会议", "area": "领域", "year_from": "起始年份", "year_to": "截止年份",
-           "import_summary": "{entries} 条中匹配了 {matched} 条（{format}）。", "import_unmatched": "{count} 条没有匹配到论文：",
-           "import_all_matched": "每一条都匹配到了论文。"},
-}
-
-
-def _render(request: Request, template: str, lang: Lang, **context) -> HTMLResponse:
-    from papersift.web.routes import render  # the page machinery (imports this module to mount it)
-
-    return render(request, template, lang, state=SearchState(SearchParams(), lang), labels=LABELS[lang], **context)
-
-
 @router.get("/library", response_class=HTMLResponse)
 def library_page(request: Request, params: Annotated[LibraryPageParams, Query()]) -> HTMLResponse:
     lang, tag = request_lang(request, params.lang), params.tag
@@ -89,7 +55,7 @@ def library_page(request: Request, params: Annotated[LibraryPageParams, Query()]
     rows = [(entry, papers.get(entry.paper_id), time.strftime("%Y-%m-%d", time.localtime(entry.added_at)))
             for entry in entries]
     back = f"/library?{urlencode({'tag': tag, 'lang': lang} if tag else {'lang': lang})}"
-    return _render(request, "library.html", lang, tags=library.tags(), rows=rows, tag=tag,
+    return render_library(request, "library.html", lang, tags=library.tags(), rows=rows, tag=tag,
                    can_recommend=extras.available("recommend"), forms=form_context(request), back=back)
 
 
@@ -163,5 +129,5 @@ def recommend_page(request: Request, params: Annotated[RecommendPageParams, Quer
     back = f"/library/recommend?{urlencode({'tag': tag or '', 'lang': lang})}"
     # The hits' tag / like / not-interested controls: the search hits' own (library_forms, _hit.html)
     marks = marks_context(request, [paper.id for _, paper, _ in rows if paper is not None])
-    return _render(request, "library_recommend.html", lang, tag=tag, rows=rows, problem=problem, new_ids=fresh,
+    return render_library(request, "library_recommend.html", lang, tag=tag, rows=rows, problem=problem, new_ids=fresh,
                    private_feed=private_feed, forms=forms, back=back, only_new=params.new, params=params, marks=marks)

@@ -15,6 +15,7 @@ from papersift.api.params import PaperParams, SearchParams
 from papersift.api.people_routes import author_or_404, venue_or_404
 from papersift.i18n import Lang
 from papersift.web.coauthor_graph import coauthor_svg
+from papersift.web.render import render
 from papersift.web.urls import SearchState, author_path
 
 router = APIRouter(include_in_schema=False)
@@ -79,7 +80,6 @@ def _watching(request: Request, kind: str, key: str, back: str) -> dict:
 
 
 def _render(request: Request, template: str, lang: Lang, **context) -> HTMLResponse:
-    from papersift.web.routes import render  # the page machinery (imports this module to mount it)
     from papersift.web.saved_pages import LABELS as SAVED_LABELS
 
     watching = context.get("watching")

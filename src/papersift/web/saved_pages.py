@@ -22,6 +22,7 @@ from papersift.follow.saved import FollowError, watch_key
 from papersift.follow.watches import list_watch, mark_listing_seen
 from papersift.i18n import Lang
 from papersift.web.forms import check_form_csrf, form_csrf, read_form, require_form_writes, writer_signed_in
+from papersift.web.render import render
 from papersift.web.urls import SearchState
 
 router = APIRouter(include_in_schema=False)
@@ -68,8 +69,6 @@ def form_context(request: Request) -> dict:
 
 
 def _render(request: Request, template: str, lang: Lang, **context) -> HTMLResponse:
-    from papersift.web.routes import render
-
     return render(request, template, lang, state=SearchState(SearchParams(), lang), labels=LABELS[lang],
                   forms=form_context(request), **context)
 

@@ -13,7 +13,7 @@ from papersift.api.backend import request_lang
 from papersift.api.errors import ApiError
 from papersift.config import MAX_QUERY_CHARS
 from papersift.i18n import Lang
-from papersift.web.routes import NAV_LINKS, add_page, render
+from papersift.web.render import NAV_LINKS, add_page, render
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "topics" / "templates"
 LABELS = {

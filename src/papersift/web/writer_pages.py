@@ -27,6 +27,7 @@ from papersift.web.forms import (
     writer_proof,
     writer_signed_in,
 )
+from papersift.web.render import render
 from papersift.web.urls import SearchState, local_path
 
 router = APIRouter(include_in_schema=False)
@@ -95,8 +96,6 @@ def _signed_in(request: Request, target: str) -> Response:
 
 
 def _page(request: Request, lang: Lang, status: int = 200, problem: str | None = None, target: str = "/") -> HTMLResponse:
-    from papersift.web.routes import render
-
     settings = request.app.state.settings
     return render(request, "signin.html", lang, status=status, state=SearchState(SearchParams(), lang),
                   labels=LABELS[lang], writes=settings.enable_writes, signed_in=writer_signed_in(request),
