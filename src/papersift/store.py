@@ -767,3 +767,23 @@ class Store:
             "interrupted_runs": [{key: run[key] for key in ("run_id", "started_at", "paths")}
                                  for run in runs if run["status"] == "interrupted"][-20:],
         }
+
+
+class ReadOnlyStore:
+    """A data dir's store, opened read-only on first call and kept for the process; None while
+    the data dir has no store. Thread-safe: query-time readers (search/intent.py, zhnames.py)
+    share one connection however many requests ask at once."""
+
+    def __init__(self, data_dir: str | Path):
+        self.data_dir = data_dir
+        self._store: Store | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self) -> Store | None:
+        with self._lock:
+            if self._store is None:
+                try:
+                    self._store = Store(self.data_dir, readonly=True)
+                except FileNotFoundError:
+                    return None
+            return self._store

@@ -36,7 +36,7 @@ from papersift.names import full_key, name_tokens
 from papersift.record import normalize_title
 from papersift.search.query import Words, parse_query
 from papersift.search.types import Filters, QuerySyntaxError
-from papersift.store import Store
+from papersift.store import ReadOnlyStore, Store
 
 ARXIV_ID = re.compile(r"^(?:arxiv:\s*)?(\d{4}\.\d{4,5}|[a-z][a-z.-]*/\d{7})(?:v\d+)?$", re.IGNORECASE)
 DOI = re.compile(r"^(?:doi:\s*)?(10\.\d{4,9}/\S+)$", re.IGNORECASE)
@@ -295,7 +295,7 @@ class IntentReader:
         self.data_dir = Path(data_dir)
         self.doc_freq = doc_freq  # papers per analysed term (the keyword index), for lone surnames
         self.word_uses = word_uses  # papers per word as written (the corpus vocabulary; None: not known)
-        self._store: Store | None = None
+        self._store = ReadOnlyStore(self.data_dir)
         self._catalog: Catalog | None = None
         self._stamp: tuple | None = None
         self._lock = threading.Lock()
@@ -303,15 +303,13 @@ class IntentReader:
         self._read_for: Catalog | None = None
 
     def catalog(self) -> Catalog | None:
+        store = self._store()
+        if store is None:
+            return None
         with self._lock:
-            if self._store is None:
-                try:
-                    self._store = Store(self.data_dir, readonly=True)
-                except FileNotFoundError:
-                    return None
-            stamp = (self._store.max_seq(), self._store.people_stamp())
+            stamp = (store.max_seq(), store.people_stamp())
             if self._catalog is None or stamp != self._stamp:
-                self._catalog = Catalog(self._store)
+                self._catalog = Catalog(store)
                 self._stamp = stamp
             return self._catalog
 

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import gzip
 import re
-import threading
 from functools import lru_cache
 from pathlib import Path
 
 from papersift.names import full_key
-from papersift.store import Store
+from papersift.store import ReadOnlyStore
 
 MIN_PAPERS = 2  # a spelling on one paper is too often a coincidence of syllables
 MIN_CHARS, MAX_CHARS = 2, 4
@@ -74,18 +73,8 @@ class ChineseNames:
 
     def __init__(self, data_dir: str | Path):
         self.data_dir = Path(data_dir)
-        self._store: Store | None = None
-        self._lock = threading.Lock()
+        self._open = ReadOnlyStore(self.data_dir)  # () -> the store, or None
         self._memo: dict[str, tuple[str, int] | None] = {}
-
-    def _open(self) -> Store | None:
-        with self._lock:
-            if self._store is None:
-                try:
-                    self._store = Store(self.data_dir, readonly=True)
-                except FileNotFoundError:
-                    return None
-            return self._store
 
     def papers(self, spelling: str) -> tuple[int, str]:
         """(papers, the spelling most of them use) of an author written this way up to case,
