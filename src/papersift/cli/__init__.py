@@ -25,6 +25,7 @@ from papersift.cli import saved_cmd  # noqa: F401
 from papersift.cli import digest_cmd  # noqa: F401
 from papersift.cli import users_cmd  # noqa: F401
 from papersift.cli import glossary_cmd  # noqa: F401
+from papersift.cli import rank_cmd  # noqa: F401
 # isort: on
 from papersift.cli.app import app
 from papersift.extras import MissingExtra, extra_for

@@ -10,7 +10,8 @@ the dev halves: known-item en MRR@10 0.502 with e5, 0.580 with MiniLM; SciFact n
 and 0.738. A query with Chinese words gets a third side: the same keyword search over the
 query carried over to English corpus terms (search.crosslingual). `search.fusion` decides
 how much each side counts. Similar papers (a stored paper, pasted text) fuse both dense
-models' neighbours; see like_paper_ranking and like_text_ranking.
+models' neighbours; see like_paper_ranking and like_text_ranking. When `papersift rank train`
+has written a model for the data dir, it re-orders the fused list's head (search/ranker.py).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from papersift.search.crosslingual import carried_over_query
 from papersift.search.dense import make_retriever as make_dense_retriever
 from papersift.search.fusion import fuse_hybrid, zscore_sum
 from papersift.search.query import ParsedQuery, query_text
+from papersift.search.rank_features import Signals
+from papersift.search.ranker import LearnedRanker
 from papersift.search.retrieval import KeywordSide
 from papersift.search.semantic import DenseRetriever
 from papersift.search.similar import clip_like_text
@@ -54,8 +57,10 @@ class DenseSide(Protocol):
 
 
 class HybridRetriever:
-    def __init__(self, dense: DenseSide, keyword: KeywordSide, english: DenseRetriever | None = None):
+    def __init__(self, dense: DenseSide, keyword: KeywordSide, english: DenseRetriever | None = None,
+                 ranker: LearnedRanker | None = None):
         self.dense = dense
+        self.ranker = ranker  # the learned ranker of the data dir (it ranks only when a usable model is there)
         self.english = english  # English-only model for English queries, when built and embedded
         self.keyword = keyword
         # The bridge's translation of a query embeds its Chinese segments: once per text (per
@@ -109,17 +114,29 @@ class HybridRetriever:
         named = self.named_only(request, query, k, candidate_ids)
         if named is not None:
             return named
-        dense_side = self.dense_for(query_text(query))
+        signals = self.signals(request, query, candidate_ids)
+        fused = signals.fused
+        if self.ranker is not None:
+            with stage("rerank"):
+                fused = self.ranker.rerank(signals, self.keyword.backend)
+        kept = self.kept_lexical(query, list(signals.lexical), candidate_ids)
+        kept.update(paper_id for paper_id, _ in signals.dense)  # above the model's relevance floor (search/semantic.py)
+        kept.update(paper_id for paper_id, _ in signals.translated or ())
+        return [(paper_id, score) for paper_id, score in fused if paper_id in kept][:k]
+
+    def signals(self, request: SearchRequest, query: ParsedQuery,
+                candidate_ids: Sequence[str] | None = None) -> Signals:
+        """Each side's ranking of a query and their fusion: what the learned ranker reads."""
+        text = query_text(query)
+        dense_side = self.dense_for(text)
         dense = dense_side.retrieve(request, query, DENSE_DEPTH, candidate_ids)
         lexical = self.lexical_ranking(query, LEXICAL_DEPTH, candidate_ids)
         translated = None if request.literal else self.translated_ranking(query, LEXICAL_DEPTH, candidate_ids)
         trust = getattr(dense_side, "dense_trust", 1.0)  # below 1 while static vectors rank (search/bestvector.py)
         with stage("fusion"):
-            fused = fuse_hybrid(query_text(query), lexical, dense, translated, trust)
-        kept = self.kept_lexical(query, lexical, candidate_ids)
-        kept.update(paper_id for paper_id, _ in dense)  # above the model's relevance floor (search/semantic.py)
-        kept.update(paper_id for paper_id, _ in translated or ())
-        return [(paper_id, score) for paper_id, score in fused if paper_id in kept][:k]
+            fused = fuse_hybrid(text, lexical, dense, translated, trust)
+        reading = self.reading_for(text) if translated is not None else None
+        return Signals(text, lexical, dense, translated, fused, trust, reading)
 
     def kept_lexical(self, query: ParsedQuery, lexical: list[tuple[str, float]],
                      candidate_ids: Sequence[str] | None = None) -> set[str]:
@@ -182,7 +199,8 @@ def make_retriever(data_dir: str | Path, keyword: KeywordSide) -> HybridRetrieve
     dense = make_dense_retriever(data_dir, keyword)
     if dense is None:
         return None
-    return HybridRetriever(dense, keyword, english=_english_retriever(data_dir, keyword))
+    return HybridRetriever(dense, keyword, english=_english_retriever(data_dir, keyword),
+                           ranker=LearnedRanker(data_dir))
 
 
 def _english_retriever(data_dir: str | Path, keyword: KeywordSide) -> DenseRetriever | None:
