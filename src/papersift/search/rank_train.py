@@ -3,7 +3,7 @@
 No click logs exist, but the papers provide queries with known answers (pseudo-queries):
 - a title → its paper;
 - a sentence of the abstract → its paper, as written and without the title's words (how people
-  describe a paper they remember);
+  describe a paper they remember), and 3-6 words in a row of one (a half-remembered phrase);
 - the abstract's rarest words (its key terms) → its paper;
 - an author's name as written → every paper listing that name;
 - a glossary term (search/glossary.py), in English and in Chinese → every paper whose title or
@@ -39,8 +39,9 @@ from papersift.search.ranker import model_paths
 from papersift.search.types import SearchRequest
 from papersift.store import Store
 
-KINDS = ("title", "sentence", "sentence_no_title", "key_terms", "author", "glossary")
-SHARES = {"title": 0.15, "sentence": 0.2, "sentence_no_title": 0.3, "key_terms": 0.15, "author": 0.05, "glossary": 0.15}
+KINDS = ("title", "sentence", "sentence_no_title", "snippet", "key_terms", "author", "glossary")
+SHARES = {"title": 0.1, "sentence": 0.15, "sentence_no_title": 0.2, "snippet": 0.2, "key_terms": 0.15, "author": 0.05,
+          "glossary": 0.15}
 HELD_BACK = 5  # one paper in five: its queries are measured, never trained on
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 PARAMS = {"objective": "lambdarank", "metric": "ndcg", "eval_at": [10], "learning_rate": 0.05, "num_leaves": 31,
@@ -90,7 +91,7 @@ def pseudo_queries(papers: list[Paper], count: int, seed: int, doc_freq: Callabl
     rng.shuffle(shuffled)
     made: list[PseudoQuery] = []
     wanted = {kind: round(count * share) for kind, share in SHARES.items()}
-    for kind in ("title", "sentence", "sentence_no_title", "key_terms", "author"):
+    for kind in KINDS[:-1]:
         made.extend(_paper_queries(kind, shuffled, wanted[kind], rng, doc_freq, by_name))
     if phrase_papers is not None:
         made.extend(_glossary_queries(list(glossary_pairs), wanted["glossary"], rng, phrase_papers))
@@ -133,6 +134,11 @@ def _paper_query(kind: str, paper: Paper, rng: random.Random, doc_freq: Callable
     sentence = rng.choice(sentences)
     if kind == "sentence":
         return sentence, own
+    if kind == "snippet":  # a few words in a row, as someone half remembers a paper
+        words = sentence.split()
+        size = rng.randint(3, 6)
+        start = rng.randrange(0, len(words) - size + 1)
+        return " ".join(words[start:start + size]), own
     title_terms = set(terms(paper.title, ENGLISH))
     kept = [word for word in sentence.split() if not (set(terms(word, ENGLISH)) & title_terms)]
     return (" ".join(kept) if len(kept) >= 5 else ""), own
@@ -246,18 +252,14 @@ def _by(keys: np.ndarray) -> list[int]:
     return sorted(range(len(keys)), key=lambda row: (float(keys[row]), row))
 
 
-def train(data_dir: str | Path, retriever, backend, count: int = 2000, seed: int = 1,
-          glossary: list[tuple[str, str]] | None = None, activate: bool = True,
-          progress: Callable[[int], None] | None = None) -> TrainReport:
-    """Draw pseudo-queries from the data dir's store, learn a ranker and write it beside the
-    index (search/ranker.py reads it). Returns what was trained on and the held-back figures."""
-    started = time.perf_counter()
+def draw(data_dir: str | Path, backend, count: int, seed: int,
+         glossary: list[tuple[str, str]] | None = None) -> list[PseudoQuery]:
+    """About `count` pseudo-queries from the data dir's store (glossary: the packaged one)."""
     store = Store(data_dir, readonly=True)
     try:
         papers = [paper for _, paper in store.iter_papers()]
     finally:
         store.close()
-    doc_freq = backend.term_doc_freq
 
     def phrase_papers(english: str) -> list[str]:
         words = " ".join(re.findall(r"[^\W_]+", english))
@@ -266,9 +268,12 @@ def train(data_dir: str | Path, retriever, backend, count: int = 2000, seed: int
         result = backend.search(parse_query(f'"{words}"'), "relevance", 0, 301, with_facets=False)
         return list(result.paper_ids) if result.total <= 300 else []  # too common a term: not drawn
 
-    queries = pseudo_queries(papers, count, seed, doc_freq, phrase_papers,
-                             glossary_pairs() if glossary is None else glossary)
-    groups, dropped = collect(queries, retriever, backend, progress)
+    return pseudo_queries(papers, count, seed, backend.term_doc_freq, phrase_papers,
+                          glossary_pairs() if glossary is None else glossary)
+
+
+def learn(groups: list[_Group], dropped: int, seed: int) -> tuple[object, TrainReport]:
+    """A booster from the training groups, measured on the held-back ones."""
     report = TrainReport(dropped=dropped)
     for group in groups:
         report.queries[group.query.kind] = report.queries.get(group.query.kind, 0) + 1
@@ -280,6 +285,17 @@ def train(data_dir: str | Path, retriever, backend, count: int = 2000, seed: int
     booster = fit(trained, seed=seed)
     report.rounds = booster.best_iteration or booster.current_iteration()
     report.held_back = measure(booster, measured)
+    return booster, report
+
+
+def train(data_dir: str | Path, retriever, backend, count: int = 2000, seed: int = 1,
+          glossary: list[tuple[str, str]] | None = None, activate: bool = True,
+          progress: Callable[[int], None] | None = None) -> TrainReport:
+    """Draw pseudo-queries from the data dir's store, learn a ranker and write it beside the
+    index (search/ranker.py reads it). Returns what was trained on and the held-back figures."""
+    started = time.perf_counter()
+    groups, dropped = collect(draw(data_dir, backend, count, seed, glossary), retriever, backend, progress)
+    booster, report = learn(groups, dropped, seed)
     report.seconds = time.perf_counter() - started
     _write(data_dir, booster, {"active": activate, "feature_version": FEATURE_VERSION, "features": list(FEATURES),
                                "papers": backend.document_count(), "lexical_generation": _generation(data_dir),
