@@ -79,8 +79,8 @@ def compare(data_dir: Path, name: str) -> dict:
         slices[f"lang={lang}"] = [query.id for query in judged if query.lang == lang]
     report: dict = {"benchmark": name, "metric": metric, "queries": len(judged), "slices": {}}
     for slice_name, ids in slices.items():
-        fusion = np.array([values["fusion"][qid][metric] for qid in ids])
-        learned = np.array([values["learned"][qid][metric] for qid in ids])
+        fusion = np.array([values["fusion"][metric][qid] for qid in ids])
+        learned = np.array([values["learned"][metric][qid] for qid in ids])
         low, high = bootstrap(learned - fusion)
         report["slices"][slice_name] = {"n": len(ids), "fusion": round(float(fusion.mean()), 4),
                                         "learned": round(float(learned.mean()), 4),

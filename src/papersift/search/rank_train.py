@@ -12,7 +12,7 @@ Papers are split by a hash of their id: the queries of one paper in five are hel
 only measured (the model against the fusion's order and against BM25 alone over the same
 candidates). Each query runs through the hybrid retriever as a page's would (search/hybrid.py
 `signals`), its candidates get their features (search/rank_features.py), and LightGBM's
-lambdarank learns an order from them; 10% of the training queries stop the boosting early.
+lambdarank learns an order from them in ROUNDS rounds.
 No benchmark's queries are read here.
 """
 
@@ -44,8 +44,9 @@ SHARES = {"title": 0.1, "sentence": 0.15, "sentence_no_title": 0.2, "snippet": 0
           "glossary": 0.15}
 HELD_BACK = 5  # one paper in five: its queries are measured, never trained on
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+ROUNDS = 200
 PARAMS = {"objective": "lambdarank", "metric": "ndcg", "eval_at": [10], "learning_rate": 0.05, "num_leaves": 31,
-          "min_data_in_leaf": 20, "feature_fraction": 0.9, "lambdarank_truncation_level": 30, "seed": 20261201,
+          "min_data_in_leaf": 50, "feature_fraction": 0.9, "lambdarank_truncation_level": 30, "seed": 20261201,
           "deterministic": True, "force_row_wise": True, "verbose": -1}
 
 
@@ -205,27 +206,17 @@ def collect(queries: list[PseudoQuery], retriever, backend,
     return groups, dropped
 
 
-def fit(groups: list[_Group], rounds: int = 400, seed: int = PARAMS["seed"]):  # type: ignore[assignment]
-    """A lambdarank booster; a tenth of the groups stops the boosting early."""
+def fit(groups: list[_Group], rounds: int = ROUNDS, seed: int = 20261201):
+    """A lambdarank booster of a fixed number of rounds. (Stopping early on a tenth of the
+    groups stopped at 5 trees in the first attempt: copied-text pseudo-queries saturate
+    nDCG@10 at once; docs/experiments/2026-12-01-learned-ranker.md.)"""
     import lightgbm
 
-    rng = random.Random(seed)
-    order = list(range(len(groups)))
-    rng.shuffle(order)
-    cut = max(1, len(order) // 10)
-    valid, train = [groups[i] for i in order[:cut]], [groups[i] for i in order[cut:]]
-
-    def dataset(chosen: list[_Group], reference=None):
-        return lightgbm.Dataset(np.vstack([group.features for group in chosen]),
-                                np.concatenate([group.labels for group in chosen]),
-                                group=[len(group.labels) for group in chosen], feature_name=list(FEATURES),
-                                reference=reference, free_raw_data=False)
-
-    train_set = dataset(train)
-    valid_set = dataset(valid, train_set)
-    params = {**PARAMS, "seed": seed, "num_threads": max(1, min(2, os.cpu_count() or 1))}
-    return lightgbm.train(params, train_set, num_boost_round=rounds, valid_sets=[valid_set],
-                          callbacks=[lightgbm.early_stopping(40, verbose=False)])
+    data = lightgbm.Dataset(np.vstack([group.features for group in groups]),
+                            np.concatenate([group.labels for group in groups]),
+                            group=[len(group.labels) for group in groups], feature_name=list(FEATURES))
+    params = {**PARAMS, "seed": seed, "num_threads": 1}  # OpenMP threads spin on a shared machine
+    return lightgbm.train(params, data, num_boost_round=rounds)
 
 
 def measure(booster, groups: list[_Group]) -> dict[str, dict[str, float]]:
@@ -283,7 +274,7 @@ def learn(groups: list[_Group], dropped: int, seed: int) -> tuple[object, TrainR
         raise ValueError(f"too few pseudo-queries to train on ({len(trained)} trained, {len(measured)} held back): "
                          "the corpus is too small")
     booster = fit(trained, seed=seed)
-    report.rounds = booster.best_iteration or booster.current_iteration()
+    report.rounds = booster.current_iteration()
     report.held_back = measure(booster, measured)
     return booster, report
 
@@ -313,7 +304,7 @@ def _write(data_dir: str | Path, booster, meta: dict) -> None:
     """Model first, then its description, each replaced whole (a reader sees old or new)."""
     model_path, meta_path = model_paths(data_dir)
     model_path.parent.mkdir(parents=True, exist_ok=True)
-    for path, data in ((model_path, booster.model_to_string(num_iteration=booster.best_iteration or None).encode()),
+    for path, data in ((model_path, booster.model_to_string().encode()),
                        (meta_path, orjson.dumps(meta, option=orjson.OPT_INDENT_2))):
         partial = path.with_suffix(path.suffix + ".partial")
         partial.write_bytes(data)
