@@ -1,6 +1,8 @@
 """The learned ranker (issue 31): trained on the fixture corpus's pseudo-queries, it must beat
 BM25 alone on the held-back ones; without a usable model hybrid search ranks exactly as the
-fusion does. Vectors are pseudo-random (tests/hybrid_service.py): no model is loaded."""
+fusion does. Vectors are pseudo-random (tests/hybrid_service.py): no model is loaded. The
+training tests run a few hundred hybrid queries and fit LightGBM (~1 min idle, 4 min at load
+15): drill tier, as the topic classifier's training is."""
 
 from __future__ import annotations
 
@@ -41,6 +43,7 @@ def trained(ranked_dir):
     return service, retriever, report, collected
 
 
+@pytest.mark.drill
 def test_trained_model_beats_bm25_alone_on_held_back_pseudo_queries(trained):
     _, _, report, _ = trained
     held_back = report.held_back
@@ -49,6 +52,7 @@ def test_trained_model_beats_bm25_alone_on_held_back_pseudo_queries(trained):
     assert held_back["learned"]["all"] > held_back["fusion"]["all"] + 0.01, held_back
 
 
+@pytest.mark.drill
 def test_a_learner_given_wrong_labels_does_not_beat_bm25(trained):
     """The check above can fail: with each training query's label moved to a random candidate,
     the same learner loses to BM25 alone (the held-back labels stay true)."""
@@ -60,6 +64,7 @@ def test_a_learner_given_wrong_labels_does_not_beat_bm25(trained):
     assert report.held_back["learned"]["all"] < report.held_back["bm25"]["all"], report.held_back
 
 
+@pytest.mark.drill
 def test_rank_train_writes_a_model_for_this_corpus(ranked_dir, tmp_path):
     service, _, retrievers = hybrid_service(ranked_dir)
     copy = tmp_path / "copy"
@@ -79,6 +84,7 @@ TEXTS = ["graph neural networks for molecules", "we propose a new method for rei
          "attention", "bayesian optimization of hyperparameters"]
 
 
+@pytest.mark.drill
 def test_without_a_usable_model_hybrid_ranks_as_the_fusion(trained, ranked_dir, tmp_path):
     service, retriever, _, _ = trained
     retriever.ranker = None
