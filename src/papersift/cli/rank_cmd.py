@@ -21,11 +21,12 @@ def rank_train(
     queries: Annotated[int, typer.Option("--queries", min=50, help="Pseudo-queries drawn from the corpus.")] = 2000,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the draw and of the learner.")] = 1,
     activate: Annotated[bool, typer.Option(
-        "--activate/--no-activate", help="Whether hybrid search uses the model (--no-activate: written, not used).")] = True,
+        "--activate/--no-activate", help="Whether hybrid search uses the model. Off by default: the measured model "
+                                         "does not beat the fusion (docs/experiments/2026-12-01-learned-ranker.md).")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Train a LightGBM lambdarank model on pseudo-queries from the data dir's papers (titles, abstract
-    sentences, key terms, authors, glossary terms) and write it to D/ranker/ for hybrid search."""
+    sentences, key terms, authors, glossary terms) and write it to D/ranker/; hybrid search uses it with --activate."""
     from papersift.extras import require
 
     require("rank", "papersift rank train")

@@ -280,7 +280,7 @@ def learn(groups: list[_Group], dropped: int, seed: int) -> tuple[object, TrainR
 
 
 def train(data_dir: str | Path, retriever, backend, count: int = 2000, seed: int = 1,
-          glossary: list[tuple[str, str]] | None = None, activate: bool = True,
+          glossary: list[tuple[str, str]] | None = None, activate: bool = False,
           progress: Callable[[int], None] | None = None) -> TrainReport:
     """Draw pseudo-queries from the data dir's store, learn a ranker and write it beside the
     index (search/ranker.py reads it). Returns what was trained on and the held-back figures."""

@@ -4,7 +4,8 @@ this data dir.
 
 The model lives in `D/ranker/` (`model.txt`, LightGBM's text format, and `ranker.json`: the
 feature set, the corpus it was trained on and its held-back figures). A model is used only when
-it is `active` (the command writes it so; `--no-activate` keeps it for measuring), its feature
+it is `active` (`papersift rank train --activate`; by default the command writes it inactive,
+as the measured model does not beat the fusion: docs/experiments/2026-12-01-learned-ranker.md), its feature
 set is this code's (FEATURE_VERSION) and the index holds about the papers it was trained on
 (within STALE_SHARE of their number: ranks, z-scores and document frequencies are relative to
 the corpus, so a few added papers do not change what a feature means, a new corpus does).
