@@ -1,6 +1,6 @@
 """Tables a component (the library, saved searches and digests) owns in the store's database.
 
-The store migrates its own tables (store.py, PRAGMA user_version); a component that keeps
+The store migrates its own tables (store/schema.py, PRAGMA user_version); a component that keeps
 user data beside the papers has its own ordered migrations and records how far it got in
 the store's `meta` table under a key of its own, so components and the store evolve apart
 and a store that never had the component gains its tables at the first write.
