@@ -24,6 +24,7 @@ from papersift.models import DEFAULT_MODEL, get_spec
 from papersift.models.encoder_base import BuiltModelEncoder
 from papersift.record import Paper, paper_text
 from papersift.store import connect_readonly
+from papersift.store.migrations import Migrations, UserVersion, immediate_transaction
 
 EMBEDDINGS_FOLDER = "embeddings"
 TOKENIZE_BLOCK = 4096  # papers tokenized at a time by embed_papers
@@ -190,7 +191,6 @@ def token_key(prefix: str, token_ids: Sequence[int]) -> bytes:
     return hashlib.sha1(prefix.encode() + b"\x00" + np.asarray(token_ids, dtype=np.uint32).tobytes()).digest()
 
 
-CACHE_SCHEMA_VERSION = 1  # PRAGMA user_version of cache.sqlite3
 # Version 0 kept `vectors` WITHOUT ROWID: an index b-tree holds at most ~1,000 bytes of a row
 # on its leaf page (4 KB pages), so every 1-1.5 KB vector spilled onto an overflow page of its
 # own: 4.7 KB on disk per vector. A rowid table holds a row of up to ~4 KB on the leaf; with
@@ -199,30 +199,26 @@ CACHE_SCHEMA_VERSION = 1  # PRAGMA user_version of cache.sqlite3
 CACHE_TABLE = "CREATE TABLE IF NOT EXISTS vectors (id INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, vec BLOB NOT NULL)"
 
 
+def _cache_to_1(conn: sqlite3.Connection) -> None:
+    old = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='vectors'").fetchone() is not None
+    if old:
+        conn.execute("ALTER TABLE vectors RENAME TO vectors_v0")
+    conn.execute(CACHE_TABLE)
+    if old:
+        conn.execute("INSERT OR IGNORE INTO vectors (key, vec) SELECT key, vec FROM vectors_v0")
+        conn.execute("DROP TABLE vectors_v0")
+
+
+CACHE_MIGRATIONS = Migrations(UserVersion(), ((1, _cache_to_1),))  # PRAGMA user_version of cache.sqlite3
+CACHE_SCHEMA_VERSION = CACHE_MIGRATIONS.latest
+
+
 def migrate_cache(conn: sqlite3.Connection) -> bool:
     """Bring a writable cache to CACHE_SCHEMA_VERSION in one transaction (another process may
-    have done it: the version is read again under the write lock); True when rows were moved
-    out of a version-0 table, so the file has free pages worth a VACUUM."""
-    if conn.execute("PRAGMA user_version").fetchone()[0] >= CACHE_SCHEMA_VERSION:
-        return False
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        if conn.execute("PRAGMA user_version").fetchone()[0] >= CACHE_SCHEMA_VERSION:
-            conn.rollback()
-            return False
-        old = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='vectors'").fetchone() is not None
-        if old:
-            conn.execute("ALTER TABLE vectors RENAME TO vectors_v0")
-        conn.execute(CACHE_TABLE)
-        if old:
-            conn.execute("INSERT OR IGNORE INTO vectors (key, vec) SELECT key, vec FROM vectors_v0")
-            conn.execute("DROP TABLE vectors_v0")
-        conn.execute(f"PRAGMA user_version = {CACHE_SCHEMA_VERSION}")
-        conn.commit()
-    except BaseException:
-        conn.rollback()
-        raise
-    return old
+    have done it: the version is read again under the write lock); True when the steps left
+    free pages (rows moved out of a version-0 table), so the file is worth a VACUUM."""
+    migrated = CACHE_MIGRATIONS.ensure(conn, lambda: immediate_transaction(conn))
+    return migrated and conn.execute("PRAGMA freelist_count").fetchone()[0] > 0
 
 
 class EmbeddingCache:

@@ -25,7 +25,7 @@ from papersift.store.records import (
     write_authors,
 )
 from papersift.store.runs import IngestRuns
-from papersift.store.schema import DB_FILE, MIGRATIONS, SCHEMA_VERSION, WRITE_GENERATION, write_generation
+from papersift.store.schema import DB_FILE, MIGRATIONS, WRITE_GENERATION, write_generation
 
 
 class Store(IngestRuns, PeopleTables):
@@ -55,14 +55,7 @@ class Store(IngestRuns, PeopleTables):
             raise FileNotFoundError(f"no papersift store at {self.path}; run 'papersift ingest' first")
 
     def _prepare_schema(self) -> None:
-        if self._conn().execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
-            return
-        with self._writing("create or upgrade the store") as conn:
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            for target, step in MIGRATIONS:
-                if version < target:  # another process may have upgraded it while this one waited
-                    step(conn)
-            conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        MIGRATIONS.ensure(self._conn(), lambda: self._writing("create or upgrade the store"))
 
     # -- writing ---------------------------------------------------------------------
     def upsert(self, papers: Iterable[Paper]) -> UpsertCounts:

@@ -8,12 +8,10 @@ import sqlite3
 import orjson
 
 from papersift.code_links import code_link
+from papersift.store.migrations import Migrations, UserVersion, run_script, split_statements
 from papersift.store.records import INSERT_AUTHOR, author_rows
 
 DB_FILE = "papers.sqlite3"
-# 2: seq is UNIQUE (version 1 stores could hold duplicate seqs; opening renumbers them).
-# 3: per-author details (paper_authors), citations, code links, not-accepted submissions.
-SCHEMA_VERSION = 3
 WRITE_GENERATION = "write_generation"  # meta key: bumped by every upsert that writes
 
 TABLES = """
@@ -112,10 +110,6 @@ CREATE TABLE IF NOT EXISTS people_summaries (
 """
 
 
-def _statements(script: str) -> list[str]:
-    return [statement.strip() for statement in script.split(";") if statement.strip()]
-
-
 def write_generation(conn: sqlite3.Connection) -> int:
     row = conn.execute("SELECT value FROM meta WHERE key=?", (WRITE_GENERATION,)).fetchone()
     return int(row[0]) if row else 0
@@ -134,18 +128,16 @@ def _renumber_duplicate_seqs(conn: sqlite3.Connection) -> int:
 
 
 def _migrate_to_2(conn: sqlite3.Connection) -> None:
-    for statement in _statements(TABLES):
-        conn.execute(statement)
+    run_script(conn, TABLES)
     _renumber_duplicate_seqs(conn)
-    for statement in _statements(INDEXES):
-        conn.execute(statement)
+    run_script(conn, INDEXES)
 
 
 def _migrate_to_3(conn: sqlite3.Connection) -> None:
     """New columns and tables; every stored paper gets its paper_authors rows, and a code link
     when its abstract names a repository. Seqs stay: the text that indexes read is unchanged."""
     columns = {row[1] for row in conn.execute("PRAGMA table_info(papers)")}
-    for statement in _statements(SCHEMA3_TABLES):
+    for statement in split_statements(SCHEMA3_TABLES):
         added = re.match(r"ALTER TABLE papers ADD COLUMN (\w+)", statement)
         if added is None or added.group(1) not in columns:  # re-running the step adds nothing twice
             conn.execute(statement)
@@ -160,5 +152,8 @@ def _migrate_to_3(conn: sqlite3.Connection) -> None:
 
 
 # (version reached, step), in order: opening a store runs the steps past its version, all in
-# one transaction, so a store is at one version or the next, never in between.
-MIGRATIONS = ((2, _migrate_to_2), (3, _migrate_to_3))
+# one transaction, so a store is at one version or the next, never in between (store/migrations.py).
+# 2: seq is UNIQUE (version 1 stores could hold duplicate seqs; opening renumbers them).
+# 3: per-author details (paper_authors), citations, code links, not-accepted submissions.
+MIGRATIONS = Migrations(UserVersion(), ((2, _migrate_to_2), (3, _migrate_to_3)))
+SCHEMA_VERSION = MIGRATIONS.latest
