@@ -67,3 +67,29 @@ def test_page_notices_speak_of_what_to_expect_in_both_languages():
     for lang in LANGS:
         text = translate_notice(first_pass, lang)
         assert "papersift" not in text and "54" not in text  # nor a figure that changes while one reads
+
+
+def test_pages_take_their_words_from_the_catalog():
+    """One translation mechanism (issue #30): no page module keeps a dict of words per language,
+    no template holds a Chinese word or switches an English one on the language."""
+    import re
+    from pathlib import Path
+
+    import papersift.web
+
+    web = Path(papersift.web.__file__).parent
+    per_language_dicts = [path.name for path in web.glob("*.py") if re.search(r"[\"'](zh|en)[\"']: [\"']", path.read_text())]
+    templates = list((web / "templates").glob("*.html"))
+    assert templates
+    inline = [path.name for path in templates
+              if re.search(r"[\u4e00-\u9fff]|'[^']+' if lang == 'en' else", path.read_text())]
+    assert per_language_dicts == [] and inline == []
+
+
+def test_page_labels_are_a_pages_messages_by_name():
+    from papersift.i18n import in_every_lang, page_labels
+
+    labels = page_labels("saved")
+    assert labels["zh"]["save"] == MESSAGES["saved.save"]["zh"] and labels["en"]["save"] == MESSAGES["saved.save"]["en"]
+    assert set(labels["zh"]) == set(labels["en"]) and "saved.save" not in labels["en"]
+    assert in_every_lang("saved.saved") == {"zh": "已保存的检索", "en": "Saved searches"}

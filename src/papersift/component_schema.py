@@ -1,6 +1,6 @@
 """Tables a component (the library, saved searches and digests) owns in the store's database.
 
-The store migrates its own tables (store.py, PRAGMA user_version); a component that keeps
+The store migrates its own tables (store/schema.py, PRAGMA user_version); a component that keeps
 user data beside the papers has its own ordered migrations and records how far it got in
 the store's `meta` table under a key of its own, so components and the store evolve apart
 and a store that never had the component gains its tables at the first write.
@@ -9,71 +9,41 @@ and a store that never had the component gains its tables at the first write.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import ClassVar
 
 from papersift.pausepoints import pause_point
 from papersift.store import Store
+from papersift.store.migrations import MetaKey, Migration, Migrations, run_script, script_step
+
+__all__ = ["LOCAL_USER", "ComponentSchema", "Migration", "UserTables", "run_script", "script_step"]
 
 LOCAL_USER = "local"  # the one user of a personal install (accounts add others)
 
-Migration = Callable[[sqlite3.Connection], None]
-
-
-def run_script(conn: sqlite3.Connection, script: str) -> None:
-    """A migration step's SQL statements, one by one inside the caller's transaction
-    (sqlite3's executescript would commit first)."""
-    for statement in script.split(";"):
-        if statement.strip():
-            conn.execute(statement)
-
-
-def script_step(script: str) -> Migration:
-    """A migration step that only runs `script` (see run_script)."""
-    return lambda conn: run_script(conn, script)
-
 
 class ComponentSchema:
-    """`migrations`: (version reached, step) in order; each step may run again on tables it
-    already made (a crash between a step and recording the version repeats it)."""
+    """A component's migrations (`migrations`: (version reached, step) in order), its version
+    recorded in the store's `meta` row `key`; the runner is store/migrations.py's."""
 
     def __init__(self, key: str, migrations: Sequence[tuple[int, Migration]]):
         self.key = key
-        self.migrations = tuple(migrations)
-        self.latest = self.migrations[-1][0]
-
-    def version(self, conn: sqlite3.Connection) -> int:
-        """The recorded version (0: the component has no tables yet)."""
-        try:
-            row = conn.execute("SELECT value FROM meta WHERE key=?", (self.key,)).fetchone()
-        except sqlite3.OperationalError:  # no meta table: a store never written
-            return 0
-        return int(row[0]) if row else 0
+        self.slot = MetaKey(key)
+        self.runner = Migrations(self.slot, migrations)
+        self.migrations = self.runner.steps
+        self.latest = self.runner.latest
 
     def stored_version(self, store: Store) -> int:
         """The recorded version, read outside a transaction."""
-        try:
-            rows = store.read("SELECT value FROM meta WHERE key=?", (self.key,))
-        except sqlite3.OperationalError:
-            return 0
-        return int(rows[0][0]) if rows else 0
-
-    def migrate(self, conn: sqlite3.Connection) -> None:
-        """Inside a write transaction: run the steps past the recorded version, then record it."""
-        version = self.version(conn)
-        for target, step in self.migrations:
-            if version < target:
-                step(conn)
-        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (self.key, str(self.latest)))
+        return self.slot.read_with(store.read)
 
     def ensure(self, store: Store, action: str) -> None:
         """Bring a writable store's tables for this component up to date (one transaction;
         the version is read again under the lock, as another process may have done it)."""
         if not store.readonly and self.stored_version(store) < self.latest:
             with store.transaction(action) as conn:
-                self.migrate(conn)
+                self.runner.apply(conn)
 
 
 class UserTables:

@@ -175,6 +175,192 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "stage_progress": {"zh": "第 {number}/{total} 步：{name}", "en": "step {number} of {total}: {name}"},
 }
 
+# The labels of the pages that have their own (`labels.<name>` in their templates): "<page>.<name>",
+# handed to a page by page_labels(page).
+MESSAGES.update({
+    # the library pages (web/library_view.py, library_forms.py, library_pages.py)
+    "library.library": {"zh": "文献库", "en": "Library"},
+    "library.tags": {"zh": "标签", "en": "Tags"},
+    "library.all": {"zh": "全部论文", "en": "All papers"},
+    "library.empty": {"zh": "文献库为空：在检索结果上给论文加标签或标记，或导入文件。",
+                      "en": "Your library is empty: tag, like or mark papers on the search results, or import a file."},
+    "library.liked": {"zh": "喜欢", "en": "liked"},
+    "library.not_interested": {"zh": "不感兴趣", "en": "not interested"},
+    "library.to-read": {"zh": "待读", "en": "to read"},
+    "library.read": {"zh": "已读", "en": "read"},
+    "library.note": {"zh": "笔记", "en": "Note"},
+    "library.added": {"zh": "加入于", "en": "added"},
+    "library.export": {"zh": "导出", "en": "Export"},
+    "library.recommend": {"zh": "推荐", "en": "Recommendations"},
+    "library.recommend_for": {"zh": "标签推荐", "en": "Recommended for tag"},
+    "library.recommend_all": {"zh": "根据文献库推荐", "en": "Recommended from your library"},
+    "library.papers": {"zh": "篇论文", "en": "papers"},
+    "library.mark_seen": {"zh": "全部标为已看", "en": "Mark all as seen"},
+    "library.new": {"zh": "新", "en": "new"},
+    "library.private_feed": {"zh": "私人 Atom 订阅", "en": "Private Atom feed"},
+    "library.only_new": {"zh": "只看新论文", "en": "Only new papers"},
+    "library.all_recs": {"zh": "全部推荐", "en": "All recommendations"},
+    "library.import": {"zh": "导入", "en": "Import"},
+    "library.import_file": {"zh": "文件（BibTeX、RIS、CSL-JSON，或从本站导出的 JSON）",
+                            "en": "File (BibTeX, RIS, CSL-JSON, or JSON exported here)"},
+    "library.import_tag": {"zh": "同时加标签", "en": "Also tag them"},
+    "library.reading": {"zh": "阅读状态", "en": "Reading state"},
+    "library.none": {"zh": "无", "en": "none"},
+    "library.save": {"zh": "保存", "en": "Save"},
+    "library.remove": {"zh": "移出文献库", "en": "Remove from library"},
+    "library.filters": {"zh": "筛选", "en": "Filters"},
+    "library.apply": {"zh": "应用", "en": "Apply"},
+    "library.venue": {"zh": "会议", "en": "Venue"},
+    "library.area": {"zh": "领域", "en": "Area"},
+    "library.year_from": {"zh": "起始年份", "en": "From year"},
+    "library.year_to": {"zh": "截止年份", "en": "To year"},
+    "library.import_summary": {"zh": "{entries} 条中匹配了 {matched} 条（{format}）。",
+                               "en": "{matched} of {entries} entries matched ({format})."},
+    "library.import_unmatched": {"zh": "{count} 条没有匹配到论文：", "en": "{count} entries matched no paper:"},
+    "library.import_all_matched": {"zh": "每一条都匹配到了论文。", "en": "Every entry matched a paper."},
+    # saved searches (web/saved_pages.py)
+    "saved.saved": {"zh": "已保存的检索", "en": "Saved searches"},
+    "saved.save": {"zh": "保存此检索", "en": "Save this search"},
+    "saved.name": {"zh": "名称", "en": "Name"},
+    "saved.new": {"zh": "新", "en": "new"},
+    "saved.only_new": {"zh": "只看新论文", "en": "Only new papers"},
+    "saved.all": {"zh": "全部论文", "en": "All papers"},
+    "saved.mark_seen": {"zh": "全部标为已看", "en": "Mark all as seen"},
+    "saved.rename": {"zh": "重命名", "en": "Rename"},
+    "saved.delete": {"zh": "删除", "en": "Delete"},
+    "saved.open_search": {"zh": "作为检索打开", "en": "Open as a search"},
+    "saved.none": {"zh": "还没有保存的检索。", "en": "No saved searches yet."},
+    "saved.nothing_new": {"zh": "自上次标为已看以来没有新论文。",
+                          "en": "Nothing new since you last marked this as seen."},
+    "saved.private_feed": {"zh": "私人 Atom 订阅", "en": "Private Atom feed"},
+    "saved.feed_help": {"zh": "用于订阅阅读器：此检索的新论文会出现在那里；链接是私人的，请勿外传",
+                        "en": "for your feed reader: new papers of this search arrive there; the link is private, "
+                              "keep it to yourself"},
+    "saved.make_feed": {"zh": "生成私人订阅链接", "en": "Make a private feed link"},
+    "saved.new_count": {"zh": "{count} 篇新论文", "en": "{count} new"},
+    "saved.read_only": {"zh": "本服务器为只读：无法在此保存检索。",
+                        "en": "This server is read-only: searches cannot be saved here."},
+    "saved.new_since": {"zh": "自上次访问以来的新论文", "en": "New since your last visit"},
+    "saved.not_followed": {"zh": "尚未关注：点击“全部标为已看”后开始记录你在此看过的论文。",
+                           "en": "Not followed yet: 'Mark all as seen' starts remembering what you have seen here."},
+    # author and venue pages (web/people_pages.py)
+    "people.papers": {"zh": "篇论文", "en": "papers"},
+    "people.by_year": {"zh": "每年论文数", "en": "Papers by year"},
+    "people.venues": {"zh": "会议", "en": "Venues"},
+    "people.coauthors": {"zh": "合作者", "en": "Co-authors"},
+    "people.areas": {"zh": "各年领域", "en": "Areas by year"},
+    "people.area_source": {"zh": "来源标注", "en": "as listed by the source"},
+    "people.area_predicted": {"zh": "预测", "en": "predicted"},
+    "people.first_author": {"zh": "第一作者", "en": "first author"},
+    "people.last_author": {"zh": "最后作者", "en": "last author"},
+    "people.affiliations": {"zh": "单位", "en": "Affiliations"},
+    "people.most_cited": {"zh": "被引最多", "en": "Most cited"},
+    "people.cited": {"zh": "被引", "en": "cited"},
+    "people.as_of": {"zh": "截至", "en": "as of"},
+    "people.also_written": {"zh": "其他写法", "en": "Also written"},
+    "people.namesakes": {"zh": "同名作者", "en": "Others with this name"},
+    "people.by_name_warning": {"zh": "这里列出了署这个名字的全部论文：可能是几位同名的作者。",
+                               "en": "Every paper by this name is listed here: it may be several people who share it."},
+    "people.namesakes_warning": {"zh": "还有其他作者同名：他们的论文在下面各自的页面上。",
+                                 "en": "Other people share this name: their papers are on their own pages below."},
+    "people.all_papers": {"zh": "论文", "en": "Papers"},
+    "people.with_code": {"zh": "有代码", "en": "with code"},
+    "people.code": {"zh": "代码", "en": "code"},
+    "people.status": {"zh": "口头 / 亮点 / 海报", "en": "Oral / spotlight / poster"},
+    "people.no_statuses": {"zh": "来源未列出论文类型", "en": "the source lists no statuses"},
+    "people.every_status": {"zh": "来源把每篇论文都列为 {status}", "en": "every paper listed as {status}"},
+    "people.status_unknown": {"zh": "未列出", "en": "not listed"},
+    "people.acceptance": {"zh": "录用率", "en": "Acceptance"},
+    "people.submitted": {"zh": "投稿", "en": "submitted"},
+    "people.accepted": {"zh": "录用", "en": "accepted"},
+    "people.main": {"zh": "主会", "en": "main track"},
+    "people.top_authors": {"zh": "高产作者", "en": "Most frequent authors"},
+    "people.top_institutions": {"zh": "高产单位", "en": "Most frequent institutions"},
+    "people.all_years": {"zh": "所有年份", "en": "All years"},
+    "people.search_these": {"zh": "检索这些论文", "en": "Search these papers"},
+    "people.search_with_code": {"zh": "有代码的论文", "en": "Papers with code"},
+    "people.graph_title": {"zh": "合作者关系图", "en": "Co-author graph"},
+    # the topic map (web/topics_pages.py)
+    "topics_map.title": {"zh": "主题地图", "en": "Topic map"},
+    "topics_map.intro": {"zh": "每个点是一篇论文（嵌入向量的二维投影），颜色表示领域；浅色点的领域由模型预测。"
+                               "悬停查看标题，点击打开论文。",
+                         "en": "Each dot is a paper (2-D projection of its embedding), colored by area; lighter dots "
+                               "have a predicted area. Hover for the title, click to open it."},
+    "topics_map.filter": {"zh": "按检索词高亮", "en": "Highlight a search"},
+    "topics_map.apply": {"zh": "高亮", "en": "Highlight"},
+    "topics_map.clear_search": {"zh": "清除", "en": "Clear"},
+    "topics_map.trends": {"zh": "各领域论文数（按年份）", "en": "Papers per area per year"},
+    "topics_map.loading": {"zh": "加载中…", "en": "Loading…"},
+    "topics_map.matches": {"zh": "匹配", "en": "matches"},
+    "topics_map.predicted": {"zh": "预测", "en": "predicted"},
+    "topics_map.nav": {"zh": "主题地图", "en": "Topic map"},
+    "topics_map.not_ready": {"zh": "主题地图尚未生成；服务器在后台准备好后会显示在这里。",
+                             "en": "The topic map is not drawn yet; it appears here once the server has prepared it."},
+    # signing in with the write token (web/writer_pages.py)
+    "writer.sign_in": {"zh": "登录", "en": "Sign in"},
+    "writer.sign_out": {"zh": "退出登录", "en": "Sign out"},
+    "writer.signed_in": {"zh": "已登录", "en": "Signed in"},
+    "writer.token": {"zh": "写入令牌", "en": "Write token"},
+    "writer.wrong": {"zh": "这不是本服务器的写入令牌。", "en": "That is not this server's write token."},
+    "writer.help": {"zh": "输入一次服务器的写入令牌；之后这个浏览器加标签、标记喜欢、保存检索和标为已看都不再询问。",
+                    "en": "Type the server's write token once; this browser then tags, likes, saves searches and "
+                          "marks papers as seen without asking again."},
+    "writer.done": {"zh": "这个浏览器可以修改你的文献库和已保存的检索。",
+                    "en": "This browser can change your library and saved searches."},
+    "writer.read_only": {"zh": "本服务器为只读：无法在此修改文献库和已保存的检索。",
+                         "en": "This server is read-only: the library and saved searches cannot be changed here."},
+    "writer.hint": {"zh": "登录一次，即可在这个浏览器里加标签、标记喜欢和保存检索。",
+                    "en": "Sign in once to tag, like and save searches in this browser."},
+    # accounts (web/account_pages.py)
+    "account.password_rules": {"zh": "密码长度为 {min} 到 {max} 个字符；较长的短语最容易记住。",
+                               "en": "A password has {min} to {max} characters; a long phrase is easiest to remember."},
+    "account.login": {"zh": "登录", "en": "Log in"},
+    "account.logout": {"zh": "退出登录", "en": "Log out"},
+    "account.name": {"zh": "用户名", "en": "User name"},
+    "account.password": {"zh": "密码", "en": "Password"},
+    "account.account": {"zh": "账户", "en": "Account"},
+    "account.signup": {"zh": "注册", "en": "Sign up"},
+    "account.password_again": {"zh": "再次输入密码", "en": "Password again"},
+    "account.signed_in_as": {"zh": "当前用户", "en": "Logged in as"},
+    "account.tokens": {"zh": "API 令牌", "en": "API tokens"},
+    "account.tokens_help": {"zh": "供脚本使用：向 /api 发送 'Authorization: Bearer <令牌>'。令牌只在创建时显示一次。",
+                            "en": "For scripts: send 'Authorization: Bearer <token>' to /api. A token is shown once, "
+                                  "when it is made."},
+    "account.token_name": {"zh": "令牌名称", "en": "Token name"},
+    "account.create_token": {"zh": "创建令牌", "en": "Create a token"},
+    "account.revoke": {"zh": "吊销", "en": "Revoke"},
+    "account.no_tokens": {"zh": "没有 API 令牌。", "en": "No API tokens."},
+    "account.new_token": {"zh": "新的 API 令牌（请立即复制：不会再次显示）",
+                          "en": "Your new API token (copy it now: it is not shown again)"},
+    "account.change_password": {"zh": "修改密码", "en": "Change password"},
+    "account.current_password": {"zh": "当前密码", "en": "Current password"},
+    "account.new_password": {"zh": "新密码", "en": "New password"},
+    "account.created": {"zh": "创建于", "en": "created"},
+    "account.wrong_login": {"zh": "用户名或密码错误。", "en": "Wrong user name or password."},
+    "account.password_changed": {"zh": "密码已修改；其他会话已结束。", "en": "Password changed; other sessions ended."},
+    "account.mismatch": {"zh": "两次输入的密码不一致。", "en": "The two passwords differ."},
+    "account.invite_invalid": {"zh": "邀请无效、已用或已过期：请索取新的邀请。",
+                               "en": "This invitation is unknown, used or expired: ask for a new one."},
+    "account.sessions": {"zh": "会话", "en": "Sessions"},
+    "account.sessions_help": {"zh": "登录了此账户的浏览器。", "en": "Browsers logged in to this account."},
+    "account.this_session": {"zh": "当前会话", "en": "this session"},
+    "account.expires": {"zh": "过期于", "en": "expires"},
+    "account.unknown_agent": {"zh": "（未知浏览器）", "en": "(browser not known)"},
+    "account.end_others": {"zh": "退出所有其他会话", "en": "Sign out all other sessions"},
+    "account.others_ended": {"zh": "已退出 {count} 个其他会话。", "en": "Signed out {count} other session(s)."},
+    "account.reset": {"zh": "设置新密码", "en": "Set a new password"},
+    "account.reset_invalid": {"zh": "重置链接无效、已用或已过期：请向管理员索取新的链接。",
+                              "en": "This reset link is unknown, used or expired: ask the admin for a new one."},
+    "account.reset_done": {"zh": "密码已设置；此账户的所有会话均已结束。请用新密码登录。",
+                           "en": "Password set; every session of this account has ended. Log in with the new "
+                                 "password."},
+    # a hit's badges (_hit.html) and the separator of a list of words in running text
+    "hit_code": {"zh": "代码", "en": "code"},
+    "hit_cited": {"zh": "被引", "en": "cited"},
+    "word_separator": {"zh": "、", "en": ", "},
+})
+
+
 
 # An error page's sentence by the API's error code (web/routes.render_error): the zh page says it
 # in Chinese; the en page keeps the API's own message except where that names a command.
@@ -272,6 +458,19 @@ def translate(key: str, lang: Lang, **values) -> str:
     else:
         text = entry[lang]
     return text.format(**values) if values else text
+
+
+def page_labels(page: str) -> dict[Lang, dict[str, str]]:
+    """A page's own labels (the MESSAGES "<page>.<name>"), by language and name: what its
+    templates read as `labels.<name>`."""
+    prefix = f"{page}."
+    return {lang: {key.removeprefix(prefix): texts[lang] for key, texts in MESSAGES.items() if key.startswith(prefix)}
+            for lang in LANGS}
+
+
+def in_every_lang(key: str) -> dict[str, str]:
+    """A message in each language (lang -> text): a header link's labels."""
+    return {lang: translate(key, lang) for lang in LANGS}
 
 
 def error_title_key(status: int) -> str:

@@ -8,18 +8,8 @@ import numpy as np
 import pytest
 
 from papersift.index import vectors
-from papersift.index.embeddings import (
-    CUDA_PROVIDER,
-    GPU_BATCH,
-    EmbeddingCache,
-    Encoder,
-    choose_providers,
-    embed_store,
-    embed_with_cache,
-    padding_share,
-    paper_text,
-    tail_text,
-)
+from papersift.index.embeddings import EmbeddingCache, Encoder, embed_store, embed_with_cache, paper_text
+from papersift.index.encoder import CUDA_PROVIDER, GPU_BATCH, choose_providers, padding_share, tail_text
 from papersift.models import DEFAULT_MODEL, build_model
 from papersift.record import Paper, paper_from_dict
 from papersift.store import Store
@@ -324,7 +314,7 @@ def test_an_old_cache_is_read_as_it_is_and_migrated_whole_when_opened_for_writin
 def test_a_migration_that_fails_midway_leaves_the_old_cache_whole(tmp_path, monkeypatch):
     import sqlite3
 
-    from papersift.index import embeddings
+    from papersift.index import embedding_cache
 
     kept = _version0_cache(tmp_path, 200)
     real_execute = sqlite3.Connection.execute
@@ -339,7 +329,7 @@ def test_a_migration_that_fails_midway_leaves_the_old_cache_whole(tmp_path, monk
             return real_execute(self, sql, *args)
 
     connect = sqlite3.connect
-    monkeypatch.setattr(embeddings.sqlite3, "connect", lambda *args, **kwargs: connect(*args, factory=FailingConnection, **kwargs))
+    monkeypatch.setattr(embedding_cache.sqlite3, "connect", lambda *args, **kwargs: connect(*args, factory=FailingConnection, **kwargs))
     with pytest.raises(Killed):
         EmbeddingCache(tmp_path)
     monkeypatch.undo()

@@ -13,7 +13,7 @@ import orjson
 import pytest
 from fastapi.testclient import TestClient
 
-from papersift.index import lexical
+from papersift.index import documents, lexical
 from papersift.record import paper_from_dict
 from papersift.search.query import parse_query
 from papersift.search.tantivy_backend import TantivyBackend
@@ -56,7 +56,7 @@ def facet_client(papers, tmp_path_factory):
 
 
 def _expected_institutions(papers) -> Counter:
-    return Counter(name for paper in papers for name in lexical.paper_institutions(paper))
+    return Counter(name for paper in papers for name in documents.paper_institutions(paper))
 
 
 def _facet(body: dict, name: str) -> dict[str, int]:
@@ -90,7 +90,7 @@ def test_institution_facet_counts_each_paper_once_per_institution(facet_client, 
 
 
 def test_institution_filter_any_case_and_beside_its_own_count(facet_client, papers):
-    at_mit = {paper.id for paper in papers if "MIT" in lexical.paper_institutions(paper)}
+    at_mit = {paper.id for paper in papers if "MIT" in documents.paper_institutions(paper)}
     body = facet_client.get("/api/search", params={"mode": "keyword", "institution": "mit", "size": 100}).json()
     assert body["total"] == len(at_mit) and {hit["paper"]["id"] for hit in body["hits"]} <= at_mit
     assert _facet(body, "institution") == dict(_expected_institutions([p for p in papers if p.id in at_mit]))
@@ -101,11 +101,11 @@ def test_institution_filter_any_case_and_beside_its_own_count(facet_client, pape
         assert f'<span class="facet-name">{name}</span> <span class="count">{count:,}</span>' in sidebar
     typed = facet_client.get("/api/search", params={"mode": "keyword", "q": 'institution:"google deepmind" OR affiliation:MIT',
                                                     "size": 1}).json()
-    either = {p.id for p in papers if {"MIT", "Google DeepMind"} & set(lexical.paper_institutions(p))}
+    either = {p.id for p in papers if {"MIT", "Google DeepMind"} & set(documents.paper_institutions(p))}
     assert typed["total"] == len(either)
     both = facet_client.get("/api/search", params={"mode": "keyword", "institution": "Tsinghua University",
                                                    "has_code": "true", "size": 100}).json()
-    at_both = {p.id for p in papers if p.code_url and "Tsinghua University" in lexical.paper_institutions(p)}
+    at_both = {p.id for p in papers if p.code_url and "Tsinghua University" in documents.paper_institutions(p)}
     assert both["total"] == len(at_both) and {hit["paper"]["id"] for hit in both["hits"]} == at_both
 
 
@@ -127,16 +127,16 @@ def test_an_update_adds_institutions_without_touching_the_live_generation(sample
     store = Store(tmp_path)
     store.upsert([paper_from_dict(record) for record in records])
     first = lexical.build(tmp_path).folder
-    before = (first / lexical.INSTITUTIONS_FILE).read_bytes()
+    before = (first / documents.INSTITUTIONS_FILE).read_bytes()
     kept = tmp_path / "kept.json"  # another name of the live list: an update writing through links would change it
-    os.link(first / lexical.INSTITUTIONS_FILE, kept)
+    os.link(first / documents.INSTITUTIONS_FILE, kept)
     newcomer = {**records[1], "id": "NEW-2024-1", "title": "A paper from a new lab",
                 "affiliations": ["New Lab+MIT"] + [""] * (len(records[1]["authors"]) - 1)}
     store.upsert([paper_from_dict(newcomer)])
     store.close()
     second = lexical.update(tmp_path).folder
     assert second != first and kept.read_bytes() == before
-    names = orjson.loads((second / lexical.INSTITUTIONS_FILE).read_bytes())
+    names = orjson.loads((second / documents.INSTITUTIONS_FILE).read_bytes())
     assert names[:len(orjson.loads(before))] == orjson.loads(before) and "New Lab" in names  # codes only appended
     facets = TantivyBackend(tmp_path).search(parse_query('institution:"new lab"'), with_facets=True).facets
     assert {item.value: item.count for item in facets["institution"]} == {"New Lab": 1, "MIT": 1}

@@ -1,272 +1,39 @@
-"""Text -> unit vectors with a built ONNX model (tokenizers + onnxruntime), plus a disk cache.
+"""The embedding pipeline: a data dir's papers -> the vector index, through the embedding cache.
 
-`Encoder` tokenizes, sorts texts by token count so each batch pads little, runs batches on
-all cores and returns L2-normalised float32 rows in input order. `EmbeddingCache` keeps
-vectors in SQLite keyed by (model, sha1 of the exact model input), so an unchanged paper is
-never embedded twice and a killed run resumes where it stopped.
+`embed_papers` takes each passage's vector from the cache (index/embedding_cache.py) or embeds
+it with the encoder (index/encoder.py), shortest first, publishing the vector index as it grows,
+then rebuilds the term bridge. The encoder's and the cache's names are re-exported here for
+the callers that import them from this module.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import re
-import sqlite3
-import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from papersift.config import cpu_threads
-from papersift.models import DEFAULT_MODEL, get_spec
-from papersift.models.encoder_base import BuiltModelEncoder
+from papersift.index.embedding_cache import (
+    CACHE_MIGRATIONS,
+    CACHE_SCHEMA_VERSION,
+    EMBEDDINGS_FOLDER,
+    EmbeddingCache,
+    migrate_cache,
+    token_key,
+)
+from papersift.index.encoder import DEVICES, Encoder, choose_providers, make_encoder, padding_share, tail_text
 from papersift.record import Paper, paper_text
-from papersift.store import connect_readonly
 
-EMBEDDINGS_FOLDER = "embeddings"
+__all__ = ["CACHE_MIGRATIONS", "CACHE_SCHEMA_VERSION", "DEVICES", "EMBEDDINGS_FOLDER", "PUBLISH_GROWTH", "TOKENIZE_BLOCK",
+           "EmbedProgress", "EmbedSummary", "EmbeddingCache", "Encoder", "choose_providers", "cpu_threads",
+           "embed_papers", "embed_store", "embed_with_cache", "make_encoder", "migrate_cache", "padding_share",
+           "paper_text", "publish_due", "tail_text", "token_key"]
+
 TOKENIZE_BLOCK = 4096  # papers tokenized at a time by embed_papers
 PUBLISH_GROWTH = 0.25  # past the scan size, publish once the new vectors are this share of the index
-
-
-
-
-_SENTENCE_END = re.compile(r"[.!?]\s+")
-MIN_TAIL_CHARS = 40
-
-
-def tail_text(paper: Paper, read_chars: int) -> str | None:
-    """The second chunk of a paper the model could not read whole: its title, then its abstract
-    from the start of the sentence the first chunk cut (`read_chars`: how much of paper_text the
-    first chunk read). None when little is left."""
-    abstract = (paper.abstract or "").strip()
-    cut = read_chars - (len(paper_text(paper)) - len(abstract))
-    if not abstract or cut <= 0 or len(abstract) - cut < MIN_TAIL_CHARS:
-        return None
-    ends = [match.end() for match in _SENTENCE_END.finditer(abstract, 0, cut)]
-    start = ends[-1] if ends else cut
-    return f"{paper.title.strip()}. {abstract[start:]}"
-
-
-def make_encoder(model: str = DEFAULT_MODEL, **options):
-    """The encoder of a built model: models/static.py's StaticEncoder for a static model, else the
-    ONNX transformer's Encoder (same interface; options as Encoder's)."""
-    if get_spec(model).distilled_from:
-        from papersift.models.static import StaticEncoder
-
-        return StaticEncoder(model, **options)
-    return Encoder(model, **options)
-
-
-CUDA_PROVIDER = "CUDAExecutionProvider"
-GPU_BATCH = 128  # a GPU wants wide batches (not measured: no GPU was lent; docs/semantic.md)
-GRAPH_LEVELS = {"disable": "ORT_DISABLE_ALL", "basic": "ORT_ENABLE_BASIC", "extended": "ORT_ENABLE_EXTENDED",
-                "all": "ORT_ENABLE_ALL"}  # graph_level -> onnxruntime GraphOptimizationLevel
-DEVICES = ("auto", "cpu", "cuda")
-
-
-def choose_providers(device: str = "auto", available: Sequence[str] | None = None) -> list[str]:
-    """onnxruntime execution providers for `device`: "auto" takes CUDA when this onnxruntime has
-    it (the `onnxruntime-gpu` build) and the CPU otherwise, "cpu" always the CPU, "cuda" insists
-    on CUDA (an error naming the fix when it is missing). The CPU stays listed after CUDA so any
-    node CUDA lacks still runs."""
-    if device not in DEVICES:
-        raise ValueError(f"device must be auto, cpu or cuda, not {device!r}")
-    if available is None:
-        import onnxruntime as ort
-
-        available = ort.get_available_providers()
-    if device == "cpu" or (device == "auto" and CUDA_PROVIDER not in available):
-        return ["CPUExecutionProvider"]
-    if CUDA_PROVIDER not in available:
-        raise ValueError("device cuda: this onnxruntime has no CUDAExecutionProvider; "
-                         "pip install 'papersift[gpu]' (onnxruntime-gpu) instead of onnxruntime")
-    return [CUDA_PROVIDER, "CPUExecutionProvider"]
-
-
-def session_options(threads: int, graph_level: str = "all", parallel: bool = False):
-    """onnxruntime session options: `threads` for the operators, graph optimizations at
-    `graph_level`, no spinning. `parallel` runs independent graph branches at once on two
-    threads (a BERT graph is one chain, so it measured no faster: docs/semantic.md)."""
-    import onnxruntime as ort
-
-    if graph_level not in GRAPH_LEVELS:
-        raise ValueError(f"graph_level must be one of {', '.join(GRAPH_LEVELS)}, not {graph_level!r}")
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 2 if parallel else 1
-    options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, GRAPH_LEVELS[graph_level])
-    options.execution_mode = ort.ExecutionMode.ORT_PARALLEL if parallel else ort.ExecutionMode.ORT_SEQUENTIAL
-    # Waiting threads sleep instead of spinning: on a shared, busy machine spinning
-    # burns the very cores the other thread needs.
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
-    return options
-
-
-def padding_share(lengths: Sequence[int], batch_size: int, bucketed: bool = True) -> float:
-    """Share of the tokens a run computes that are padding: each batch is as wide as its longest
-    text. Bucketed = sorted by length first (what Encoder does), else in the given order."""
-    order = sorted(lengths) if bucketed else list(lengths)
-    computed = sum(len(batch) * max(batch) for batch in
-                   (order[start:start + batch_size] for start in range(0, len(order), batch_size)))
-    return 1 - sum(lengths) / computed if computed else 0.0
-
-
-class Encoder(BuiltModelEncoder):
-    """Embeds queries and passages with one built transformer (ONNX); safe to share between threads."""
-
-    # CPU batch: 8 texts ran 1.24x faster than 32 per CPU-second (and in wall time in two
-    # interleaved repeats): a batch's attention scores ([batch, 12 heads, 256, 256] floats,
-    # 100 MB at 32) stop fitting the caches, and sorted batches of 8 pad 1.0% instead of 3.1%.
-    BATCH = 8
-
-    def __init__(self, model: str = DEFAULT_MODEL, variant: str | None = None,
-                 models_root: str | os.PathLike | None = None, threads: int | None = None,
-                 max_tokens: int | None = None, device: str = "auto", graph_level: str = "all",
-                 parallel: bool = False, bucketed: bool = True,
-                 batch_size: int | None = None):
-        import onnxruntime as ort
-
-        super().__init__(model, variant, models_root, max_tokens)
-        options = session_options(threads or cpu_threads(), graph_level, parallel)
-        self.session = ort.InferenceSession(str(self.built.onnx_path(self.variant)), options,
-                                            providers=choose_providers(device))
-        # onnxruntime-gpu lists CUDA even where its libraries (CUDA 12, cuDNN 9) are missing and
-        # then falls back to the CPU: what the session got is what counts
-        self.providers = list(self.session.get_providers())
-        self.on_gpu = CUDA_PROVIDER in self.providers
-        self.batch_size = batch_size or (GPU_BATCH if self.on_gpu else self.BATCH)
-        self.bucketed = bucketed  # False only to measure what sorting by length saves
-        self._lock = threading.Lock()
-
-    def passage_chunks(self, papers: Sequence[Paper]) -> list[list[list[int]]]:
-        """Token ids of each paper's passages: its first max_tokens, and for a paper the model
-        cannot read whole, a second passage from the sentence it cut (title + rest). Measured on
-        the dev halves (a paper scores by its best passage): known-item en hybrid 0.594 -> 0.622,
-        SciFact e5 semantic 0.653 -> 0.673; known-item zh semantic 0.281 -> 0.238 (README)."""
-        inputs = [self.passage_input(paper_text(paper)) for paper in papers]
-        heads = self.tokenizer.encode_batch(inputs)
-        chunks = [[head.ids] for head in heads]
-        tails: list[tuple[int, str]] = []
-        for position, (paper, head) in enumerate(zip(papers, heads)):
-            if len(head.ids) >= self.max_tokens:
-                read = max(end for _, end in head.offsets) - len(self.spec.passage_prefix)
-                tail = tail_text(paper, read)
-                if tail is not None:
-                    tails.append((position, self.passage_input(tail)))
-        for (position, _), encoding in zip(tails, self.tokenizer.encode_batch([text for _, text in tails])):
-            chunks[position].append(encoding.ids)
-        return chunks
-
-    def encode_token_ids(self, token_lists: Sequence[Sequence[int] | np.ndarray], batch_size: int | None = None,
-                         on_batch: Callable[[int], None] | None = None) -> np.ndarray:
-        """Embed token id lists in batches of similar length (padding: `padding_share`); rows come back
-        in input order."""
-        batch_size = batch_size or self.batch_size
-        out = np.zeros((len(token_lists), self.dim), dtype=np.float32)
-        lengths = [len(ids) for ids in token_lists]
-        order = np.argsort(lengths, kind="stable") if self.bucketed else np.arange(len(token_lists))
-        for start in range(0, len(order), batch_size):
-            rows = order[start:start + batch_size]
-            width = max(len(token_lists[i]) for i in rows)
-            ids = np.zeros((len(rows), width), dtype=np.int64)
-            mask = np.zeros((len(rows), width), dtype=np.int64)
-            for slot, i in enumerate(rows):
-                token_ids = token_lists[i]
-                ids[slot, :len(token_ids)] = token_ids
-                mask[slot, :len(token_ids)] = 1
-            with self._lock:
-                out[rows] = self.session.run(["embedding"], {"input_ids": ids, "attention_mask": mask})[0]
-            if on_batch:
-                on_batch(len(rows))
-        return out
-
-
-def token_key(prefix: str, token_ids: Sequence[int]) -> bytes:
-    """Cache key of one model input: the model and the exact (truncated) token ids it reads,
-    so changing max_tokens keeps every vector of a text that was not truncated."""
-    return hashlib.sha1(prefix.encode() + b"\x00" + np.asarray(token_ids, dtype=np.uint32).tobytes()).digest()
-
-
-CACHE_SCHEMA_VERSION = 1  # PRAGMA user_version of cache.sqlite3
-# Version 0 kept `vectors` WITHOUT ROWID: an index b-tree holds at most ~1,000 bytes of a row
-# on its leaf page (4 KB pages), so every 1-1.5 KB vector spilled onto an overflow page of its
-# own: 4.7 KB on disk per vector. A rowid table holds a row of up to ~4 KB on the leaf; with
-# the unique index on the 20-byte key it takes 1.4 KB per 256-d vector, and writes and reads
-# measured 3-4x faster (docs/semantic.md, "The embedding cache").
-CACHE_TABLE = "CREATE TABLE IF NOT EXISTS vectors (id INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, vec BLOB NOT NULL)"
-
-
-def migrate_cache(conn: sqlite3.Connection) -> bool:
-    """Bring a writable cache to CACHE_SCHEMA_VERSION in one transaction (another process may
-    have done it: the version is read again under the write lock); True when rows were moved
-    out of a version-0 table, so the file has free pages worth a VACUUM."""
-    if conn.execute("PRAGMA user_version").fetchone()[0] >= CACHE_SCHEMA_VERSION:
-        return False
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        if conn.execute("PRAGMA user_version").fetchone()[0] >= CACHE_SCHEMA_VERSION:
-            conn.rollback()
-            return False
-        old = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='vectors'").fetchone() is not None
-        if old:
-            conn.execute("ALTER TABLE vectors RENAME TO vectors_v0")
-        conn.execute(CACHE_TABLE)
-        if old:
-            conn.execute("INSERT OR IGNORE INTO vectors (key, vec) SELECT key, vec FROM vectors_v0")
-            conn.execute("DROP TABLE vectors_v0")
-        conn.execute(f"PRAGMA user_version = {CACHE_SCHEMA_VERSION}")
-        conn.commit()
-    except BaseException:
-        conn.rollback()
-        raise
-    return old
-
-
-class EmbeddingCache:
-    """SQLite table key -> float32 vector, in DATA_DIR/embeddings/cache.sqlite3 (WAL, safe to
-    kill). Opening it writable migrates an older layout (migrate_cache); read-only, both read."""
-
-    def __init__(self, data_dir: str | os.PathLike, readonly: bool = False):
-        folder = Path(data_dir) / EMBEDDINGS_FOLDER
-        if not readonly:
-            folder.mkdir(parents=True, exist_ok=True)
-        self.path = folder / "cache.sqlite3"
-        if readonly:
-            self.conn = connect_readonly(self.path, timeout=30)
-        else:
-            self.conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            if migrate_cache(self.conn):
-                self.conn.execute("VACUUM")  # return the old table's pages to the file system
-
-    def close(self) -> None:
-        self.conn.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def get_many(self, keys: Sequence[bytes]) -> dict[bytes, np.ndarray]:
-        found: dict[bytes, np.ndarray] = {}
-        for start in range(0, len(keys), 500):
-            chunk = list(keys[start:start + 500])
-            marks = ",".join("?" * len(chunk))
-            for key, blob in self.conn.execute(f"SELECT key, vec FROM vectors WHERE key IN ({marks})", chunk):
-                found[bytes(key)] = np.frombuffer(blob, dtype=np.float32)
-        return found
-
-    def put_many(self, items: Iterable[tuple[bytes, np.ndarray]]) -> None:
-        with self.conn:
-            self.conn.executemany("INSERT OR REPLACE INTO vectors (key, vec) VALUES (?, ?)",
-                                  [(key, np.asarray(vec, dtype=np.float32).tobytes()) for key, vec in items])
-
-    def count(self) -> int:
-        return self.conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,112 +118,166 @@ def embed_papers(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: 
     """
     import time
 
-    from papersift.index import bridge
-    from papersift.index import vectors as vector_index
-
     started = time.perf_counter()
-    # Papers are tokenized TOKENIZE_BLOCK at a time and only the token ids of texts the cache
-    # lacks are kept (int32): tokenizing every paper at once held ~40 KB per paper (the
-    # tokenizer's encodings and Python int lists; 800 MB for 20K papers), which at 1M papers
-    # does not fit in memory. A static model embeds each block at once (no sort by length is
-    # needed: it does not pad), so it keeps no token ids at all.
+    # A static model embeds each block at once (no sort by length is needed: it does not pad),
+    # so it keeps no token ids at all.
     immediate = bool(encoder.spec.distilled_from) and limit is None
-    row_papers: list[int] = []  # the paper (position in `papers`) of each text, chunks in order
-    lengths: list[int] = []
-    pending: dict[int, np.ndarray] = {}  # row -> token ids of a text still to embed
-    keys: list[bytes] = []
-    vectors = np.zeros((len(papers), encoder.dim), dtype=np.float32)  # grows for papers with two passages
-    have = np.zeros(len(papers), dtype=bool)
-    cached = embedded = 0
     with EmbeddingCache(data_dir) as cache:
-        seeds = [EmbeddingCache(seed_dir, readonly=True) for seed_dir in seed_dirs
-                 if (Path(seed_dir) / EMBEDDINGS_FOLDER / "cache.sqlite3").exists()]
-        try:
-            if on_progress and immediate:
-                on_progress(EmbedProgress(len(papers), 0, 0))
-            for block_start in range(0, len(papers), TOKENIZE_BLOCK):
-                first_row = len(keys)
-                for position, chunks in enumerate(encoder.passage_chunks(papers[block_start:block_start + TOKENIZE_BLOCK]),
-                                                  block_start):
-                    for ids in chunks:
-                        row_papers.append(position)
-                        lengths.append(len(ids))
-                        keys.append(token_key(encoder.cache_key_prefix, ids))
-                        pending[len(keys) - 1] = np.asarray(ids, dtype=np.int32)
-                if len(keys) > len(vectors):
-                    extra = max(len(keys) - len(vectors), len(vectors) // 2)
-                    vectors = np.concatenate([vectors, np.zeros((extra, encoder.dim), dtype=np.float32)])
-                    have = np.concatenate([have, np.zeros(extra, dtype=bool)])
-                block_keys = keys[first_row:]
-                found = cache.get_many(block_keys)
-                for seed in seeds:
-                    seeded = seed.get_many([key for key in block_keys if key not in found])
-                    cache.put_many(seeded.items())
-                    found.update(seeded)
-                for row, key in enumerate(block_keys, first_row):
-                    vector = found.get(key)
-                    if vector is not None:
-                        vectors[row], have[row] = vector, True
-                        del pending[row]
-                        cached += 1
-                if immediate and pending:
-                    rows = sorted(pending)
-                    block_vectors = encoder.encode_token_ids([pending[row] for row in rows])
-                    vectors[rows], have[rows] = block_vectors, True
-                    cache.put_many((keys[row], vector) for row, vector in zip(rows, block_vectors))
-                    embedded += len(rows)
-                    pending.clear()
-                if on_progress and immediate:
-                    on_progress(EmbedProgress(len(papers), cached, embedded))
-        finally:
-            for seed in seeds:
-                seed.close()
-        vectors, have = vectors[:len(keys)], have[:len(keys)]
-        missing = sorted(pending, key=lambda row: lengths[row])
+        texts = _read_texts(papers, encoder, cache, seed_dirs, immediate, on_progress)
+        missing = sorted(texts.pending, key=lambda row: texts.lengths[row])
         if limit is not None:
             missing = missing[:limit]
+        folder = _embed_and_publish(data_dir, papers, encoder, cache, texts, missing, last_seq,
+                                    publish_every, chunk_size, on_progress if not immediate else None, on_progress)
+        bridge_folder = _refresh_bridge(data_dir, papers, encoder, cache, texts, last_seq, on_terms_progress)
+    return EmbedSummary(len(papers), texts.cached, texts.embedded, time.perf_counter() - started, folder, bridge_folder,
+                        texts=len(texts.keys), covered=texts.covered())
 
-        def publish() -> Path:
-            rows = np.flatnonzero(have)  # in paper order, a paper's chunks in order
-            return vector_index.write_index(data_dir, encoder.name, [papers[row_papers[r]].id for r in rows],
-                                            vectors[rows], papers_total=len(papers), last_seq=last_seq)
 
-        if encoder.spec.distilled_from:  # a static model embeds every paper in seconds: publish once
-            publish_every = max(publish_every, len(missing))
-        current = vector_index.current_generation(data_dir, encoder.name)
-        folder = current
-        stale = current is None or _meta_differs(current, int(have.sum()), len(papers), last_seq)
-        if on_progress and not immediate:
-            on_progress(EmbedProgress(len(keys), cached, 0))
-        if missing and stale:
-            folder = publish()  # what the cache already holds is searchable at once
-        since_publish = 0
-        for start in range(0, len(missing), chunk_size):
-            rows = missing[start:start + chunk_size]
-            chunk_vectors = encoder.encode_token_ids([pending.pop(r) for r in rows])
-            vectors[rows], have[rows] = chunk_vectors, True
-            cache.put_many((keys[r], v) for r, v in zip(rows, chunk_vectors))
-            embedded += len(rows)
-            since_publish += len(rows)
-            if on_progress:
-                on_progress(EmbedProgress(len(keys), cached, embedded))
-            if since_publish >= publish_every and publish_due(since_publish, int(have.sum()), vector_index.SCAN_MIN_ROWS):
-                folder, since_publish = publish(), 0
-        if embedded or stale:
-            folder = publish()
-        else:  # up to date; one written before faiss lacks its scan index (issue 20)
-            vector_index.add_missing_scan(data_dir, encoder.name)
-        bridge_folder = None
-        # the term bridge is e5's (a static model's neighbours would be a worse translation)
-        bridged = encoder.spec.multilingual and not encoder.spec.distilled_from
-        if bridged and have.all() and bridge.is_stale(data_dir, encoder.name, len(papers), last_seq):
-            bridge_folder = bridge.build_bridge(
-                data_dir, papers, encoder, last_seq,
-                embed_terms=lambda terms: embed_with_cache(encoder, cache, terms, batch_size=128,
-                                                           on_progress=on_terms_progress, as_queries=True))
-    covered = len({row_papers[row] for row in np.flatnonzero(have)})
-    return EmbedSummary(len(papers), cached, embedded, time.perf_counter() - started, folder, bridge_folder,
-                        texts=len(keys), covered=covered)
+class _Texts:
+    """The passages of a run's papers, a paper's in order (rows): each one's paper, token count
+    and cache key, and its vector once the cache or the encoder gave it."""
+
+    def __init__(self, papers: int, dim: int):
+        self.row_papers: list[int] = []  # the paper (position in `papers`) of each text, chunks in order
+        self.lengths: list[int] = []
+        self.pending: dict[int, np.ndarray] = {}  # row -> token ids of a text still to embed
+        self.keys: list[bytes] = []
+        self.vectors = np.zeros((papers, dim), dtype=np.float32)  # grows for papers with two passages
+        self.have = np.zeros(papers, dtype=bool)
+        self.cached = self.embedded = 0
+
+    def add(self, position: int, ids: Sequence[int], key: bytes) -> None:
+        self.row_papers.append(position)
+        self.lengths.append(len(ids))
+        self.keys.append(key)
+        self.pending[len(self.keys) - 1] = np.asarray(ids, dtype=np.int32)
+
+    def make_room(self) -> None:
+        """Grow the vectors to hold every text added."""
+        if len(self.keys) > len(self.vectors):
+            extra = max(len(self.keys) - len(self.vectors), len(self.vectors) // 2)
+            self.vectors = np.concatenate([self.vectors, np.zeros((extra, self.vectors.shape[1]), dtype=np.float32)])
+            self.have = np.concatenate([self.have, np.zeros(extra, dtype=bool)])
+
+    def trim(self) -> None:
+        self.vectors, self.have = self.vectors[:len(self.keys)], self.have[:len(self.keys)]
+
+    def covered(self) -> int:
+        """Papers with at least one vector."""
+        return len({self.row_papers[row] for row in np.flatnonzero(self.have)})
+
+
+def _read_texts(papers: Sequence[Paper], encoder: Encoder, cache: EmbeddingCache,
+                seed_dirs: Sequence[str | os.PathLike], immediate: bool,
+                on_progress: Callable[[EmbedProgress], None] | None) -> _Texts:
+    """Tokenize the papers TOKENIZE_BLOCK at a time, keeping only the token ids of texts the
+    caches lack (int32): tokenizing every paper at once held ~40 KB per paper (the tokenizer's
+    encodings and Python int lists; 800 MB for 20K papers), which at 1M papers does not fit in
+    memory. `immediate` (a static model) embeds what each block lacks at once."""
+    texts = _Texts(len(papers), encoder.dim)
+    seeds = [EmbeddingCache(seed_dir, readonly=True) for seed_dir in seed_dirs
+             if (Path(seed_dir) / EMBEDDINGS_FOLDER / "cache.sqlite3").exists()]
+    try:
+        if on_progress and immediate:
+            on_progress(EmbedProgress(len(papers), 0, 0))
+        for block_start in range(0, len(papers), TOKENIZE_BLOCK):
+            first_row = len(texts.keys)
+            for position, chunks in enumerate(encoder.passage_chunks(papers[block_start:block_start + TOKENIZE_BLOCK]),
+                                              block_start):
+                for ids in chunks:
+                    texts.add(position, ids, token_key(encoder.cache_key_prefix, ids))
+            texts.make_room()
+            _read_cached(texts, first_row, cache, seeds)
+            if immediate and texts.pending:
+                _embed_rows(texts, sorted(texts.pending), encoder, cache)
+            if on_progress and immediate:
+                on_progress(EmbedProgress(len(papers), texts.cached, texts.embedded))
+    finally:
+        for seed in seeds:
+            seed.close()
+    texts.trim()
+    return texts
+
+
+def _read_cached(texts: _Texts, first_row: int, cache: EmbeddingCache, seeds: list[EmbeddingCache]) -> None:
+    """The vectors of the texts from `first_row` on that the cache or a seed cache holds (a
+    seed's are copied into the cache)."""
+    block_keys = texts.keys[first_row:]
+    found = cache.get_many(block_keys)
+    for seed in seeds:
+        seeded = seed.get_many([key for key in block_keys if key not in found])
+        cache.put_many(seeded.items())
+        found.update(seeded)
+    for row, key in enumerate(block_keys, first_row):
+        vector = found.get(key)
+        if vector is not None:
+            texts.vectors[row], texts.have[row] = vector, True
+            del texts.pending[row]
+            texts.cached += 1
+
+
+def _embed_rows(texts: _Texts, rows: list[int], encoder: Encoder, cache: EmbeddingCache) -> None:
+    """Embed these pending texts and cache their vectors."""
+    vectors = encoder.encode_token_ids([texts.pending.pop(row) for row in rows])
+    texts.vectors[rows], texts.have[rows] = vectors, True
+    cache.put_many((texts.keys[row], vector) for row, vector in zip(rows, vectors))
+    texts.embedded += len(rows)
+
+
+def _embed_and_publish(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: Encoder, cache: EmbeddingCache,
+                       texts: _Texts, missing: list[int], last_seq: int, publish_every: int, chunk_size: int,
+                       on_start: Callable[[EmbedProgress], None] | None,
+                       on_progress: Callable[[EmbedProgress], None] | None) -> Path | None:
+    """Embed the `missing` rows chunk by chunk, publishing the vector index before (when stale),
+    as it grows and at the end; the generation that holds them all."""
+    from papersift.index import vectors as vector_index
+
+    def publish() -> Path:
+        rows = np.flatnonzero(texts.have)  # in paper order, a paper's chunks in order
+        return vector_index.write_index(data_dir, encoder.name, [papers[texts.row_papers[r]].id for r in rows],
+                                        texts.vectors[rows], papers_total=len(papers), last_seq=last_seq)
+
+    if encoder.spec.distilled_from:  # a static model embeds every paper in seconds: publish once
+        publish_every = max(publish_every, len(missing))
+    current = vector_index.current_generation(data_dir, encoder.name)
+    folder = current
+    stale = current is None or _meta_differs(current, int(texts.have.sum()), len(papers), last_seq)
+    if on_start:
+        on_start(EmbedProgress(len(texts.keys), texts.cached, 0))
+    if missing and stale:
+        folder = publish()  # what the cache already holds is searchable at once
+    since_publish = 0
+    for start in range(0, len(missing), chunk_size):
+        rows = missing[start:start + chunk_size]
+        _embed_rows(texts, rows, encoder, cache)
+        since_publish += len(rows)
+        if on_progress:
+            on_progress(EmbedProgress(len(texts.keys), texts.cached, texts.embedded))
+        if since_publish >= publish_every and publish_due(since_publish, int(texts.have.sum()), vector_index.SCAN_MIN_ROWS):
+            folder, since_publish = publish(), 0
+    if texts.embedded or stale:
+        folder = publish()
+    else:  # up to date; one written before faiss lacks its scan index (issue 20)
+        vector_index.add_missing_scan(data_dir, encoder.name)
+    return folder
+
+
+def _refresh_bridge(data_dir: str | os.PathLike, papers: Sequence[Paper], encoder: Encoder, cache: EmbeddingCache,
+                    texts: _Texts, last_seq: int,
+                    on_terms_progress: Callable[[EmbedProgress], None] | None) -> Path | None:
+    """Rebuild the term bridge when every paper has a vector and the papers changed since it
+    was built; its folder, or None when it was not rebuilt."""
+    from papersift.index import bridge
+
+    # the term bridge is e5's (a static model's neighbours would be a worse translation)
+    bridged = encoder.spec.multilingual and not encoder.spec.distilled_from
+    if bridged and texts.have.all() and bridge.is_stale(data_dir, encoder.name, len(papers), last_seq):
+        return bridge.build_bridge(
+            data_dir, papers, encoder, last_seq,
+            embed_terms=lambda terms: embed_with_cache(encoder, cache, terms, batch_size=128,
+                                                       on_progress=on_terms_progress, as_queries=True))
+    return None
 
 
 def publish_due(new_rows: int, rows: int, scan_min_rows: int) -> bool:
@@ -473,3 +294,4 @@ def _meta_differs(folder: Path, rows: int, papers_total: int, last_seq: int) -> 
 
     meta = read_meta(folder)
     return meta is None or (meta.rows, meta.papers_total, meta.last_seq) != (rows, papers_total, last_seq)
+

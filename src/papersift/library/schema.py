@@ -3,7 +3,7 @@
 The library lives in the store's database file (one file to back up, one WAL, writes that
 share the store's lock) but owns its tables and its schema version: the `meta` row
 `library_schema` says which of MIGRATIONS have run, so the papers' schema (PRAGMA
-user_version, store.py) and the library's move independently. Every row carries a user id:
+user_version, store/schema.py) and the library's move independently. Every row carries a user id:
 one local user ("local") today, accounts later without another data migration.
 
 Rows name papers by their stable paper id (never the seq, which changes on every update), so

@@ -13,13 +13,9 @@ from typing import cast
 import tantivy
 
 from papersift.index.analyzers import ENGLISH, NAMES, positioned_terms, terms
+from papersift.index.documents import paper_institutions, read_institution_names
 from papersift.index.facetkeys import FACET_CODE_FIELDS, HAS_CODE
-from papersift.index.lexical import (
-    index_root,
-    open_index,
-    paper_institutions,
-    read_institution_names,
-)
+from papersift.index.lexical import index_root, open_index
 from papersift.index.publish import current_name
 from papersift.index.rows import RowReader
 from papersift.record import Paper

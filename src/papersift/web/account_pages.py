@@ -30,43 +30,14 @@ from papersift.api.errors import ApiError
 from papersift.api.params import PaperParams, SearchParams
 from papersift.api.writes import tables_for
 from papersift.follow.state import Following
-from papersift.i18n import Lang
+from papersift.i18n import Lang, in_every_lang, page_labels
 from papersift.web.forms import check_csrf, check_form_csrf, csrf_token, form_csrf, read_fields, require_form_writes
 from papersift.web.render import render
 from papersift.web.urls import SearchState, local_path
 
 router = APIRouter(include_in_schema=False)
 LOGIN_COOKIE = "papersift_login"  # random, binds the login / sign-up forms' CSRF token to this browser
-LABELS = {
-    "en": {"password_rules": "A password has {min} to {max} characters; a long phrase is easiest to remember.",
-           "login": "Log in", "logout": "Log out", "name": "User name", "password": "Password",
-           "account": "Account", "signup": "Sign up", "password_again": "Password again",
-           "signed_in_as": "Logged in as", "tokens": "API tokens", "tokens_help":
-           "For scripts: send 'Authorization: Bearer <token>' to /api. A token is shown once, when it is made.",
-           "token_name": "Token name", "create_token": "Create a token", "revoke": "Revoke", "no_tokens": "No API tokens.",
-           "new_token": "Your new API token (copy it now: it is not shown again)", "change_password": "Change password",
-           "current_password": "Current password", "new_password": "New password", "created": "created",
-           "wrong_login": "Wrong user name or password.", "password_changed": "Password changed; other sessions ended.",
-           "mismatch": "The two passwords differ.", "invite_invalid": "This invitation is unknown, used or expired: ask for a new one.",
-           "sessions": "Sessions", "sessions_help": "Browsers logged in to this account.",
-           "this_session": "this session", "expires": "expires", "unknown_agent": "(browser not known)",
-           "end_others": "Sign out all other sessions", "others_ended": "Signed out {count} other session(s).",
-           "reset": "Set a new password", "reset_invalid": "This reset link is unknown, used or expired: ask the admin for a new one.",
-           "reset_done": "Password set; every session of this account has ended. Log in with the new password."},
-    "zh": {"password_rules": "密码长度为 {min} 到 {max} 个字符；较长的短语最容易记住。",
-           "login": "登录", "logout": "退出登录", "name": "用户名", "password": "密码", "account": "账户",
-           "signup": "注册", "password_again": "再次输入密码", "signed_in_as": "当前用户", "tokens": "API 令牌",
-           "tokens_help": "供脚本使用：向 /api 发送 'Authorization: Bearer <令牌>'。令牌只在创建时显示一次。",
-           "token_name": "令牌名称", "create_token": "创建令牌", "revoke": "吊销", "no_tokens": "没有 API 令牌。",
-           "new_token": "新的 API 令牌（请立即复制：不会再次显示）", "change_password": "修改密码",
-           "current_password": "当前密码", "new_password": "新密码", "created": "创建于",
-           "wrong_login": "用户名或密码错误。", "password_changed": "密码已修改；其他会话已结束。",
-           "mismatch": "两次输入的密码不一致。", "invite_invalid": "邀请无效、已用或已过期：请索取新的邀请。",
-           "sessions": "会话", "sessions_help": "登录了此账户的浏览器。", "this_session": "当前会话", "expires": "过期于",
-           "unknown_agent": "（未知浏览器）", "end_others": "退出所有其他会话", "others_ended": "已退出 {count} 个其他会话。",
-           "reset": "设置新密码", "reset_invalid": "重置链接无效、已用或已过期：请向管理员索取新的链接。",
-           "reset_done": "密码已设置；此账户的所有会话均已结束。请用新密码登录。"},
-}
+LABELS = page_labels("account")  # i18n.MESSAGES "account.<name>"
 
 
 class LoginParams(PaperParams):
@@ -83,7 +54,7 @@ def nav_link(request: Request) -> tuple[str, dict[str, str]] | None:
         return None
     user = request_user(request)
     if user is None:
-        return "/login", {lang: labels["login"] for lang, labels in LABELS.items()}
+        return "/login", in_every_lang("account.login")
     return "/account", {lang: f"{labels['account']} ({user.user_id})" for lang, labels in LABELS.items()}
 
 

@@ -84,7 +84,7 @@ def reason(paper: Paper | None, because: list[tuple[Paper, float]], tag: str | N
     words = shared_words(f"{paper.title} {paper.abstract or ''}", f"{nearest.title} {nearest.abstract or ''}") \
         if paper is not None else []
     if words:
-        text += translate("rec_shared_words", lang, words=("、" if lang == "zh" else ", ").join(words))
+        text += translate("rec_shared_words", lang, words=translate("word_separator", lang).join(words))
     return text + "".join(translate("rec_because_then", lang, title=other.title) for other, _ in rest[:1])
 
 

@@ -23,6 +23,7 @@ from papersift.i18n import (
     Lang,
     error_message,
     error_title_key,
+    in_every_lang,
     negotiate_language,
     translate,
     translate_notice,
@@ -68,9 +69,8 @@ class NavLink:
 
 
 # The header's links; other pages (topic map, trends) add theirs with add_page().
-NAV_LINKS: list[NavLink] = [NavLink("/topics", {lang: translate("topics", lang) for lang in LANGS}),
-                            NavLink("/library", {"zh": "文献库", "en": "Library"}),
-                            NavLink("/saved", {"zh": "已保存的检索", "en": "Saved searches"})]
+NAV_LINKS: list[NavLink] = [NavLink("/topics", in_every_lang("topics")), NavLink("/library", in_every_lang("library.library")),
+                            NavLink("/saved", in_every_lang("saved.saved"))]
 
 
 def add_page(path: str, labels: dict[str, str], template_dir: Path | None = None) -> None:

@@ -20,31 +20,13 @@ from papersift.api.params import PaperParams, SearchParams
 from papersift.api.saved_routes import following_of, refused, saved_listing, saved_query
 from papersift.follow.saved import FollowError, watch_key
 from papersift.follow.watches import list_watch, mark_listing_seen
-from papersift.i18n import Lang
+from papersift.i18n import Lang, page_labels
 from papersift.web.forms import check_form_csrf, form_csrf, read_form, require_form_writes, writer_signed_in
 from papersift.web.render import render
 from papersift.web.urls import SearchState
 
 router = APIRouter(include_in_schema=False)
-LABELS = {
-    "en": {"saved": "Saved searches", "save": "Save this search", "name": "Name",
-           "new": "new", "only_new": "Only new papers", "all": "All papers", "mark_seen": "Mark all as seen",
-           "rename": "Rename", "delete": "Delete", "open_search": "Open as a search", "none": "No saved searches yet.",
-           "nothing_new": "Nothing new since you last marked this as seen.", "private_feed": "Private Atom feed",
-           "feed_help": "for your feed reader: new papers of this search arrive there; the link is private, keep it to "
-                        "yourself", "make_feed": "Make a private feed link",
-           "new_count": "{count} new", "read_only": "This server is read-only: searches cannot be saved here.",
-           "new_since": "New since your last visit",
-           "not_followed": "Not followed yet: 'Mark all as seen' starts remembering what you have seen here."},
-    "zh": {"saved": "已保存的检索", "save": "保存此检索", "name": "名称", "new": "新",
-           "only_new": "只看新论文", "all": "全部论文", "mark_seen": "全部标为已看", "rename": "重命名", "delete": "删除",
-           "open_search": "作为检索打开", "none": "还没有保存的检索。", "nothing_new": "自上次标为已看以来没有新论文。",
-           "private_feed": "私人 Atom 订阅",
-           "feed_help": "用于订阅阅读器：此检索的新论文会出现在那里；链接是私人的，请勿外传", "make_feed": "生成私人订阅链接",
-           "new_count": "{count} 篇新论文",
-           "read_only": "本服务器为只读：无法在此保存检索。", "new_since": "自上次访问以来的新论文",
-           "not_followed": "尚未关注：点击“全部标为已看”后开始记录你在此看过的论文。"},
-}
+LABELS = page_labels("saved")  # i18n.MESSAGES "saved.<name>"
 SEARCH_FIELDS = ("q", "mode", "sort", "venue", "area", "subarea", "author", "status", "year_from", "year_to", "literal")
 
 

@@ -12,23 +12,11 @@ from fastapi.responses import HTMLResponse, Response
 from papersift.api.backend import request_lang
 from papersift.api.errors import ApiError
 from papersift.config import MAX_QUERY_CHARS
-from papersift.i18n import Lang
+from papersift.i18n import Lang, in_every_lang, page_labels
 from papersift.web.render import NAV_LINKS, add_page, render
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "topics" / "templates"
-LABELS = {
-    "zh": {"title": "主题地图", "intro": "每个点是一篇论文（嵌入向量的二维投影），颜色表示领域；浅色点的领域由模型预测。"
-                                        "悬停查看标题，点击打开论文。",
-           "filter": "按检索词高亮", "apply": "高亮", "clear_search": "清除", "trends": "各领域论文数（按年份）",
-           "loading": "加载中…", "matches": "匹配", "predicted": "预测", "nav": "主题地图",
-           "not_ready": "主题地图尚未生成；服务器在后台准备好后会显示在这里。"},
-    "en": {"title": "Topic map", "intro": "Each dot is a paper (2-D projection of its embedding), colored by area; "
-                                          "lighter dots have a predicted area. Hover for the title, click to open it.",
-           "filter": "Highlight a search", "apply": "Highlight", "clear_search": "Clear",
-           "trends": "Papers per area per year", "loading": "Loading…", "matches": "matches",
-           "predicted": "predicted", "nav": "Topic map",
-           "not_ready": "The topic map is not drawn yet; it appears here once the server has prepared it."},
-}
+LABELS = page_labels("topics_map")  # i18n.MESSAGES "topics_map.<name>"
 router = APIRouter(include_in_schema=False)
 
 
@@ -55,6 +43,6 @@ def install(app: FastAPI) -> None:
     """The topic map page and the trends chart, with the page's header link and templates."""
     app.include_router(router)
     if not any(link.path == "/topics/map" for link in NAV_LINKS):
-        add_page("/topics/map", {lang: LABELS[lang]["nav"] for lang in LABELS}, TEMPLATES)
+        add_page("/topics/map", in_every_lang("topics_map.nav"), TEMPLATES)
 
 

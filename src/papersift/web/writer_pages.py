@@ -18,7 +18,7 @@ from pydantic import Field
 from papersift.api.backend import request_lang
 from papersift.api.errors import ApiError
 from papersift.api.params import PaperParams, SearchParams
-from papersift.i18n import Lang
+from papersift.i18n import Lang, in_every_lang, page_labels
 from papersift.web.forms import (
     WRITER_COOKIE,
     check_form_csrf,
@@ -32,21 +32,7 @@ from papersift.web.urls import SearchState, local_path
 
 router = APIRouter(include_in_schema=False)
 WRITER_COOKIE_AGE_S = 90 * 24 * 3600  # a new write token (each quickstart) signs every browser out anyway
-LABELS = {
-    "en": {"sign_in": "Sign in", "sign_out": "Sign out", "signed_in": "Signed in",
-           "token": "Write token", "wrong": "That is not this server's write token.",
-           "help": "Type the server's write token once; this browser then tags, likes, saves searches and marks "
-                   "papers as seen without asking again.",
-           "done": "This browser can change your library and saved searches.",
-           "read_only": "This server is read-only: the library and saved searches cannot be changed here.",
-           "hint": "Sign in once to tag, like and save searches in this browser."},
-    "zh": {"sign_in": "登录", "sign_out": "退出登录", "signed_in": "已登录", "token": "写入令牌",
-           "wrong": "这不是本服务器的写入令牌。",
-           "help": "输入一次服务器的写入令牌；之后这个浏览器加标签、标记喜欢、保存检索和标为已看都不再询问。",
-           "done": "这个浏览器可以修改你的文献库和已保存的检索。",
-           "read_only": "本服务器为只读：无法在此修改文献库和已保存的检索。",
-           "hint": "登录一次，即可在这个浏览器里加标签、标记喜欢和保存检索。"},
-}
+LABELS = page_labels("writer")  # i18n.MESSAGES "writer.<name>"
 
 
 class SignInParams(PaperParams):
@@ -64,7 +50,7 @@ def writer_link(request: Request) -> tuple[str, dict[str, str]] | None:
     if not _writes_without_accounts(request):
         return None
     key = "signed_in" if writer_signed_in(request) else "sign_in"
-    return "/signin", {lang: labels[key] for lang, labels in LABELS.items()}
+    return "/signin", in_every_lang(f"writer.{key}")
 
 
 HINT_PAGES = ("/", "/library", "/library/recommend", "/saved")  # and /saved/N, /paper/X/similar: pages with forms

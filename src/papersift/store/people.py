@@ -1,0 +1,56 @@
+"""The people tables: not-accepted submissions, author identities, people summaries."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import orjson
+
+from papersift.store.connection import Connections
+from papersift.store.schema import write_generation
+
+
+class PeopleTables(Connections):
+    """The submissions, paper_authors identities and people_summaries of a store (a part of Store)."""
+
+    def upsert_submissions(self, submissions: Iterable[dict]) -> int:
+        """Store not-accepted submissions (id, venue, year, title, authors, status, source),
+        replacing earlier copies by id, in one transaction. Returns how many were written."""
+        rows = [(item["id"], item.get("venue"), item.get("year"), item["title"],
+                 orjson.dumps(list(item.get("authors") or ())).decode(), item["status"], item.get("source"))
+                for item in submissions]
+        if not rows:
+            return 0
+        with self._write_lock, self._writing("store submissions") as conn:
+            conn.executemany(
+                "INSERT INTO submissions (id, venue, year, title, authors, status, source) VALUES (?,?,?,?,?,?,?)"
+                " ON CONFLICT(id) DO UPDATE SET venue=excluded.venue, year=excluded.year, title=excluded.title,"
+                " authors=excluded.authors, status=excluded.status, source=excluded.source", rows)
+        return len(rows)
+
+    def set_author_identities(self, assignments: Iterable[tuple[str, str, int]]) -> None:
+        """(author id, paper id, position) for every author row, in one transaction; rows not
+        named keep no identity (NULL: readers fall back to the name key)."""
+        with self._write_lock, self._writing("store author identities") as conn:
+            conn.execute("UPDATE paper_authors SET author_id=NULL")
+            conn.executemany("UPDATE paper_authors SET author_id=? WHERE paper_id=? AND position=?", assignments)
+
+    def people_stamp(self) -> str:
+        """What people_summaries depend on: the papers' write generation and the submissions."""
+        conn = self._conn()
+        submissions = conn.execute("SELECT COUNT(*), COALESCE(MAX(rowid), 0) FROM submissions").fetchone()
+        return f"{write_generation(conn)}:{submissions[0]}:{submissions[1]}"
+
+    def replace_people_summaries(self, stamp: str, summaries: dict[str, object]) -> None:
+        """Store precomputed aggregates (key -> JSON-able value) in one transaction, dropping the old ones."""
+        with self._write_lock, self._writing("store venue summaries") as conn:
+            conn.execute("DELETE FROM people_summaries")
+            conn.executemany("INSERT INTO people_summaries (key, stamp, payload) VALUES (?,?,?)",
+                             [(key, stamp, orjson.dumps(value).decode()) for key, value in summaries.items()])
+
+    def people_summary(self, key: str) -> object | None:
+        """A stored aggregate, or None when missing or computed before the last write."""
+        row = self._conn().execute("SELECT stamp, payload FROM people_summaries WHERE key=?", (key,)).fetchone()
+        if row is None or row[0] != self.people_stamp():
+            return None
+        return orjson.loads(row[1])
