@@ -37,6 +37,7 @@ import orjson
 import tantivy
 
 from papersift.index.analyzers import ENGLISH, EXACT, NAMES, register, segment_cjk
+from papersift.index.debris import clean_extraction_debris, indexed_text
 from papersift.index.facetkeys import (
     FACET_CODE_FIELDS,
     FACET_GROUPS,
@@ -65,8 +66,9 @@ INDEX_DIR = "lexical"
 META_FILE = "papersift.json"
 # 6: facet codes in two groups (publication, topic) instead of one; 7: `code` (a code link)
 # in the publication key and an exact field, `institution` fields (filter, facet counts);
-# 8: rows compressed (zlib with a dictionary of the build's first records, rows.zdict)
-SCHEMA_VERSION = 8
+# 8: rows compressed (zlib with a dictionary of the build's first records, rows.zdict);
+# 9: text without PDF-extraction debris (index/debris.py: soft hyphens joined, line-end pairs added joined)
+SCHEMA_VERSION = 9
 WRITER_HEAP_BYTES = 256_000_000
 # One indexing thread (Python feeds it on another) whose memory budget holds the whole build:
 # one segment in insertion (store seq) order, so equal scores rank in that order in every
@@ -132,8 +134,8 @@ def paper_document(paper: Paper, row: int, facet_codes: tuple[int, ...],
     document = tantivy.Document()
     document.add_text("id", paper.id)
     document.add_unsigned("row", row)
-    title = segment_cjk(paper.title)
-    abstract = segment_cjk(paper.abstract) if paper.abstract else ""
+    title = segment_cjk(clean_extraction_debris(paper.title))
+    abstract = segment_cjk(indexed_text(paper.abstract)) if paper.abstract else ""
     keywords = [segment_cjk(keyword) for keyword in paper.keywords]
     document.add_text("text", " \n ".join([title, abstract, *keywords]))
     document.add_text("title", title)

@@ -27,7 +27,7 @@ from papersift.i18n import (
     translate,
     translate_notice,
 )
-from papersift.search.display import clean_extraction_debris, known_words
+from papersift.index.debris import clean_extraction_debris, known_words
 from papersift.web.citation_meta import citation_meta_tags, coins_kev
 from papersift.web.feeds import page_feeds
 from papersift.web.mathml import render_math
