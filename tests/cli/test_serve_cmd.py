@@ -188,9 +188,10 @@ def test_quickstart_background_chain_is_embed_then_predict_then_map_commands_of_
 
     monkeypatch.setattr(serve_cmd, "_static_built", lambda: False)
     stages = background_stages(tmp_path)
-    assert [stage.name for stage in stages] == ["Chinese terms", "library features", "e5 vectors", "English vectors",
-                                                "topics", "topic map"]
-    terms, features, embed, embed_english, predict, project = (stage.command for stage in stages)
+    assert [stage.name for stage in stages] == ["first topics", "Chinese terms", "library features", "e5 vectors",
+                                                "English vectors", "topics", "topic map"]
+    first_topics, terms, features, embed, embed_english, predict, project = (stage.command for stage in stages)
+    assert first_topics[-5:] == ["topics", "predict", "--data-dir", str(tmp_path), "--words-only"]
     assert terms[-3:] == ["index", "--data-dir", str(tmp_path)]  # the term lexicon and phrase vectors, after serving starts
     assert features[-4:] == ["library", "features", "--data-dir", str(tmp_path)]  # a tag's recommendations work early
     assert embed[-3:] == ["embed", "--data-dir", str(tmp_path)]
@@ -210,9 +211,26 @@ def test_quickstart_chain_starts_with_the_static_first_pass_when_its_model_is_bu
     monkeypatch.setattr(serve_cmd, "_static_built", lambda: False)
     without = serve_cmd.background_stages(tmp_path)
     monkeypatch.setattr(serve_cmd, "_static_built", lambda: True)
-    terms, features, first_pass, *rest = serve_cmd.background_stages(tmp_path)
+    first_topics, terms, features, first_pass, *rest = serve_cmd.background_stages(tmp_path)
     assert first_pass.command[-5:] == ["embed", "--data-dir", str(tmp_path), "--model", STATIC_MODEL]
-    assert [terms, features, *rest] == without  # then e5, MiniLM and the topics as before
+    assert [first_topics, terms, features, *rest] == without  # then e5, MiniLM and the topics as before
+
+
+def test_quickstart_chain_predicts_topics_first_from_words_then_again_after_the_vectors(tmp_path, monkeypatch):
+    """Issue 28 item 8: the predictions came last (after e5 and MiniLM: an hour on a laptop), so
+    most hits had no Area · Subarea for that hour. Now the first stage predicts every paper's topic
+    from its words (no vectors needed), and the full model predicts again once the vectors are there."""
+    from papersift.cli import serve_cmd
+
+    monkeypatch.setattr(serve_cmd, "_static_built", lambda: True)
+    stages = serve_cmd.background_stages(tmp_path)
+    names = [stage.name for stage in stages]
+    assert names[0] == serve_cmd.FIRST_TOPICS
+    assert stages[0].command[-5:] == ["topics", "predict", "--data-dir", str(tmp_path), "--words-only"]
+    assert "--embed-missing" not in stages[0].command  # it reads no vectors, so it never waits for them
+    full = names.index("topics")
+    assert full > names.index("e5 vectors") and full > names.index("English vectors")
+    assert "--words-only" not in stages[full].command
 
 
 def test_quickstart_without_the_shared_data_serves_the_shipped_sample_and_says_how_to_get_more(tmp_path, served,

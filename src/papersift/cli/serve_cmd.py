@@ -214,21 +214,26 @@ def quickstart(
             embedder.wait(timeout=30)
 
 
+FIRST_TOPICS = "first topics"  # the words-only predictions, while the vectors are made
+
+
 def background_stages(data_dir: Path) -> list[Stage]:
-    """What quickstart runs behind the server, one after the other (papersift.background): the
-    Chinese terms (term lexicon and phrase vectors: Chinese queries read better once they are
+    """What quickstart runs behind the server, one after the other (papersift.background):
+    every paper's topic from its words first (no vectors needed: Area · Subarea on every hit
+    within a minute or so; docs/topics.md), the Chinese terms (term lexicon and phrase vectors: Chinese queries read better once they are
     there; keyword search never waits for them), the library's keyword features (a tag's
     recommendations work from then on), the static first pass (when its model is built: every
     paper gets a vector in about a minute, docs/static-embeddings.md), e5 (vectors and term
     bridge: semantic, hybrid and Chinese queries), the English model (English hybrid queries),
-    every paper's topic (it reads both), and the topic map's projection (the server itself never
-    computes any of it)."""
+    every paper's topic again with the full model (it reads both), and the topic map's projection
+    (the server itself never computes any of it)."""
     from papersift import extras
     from papersift.background import Stage
 
     cli = [sys.executable, "-c", "from papersift.cli import main; main()"]
     where = ["--data-dir", str(data_dir)]
-    stages = [Stage("Chinese terms", cli + ["index", *where])]
+    stages = [Stage(FIRST_TOPICS, cli + ["topics", "predict", *where, "--words-only"])] if extras.available("topics") else []
+    stages.append(Stage("Chinese terms", cli + ["index", *where]))
     if extras.available("recommend"):
         stages.append(Stage("library features", cli + ["library", "features", *where]))
     if _static_built():  # here rather than in `index`, which needs no model and no extra
