@@ -97,6 +97,14 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "topics_intro": {"zh": "按领域与子领域浏览论文，点击即可列出。",
                      "en": "Browse papers by area and subarea; click one to list its papers."},
     "unlabeled": {"zh": "未标注主题", "en": "No topic yet"},
+    # where topics come from (search/topic_coverage.py): the topic browser, the area facet, the status page
+    "topic_coverage": {"zh": "{labelled} 篇论文的主题来自其来源列表（{lists}）；{predicted} 篇的主题由分类器预测（标为“预测”）；{without} 篇尚无主题。",
+                       "en": "{labelled} papers carry the topic their source lists ({lists}); {predicted} have a topic "
+                             "predicted by a classifier (marked “predicted”); {without} have none yet."},
+    "topic_coverage_pending": {"zh": "其余论文的主题正在预测；完成之前，这里的计数只包含已有主题的论文。",
+                               "en": "The other papers' topics are being predicted; until then these counts cover "
+                                     "only the papers that have one."},
+    "topic_area_labelled": {"zh": "其中 {count} 篇来自来源列表", "en": "{count} of them from the source lists"},
     "api_docs": {"zh": "API 文档", "en": "API docs"},
     "language": {"zh": "语言", "en": "Language"},
     "switch_lang": {"zh": "English", "en": "中文"},
