@@ -5,11 +5,11 @@ from __future__ import annotations
 import fnmatch
 import gzip
 import re
-import tomllib
 from collections import Counter
 from pathlib import Path
 
 import orjson
+import tomllib
 
 from conftest import SAMPLE_CORPUS
 

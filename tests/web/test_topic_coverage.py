@@ -53,7 +53,7 @@ def test_the_topic_browser_and_the_area_facet_say_where_topics_come_from(topic_d
         assert (f"{LABELLED} papers carry the topic their source lists (ICLR 2024); 0 have a topic predicted by a "
                 f"classifier (marked “predicted”); {UNLABELLED} have none yet.") in topics_en
         assert "The other papers' topics are being predicted" in topics_en
-        area, count = max(area_counts.items(), key=lambda item: item[1])
+        _, count = max(area_counts.items(), key=lambda item: item[1])
         assert f"{count} of them from the source lists" in topics_en
         topics_zh = _text(client.get("/topics?lang=zh").text)
         assert f"{LABELLED} 篇论文的主题来自其来源列表（ICLR 2024）；0 篇的主题由分类器预测" in topics_zh

@@ -142,6 +142,9 @@ def install_web(app: FastAPI) -> None:
     from papersift.web.saved_pages import router as saved_router
 
     app.include_router(saved_router)
+    from papersift.web.status_page import router as status_router
+
+    app.include_router(status_router)  # the operator's page, shown only on the server's machine
     if app.state.settings.accounts:  # log in, log out, sign up, the account page
         from papersift.web.account_pages import nav_link
         from papersift.web.account_pages import router as account_router
