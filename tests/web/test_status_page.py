@@ -115,3 +115,36 @@ def test_the_status_page_is_refused_off_the_servers_machine(status_dir, lang):
         assert response.status_code == 403
         assert "/status" in response.text and "Generation" not in response.text and "generation" not in response.text
         assert ("only on the server's own machine" if lang == "en" else "状态页只在服务器本机上显示") in unescape(response.text)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("javascript", [True, False])
+def test_status_and_topic_coverage_in_chromium_in_both_languages(browser, status_dir, javascript):
+    """The operator's page and the topic browser's coverage line as Chromium shows them (served on
+    127.0.0.1: the status page's own machine), zh and en, with JavaScript on and off."""
+    from served_papers import SCREENSHOTS, serve_in_thread
+
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    app = create_app(status_dir, allowed_hosts=("127.0.0.1",))
+    expected = {
+        "en": {"/status": ["Server status", f"{DEFAULT_MODEL}: {EMBEDDED} of {PAPERS} papers", "3. semantic vectors: running",
+                           "computes the vectors that search by meaning reads"],
+               "/topics": [f"{PREDICTED} have a topic predicted by a classifier", "20 papers carry the topic their source lists"]},
+        "zh": {"/status": ["服务器状态", f"{DEFAULT_MODEL}：{EMBEDDED} / {PAPERS} 篇", "3. 语义向量：进行中", "计算按语义检索所用的向量"],
+               "/topics": [f"{PREDICTED} 篇的主题由分类器预测", "20 篇论文的主题来自其来源列表"]},
+    }
+    with serve_in_thread(app) as base_url:
+        context = browser.new_context(base_url=base_url, java_script_enabled=javascript)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        for lang, pages in expected.items():
+            for path, sentences in pages.items():
+                page.goto(f"{path}?lang={lang}")
+                shown = " ".join(page.locator("main").inner_text().split())
+                for sentence in sentences:
+                    assert sentence in shown, (lang, path, sentence, shown[:1500])
+                page.screenshot(path=SCREENSHOTS / f"status-{path.strip('/')}-{lang}-js-{'on' if javascript else 'off'}.png",
+                                full_page=True)
+        context.close()
+    assert errors == []
