@@ -11,9 +11,8 @@ from pathlib import Path
 import orjson
 import tomllib
 
-from conftest import SAMPLE_CORPUS
-
 ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_CORPUS = ROOT / "src" / "papersift" / "sample_corpus"  # shipped: quickstart's fallback
 NOTICE = SAMPLE_CORPUS / "NOTICE"
 MIT_PERMISSION = ("The above copyright notice and this permission notice shall be included in all\n"
                   "   copies or substantial portions of the Software.")

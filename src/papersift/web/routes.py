@@ -158,5 +158,9 @@ def install_web(app: FastAPI) -> None:
         app.include_router(writer_router)
         app.state.page_hooks = PageHooks(nav_link=writer_link, sign_in_hint=sign_in_hint)
     app.state.render_html_error = render_error
-    app.state.warm_steps = [*getattr(app.state, "warm_steps", []), ("page templates", compile_templates)]
+    from papersift.search.topic_coverage import CoverageMemo
+
+    coverage = app.state.topic_coverage = CoverageMemo(app.state.settings.data_dir)  # the pages' "where topics come from"
+    app.state.warm_steps = [*getattr(app.state, "warm_steps", []), ("page templates", compile_templates),
+                            ("topic coverage", coverage)]
 
