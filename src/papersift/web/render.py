@@ -150,15 +150,10 @@ def render(request: Request, template: str, lang: Lang, status: int = 200, **con
 
 
 def topic_coverage(request: Request) -> TopicCoverage | None:
-    """Which papers have a source's topic and which a predicted one (search/topic_coverage.py),
-    for the pages that say so; None for a service without a data dir of its own."""
-    memo = getattr(request.app.state, "topic_coverage", None)
-    if memo is None:
-        data_dir = getattr(request.app.state.service, "data_dir", None)
-        if data_dir is None:
-            return None
-        memo = request.app.state.topic_coverage = CoverageMemo(data_dir)
-    return memo()
+    """Which papers have a source's topic and which a predicted one (search/topic_coverage.py,
+    read once per keyword-index generation), for the pages that say so: the memo install_web keeps."""
+    memo: CoverageMemo | None = getattr(request.app.state, "topic_coverage", None)
+    return memo() if memo is not None else None
 
 
 def _with_lang(request: Request, lang: str) -> str:
