@@ -179,6 +179,22 @@ def test_the_background_chain_runs_its_commands_in_order_and_stops_at_the_first_
     assert status is not None and [status.state_of(name) for name in names] == ["done", "done", "failed", "stopped"]
 
 
+def test_the_chain_process_goes_past_a_stage_that_is_not_required(tmp_path, monkeypatch):
+    from papersift.background import Stage, read_status
+    from papersift.cli import serve_cmd
+
+    ran = tmp_path / "ran"
+    record = "open({path!r}, 'a').write({name!r} + ' '); raise SystemExit({code})"
+    monkeypatch.setattr(serve_cmd, "background_stages", lambda data_dir: [
+        Stage("first topics", [sys.executable, "-c", record.format(path=str(ran), name="topics", code=1)], required=False),
+        Stage("e5 vectors", [sys.executable, "-c", record.format(path=str(ran), name="embed", code=0)])])
+    chain = serve_cmd._start_background_embed(tmp_path)
+    assert chain.wait(timeout=120) == 0
+    assert ran.read_text() == "topics embed "
+    status = read_status(tmp_path)
+    assert status is not None and [status.state_of(name) for name in ("first topics", "e5 vectors")] == ["failed", "done"]
+
+
 @pytest.mark.models
 @pytest.mark.drill
 def test_quickstart_background_chain_is_embed_then_predict_then_map_commands_of_this_cli(tmp_path, monkeypatch):
@@ -228,6 +244,8 @@ def test_quickstart_chain_predicts_topics_first_from_words_then_again_after_the_
     assert names[0] == serve_cmd.FIRST_TOPICS
     assert stages[0].command[-5:] == ["topics", "predict", "--data-dir", str(tmp_path), "--words-only"]
     assert "--embed-missing" not in stages[0].command  # it reads no vectors, so it never waits for them
+    assert stages[0].required is False  # too few labelled papers to train on must not stop the vectors
+    assert all(stage.required for stage in stages[1:])
     full = names.index("topics")
     assert full > names.index("e5 vectors") and full > names.index("English vectors")
     assert "--words-only" not in stages[full].command

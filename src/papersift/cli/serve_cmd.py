@@ -232,7 +232,9 @@ def background_stages(data_dir: Path) -> list[Stage]:
 
     cli = [sys.executable, "-c", "from papersift.cli import main; main()"]
     where = ["--data-dir", str(data_dir)]
-    stages = [Stage(FIRST_TOPICS, cli + ["topics", "predict", *where, "--words-only"])] if extras.available("topics") else []
+    # Not required: a corpus with too few labelled papers cannot train it, and the rest must still run.
+    stages = [Stage(FIRST_TOPICS, cli + ["topics", "predict", *where, "--words-only"], required=False)
+              ] if extras.available("topics") else []
     stages.append(Stage("Chinese terms", cli + ["index", *where]))
     if extras.available("recommend"):
         stages.append(Stage("library features", cli + ["library", "features", *where]))
@@ -261,7 +263,7 @@ def _start_background_embed(data_dir: Path) -> subprocess.Popen:
 
     from papersift.background import LOG_FILE
 
-    stages = orjson.dumps([[stage.name, stage.command] for stage in background_stages(data_dir)]).decode()
+    stages = orjson.dumps([[stage.name, stage.command, stage.required] for stage in background_stages(data_dir)]).decode()
     console.print(f"preparing Chinese terms, recommendations, vectors and topics in the background (log: "
                   f"{data_dir / LOG_FILE}); semantic coverage grows as vectors are published", highlight=False)
     log = open(data_dir / LOG_FILE, "ab")  # noqa: SIM115 (the child keeps it open: the chain's own errors)
