@@ -35,8 +35,9 @@ def from_this_machine(request: Request) -> bool:
 
 def data_dir_status(data_dir: str | os.PathLike) -> dict:
     data_dir = Path(data_dir)
-    return {"index": _keyword_index(data_dir), "papers": _papers(data_dir), "vectors": _vectors(data_dir),
-            "background": _background(data_dir), "topics": _topics(data_dir), "last_ingest": _last_ingest(data_dir)}
+    papers, last_ingest = _from_store(data_dir)
+    return {"index": _keyword_index(data_dir), "papers": papers, "vectors": _vectors(data_dir),
+            "background": _background(data_dir), "topics": _topics(data_dir), "last_ingest": last_ingest}
 
 
 def _keyword_index(data_dir: Path) -> dict | None:
@@ -51,16 +52,21 @@ def _keyword_index(data_dir: Path) -> dict | None:
             "updated_at": meta.updated_at, "schema_version": meta.schema_version}
 
 
-def _papers(data_dir: Path) -> dict | None:
+def _from_store(data_dir: Path) -> tuple[dict | None, dict | None]:
+    """(the papers' counts, the last ingest run) from one read-only look at the store."""
     if not (data_dir / DB_FILE).exists():
-        return None
+        return None, None
     store = Store(data_dir, readonly=True)
     try:
         total = store.count()
         with_abstract = store.read("SELECT COUNT(*) AS n FROM papers WHERE abstract IS NOT NULL")[0]["n"]
+        runs = store.runs()
+        last = runs[-1] if runs else None
+        summary = store.read("SELECT summary FROM ingest_runs WHERE run_id=?", (last["run_id"],)) if last else []
     finally:
         store.close()
-    return {"total": total, "with_abstract": with_abstract, "title_only": total - with_abstract}
+    papers = {"total": total, "with_abstract": with_abstract, "title_only": total - with_abstract}
+    return papers, (_ingest_run(last, summary, len(runs)) if last else None)
 
 
 def _vectors(data_dir: Path) -> list[dict]:
@@ -108,22 +114,11 @@ def _topics(data_dir: Path) -> dict:
             "without": coverage.without, "lists": list(coverage.labelled_lists), "model_version": model}
 
 
-def _last_ingest(data_dir: Path) -> dict | None:
-    if not (data_dir / DB_FILE).exists():
-        return None
-    store = Store(data_dir, readonly=True)
-    try:
-        runs = store.runs()
-        last = runs[-1] if runs else None
-        summary = store.read("SELECT summary FROM ingest_runs WHERE run_id=?", (last["run_id"],)) if last else []
-    finally:
-        store.close()
-    if last is None:
-        return None
+def _ingest_run(last: dict, summary: list, runs: int) -> dict:
     try:
         counts = orjson.loads(summary[0]["summary"]) if summary and summary[0]["summary"] else {}
     except orjson.JSONDecodeError:
         counts = {}
     return {"started_at": last["started_at"], "finished_at": last["finished_at"], "status": last["status"],
-            "files": len(last["paths"]), "runs": len(runs),
+            "files": len(last["paths"]), "runs": runs,
             "counts": {key: value for key, value in counts.items() if isinstance(value, int)}}
