@@ -42,6 +42,7 @@ def test_quickstart_ingests_indexes_and_serves_on_loopback(corpus_dir, tmp_path,
     assert lexical.current_generation(data_dir) is not None
     assert served[0]["host"] == "127.0.0.1" and served[0]["port"] == 8000
     assert (data_dir / "embed.log").exists()  # papers were being embedded in the background while it served
+    assert "stand: /status, on this machine" in " ".join(result.output.split())  # the operator's page is named
     again = runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--corpus", str(corpus_dir), "--no-serve"])
     assert again.exit_code == 0 and "skipping ingest" in " ".join(again.output.split()) and len(served) == 1
 

@@ -77,7 +77,8 @@ def _run_server(data_dir: Path, host: str, port: int, enable_writes: bool, write
                                 allowed_hosts=hosts, accounts=accounts, secure_cookies=secure_cookies)
     except FileNotFoundError as missing:
         fail(f"{missing}\n(run 'papersift quickstart --data-dir {data_dir}' to ingest and index a corpus)")
-    console.print(f"papersift: http://{host}:{port}/  (API docs at /docs; Ctrl-C stops)", highlight=False)
+    console.print(f"papersift: http://{host}:{port}/  (API docs at /docs; where the data and the background work "
+                  "stand: /status, on this machine; Ctrl-C stops)", highlight=False, soft_wrap=True)
     if enable_writes and not accounts:
         if sign_in_link:  # quickstart: its own token, handed over as notebook servers do
             console.print(f"open http://{host}:{port}/signin?token={write_token} to tag papers, like them and save "
