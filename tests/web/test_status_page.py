@@ -146,5 +146,8 @@ def test_status_and_topic_coverage_in_chromium_in_both_languages(browser, status
                     assert sentence in shown, (lang, path, sentence, shown[:1500])
                 page.screenshot(path=SCREENSHOTS / f"status-{path.strip('/')}-{lang}-js-{'on' if javascript else 'off'}.png",
                                 full_page=True)
+            page.goto(f"/?q=&mode=keyword&lang={lang}")  # the results page's area facet says what it covers
+            facet = " ".join(page.locator('section.facet[data-facet="area"]').inner_text().split())
+            assert expected[lang]["/topics"][1] in facet, (lang, facet)
         context.close()
     assert errors == []
