@@ -35,6 +35,18 @@ def test_a_failing_stage_stops_the_chain_and_says_so(tmp_path):
     assert "stage 1/2: breaks FAILED (exit 3)" in (tmp_path / "embed.log").read_text()
 
 
+def test_a_stage_that_is_not_required_may_fail_and_the_next_still_runs(tmp_path):
+    """quickstart's first, words-only topic predictions cannot train on a corpus with too few
+    labelled papers; the vectors after them must still be made."""
+    stages = [Stage("first topics", _python("import sys; sys.exit(2)"), required=False),
+              Stage("vectors", _python("print('made')"))]
+    assert run_chain(tmp_path, stages) == 0
+    status = read_status(tmp_path)
+    assert status is not None and [stage["state"] for stage in status.stages] == ["failed", "done"]
+    log = (tmp_path / "embed.log").read_text()
+    assert "stage 1/2: first topics FAILED (exit 2)" in log and "made" in log
+
+
 def test_a_chain_that_died_reads_as_stopped(tmp_path):
     (tmp_path / STATUS_FILE).write_text('{"pid": 999999999, "stages": [{"name": "e5 vectors", "state": "running", '
                                         '"started_at": 1.0, "ended_at": null}]}')

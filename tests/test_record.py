@@ -125,3 +125,33 @@ def test_to_dict_has_every_field_with_lists(sample_records):
     expected = asdict(paper) | {"authors": list(paper.authors), "keywords": list(paper.keywords),
                                 "author_ids": list(paper.author_ids), "affiliations": list(paper.affiliations)}
     assert paper.to_dict() == expected and list(paper.to_dict()) == list(expected)
+
+
+def test_the_ascii_shortcut_folds_titles_and_names_as_the_unicode_path_does(sample_records, title_only_records):
+    """normalize_title and names.name_tokens skip NFKD for ASCII text (ingest time, before
+    quickstart serves); every title and author name of the fixture corpus, and forced non-ASCII
+    copies of them, fold as the full Unicode path folds them."""
+    import re
+    import unicodedata
+
+    from papersift.names import SUFFIXES, name_tokens
+
+    def unicode_fold(text: str) -> str:
+        folded = unicodedata.normalize("NFKD", text).casefold()
+        return "".join(ch for ch in folded if not unicodedata.combining(ch))
+
+    def tokens(name: str) -> list[str]:
+        found = re.findall(r"[^\W_]+", unicode_fold(name))
+        while len(found) > 1 and found[-1] in SUFFIXES:
+            found.pop()
+        return found
+
+    records = [*sample_records, *title_only_records]
+    titles = [record["title"] for record in records] + ["Naïve BAYES: ﬁne-tuning, É-learning", "ΣΔ Modulation"]
+    assert sum(title.isascii() for title in titles) > 1000  # the shortcut is taken
+    for title in titles:
+        assert normalize_title(title) == " ".join(re.findall(r"\w+", unicode_fold(title))), title
+    names = [name for record in records for name in record["authors"]] + ["Adam Prügel-Bennett", "J.-P. Vert Jr."]
+    assert sum(name.isascii() for name in names) > 1000
+    for name in names:
+        assert name_tokens(name) == tokens(name), name

@@ -5,8 +5,10 @@ DATA_DIR/embed.log) and records its progress in DATA_DIR/background.json (writte
 renamed over, so a reader never sees half a file): the stages, which one runs, when each began
 and ended, and the chain's pid. The server only reads it (`read_status`): the pages say what the
 reader can expect ("recommendations are being prepared"), /healthz reports it, and nothing is
-computed while answering. A stage that fails stops the chain (its error is in embed.log); a
-rerun resumes from the caches each command keeps.
+computed while answering. A required stage that fails stops the chain (its error is in
+embed.log); one that is not (the first, words-only topic predictions: too few labelled papers in
+a corpus of one's own) is recorded as failed and the next runs. A rerun resumes from the caches
+each command keeps.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ LOG_FILE = "embed.log"
 class Stage:
     name: str  # what it makes, for the log and the status page: "library features", "e5 vectors"
     command: list[str]
+    required: bool = True  # a failure stops the chain; False: logged and recorded, the next stage runs
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,7 @@ def _log(log, line: str) -> None:
 
 def run_chain(data_dir: str | os.PathLike, stages: list[Stage]) -> int:
     """Run the stages in order, each logged to embed.log with its start, end and seconds, the
-    status file updated around each; the first failure stops it."""
+    status file updated around each; the first failure of a required stage stops it."""
     data_dir = Path(data_dir)
     records: list[dict[str, Any]] = [{"name": stage.name, "state": "waiting", "started_at": None, "ended_at": None}
                                      for stage in stages]
@@ -86,7 +89,7 @@ def run_chain(data_dir: str | os.PathLike, stages: list[Stage]) -> int:
             _write(data_dir, records)
             _log(log, f"stage {number}/{len(stages)}: {stage.name} {'done' if code == 0 else f'FAILED (exit {code})'} "
                       f"in {ended - started:.1f} s")
-            if code:
+            if code and stage.required:
                 return code
     return 0
 
@@ -112,9 +115,9 @@ def read_status(data_dir: str | os.PathLike) -> Status | None:
 
 def main() -> None:
     """`python -m papersift.background DATA_DIR STAGES_JSON`: what quickstart starts."""
-    data_dir, stages = sys.argv[1], orjson.loads(sys.argv[2])
+    data_dir, stages = sys.argv[1], orjson.loads(sys.argv[2])  # [[name, command, required], ...]
     os.nice(10)  # the chain and the commands it runs yield the CPU to serving
-    sys.exit(run_chain(data_dir, [Stage(name, command) for name, command in stages]))
+    sys.exit(run_chain(data_dir, [Stage(*stage) for stage in stages]))
 
 
 if __name__ == "__main__":

@@ -16,8 +16,11 @@ PARTICLES = {"van", "von", "der", "de", "den", "del", "della", "da", "di", "du",
 
 def name_tokens(name: str) -> list[str]:
     """Lower-case, accent-free word tokens; hyphens and dots split ('J.-P. Vert' -> j, p, vert)."""
-    folded = unicodedata.normalize("NFKD", name).casefold()
-    folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    if name.isascii():  # NFKD leaves ASCII as it is and splits off no accent: most names
+        folded = name.lower()
+    else:
+        folded = unicodedata.normalize("NFKD", name).casefold()
+        folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
     tokens = re.findall(r"[^\W_]+", folded)
     while len(tokens) > 1 and tokens[-1] in SUFFIXES:
         tokens.pop()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
@@ -89,7 +90,10 @@ PAPER_FIELDS = tuple(f.name for f in fields(Paper))
 SCHEMA3_FIELDS = ("author_ids", "affiliations", "citations", "citations_as_of", "code_url")
 
 
+@functools.lru_cache(maxsize=65536)  # an ingest asks for each paper's key several times (lookup, row, catalog)
 def normalize_title(title: str) -> str:
+    if title.isascii():  # NFKD leaves ASCII as it is and splits off no accent: most titles
+        return " ".join(re.findall(r"\w+", title.lower()))
     folded = unicodedata.normalize("NFKD", title).casefold()
     # Drop the accents NFKD split off, so 'Naïve' and 'Naive' agree (and 'É' does not split a word).
     folded = "".join(ch for ch in folded if not unicodedata.combining(ch))

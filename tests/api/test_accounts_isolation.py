@@ -141,6 +141,7 @@ def calls(w: World) -> dict[str, list[Call]]:
         "GET /paper/{paper_id:path}/similar": [Call("GET", f"/paper/{ids[0]}/similar", user=False)],
         "GET /paper/{paper_id:path}": [Call("GET", f"/paper/{ids[0]}", user=False)],
         "GET /topics": [Call("GET", "/topics", user=False)],
+        "GET /status": [Call("GET", "/status", user=False)],  # the operator's page: on the server's own machine only
         "GET /author/{author:path}": [Call("GET", f"/author/{author}", user=False)],
         "GET /venue/{venue}": [Call("GET", f"/venue/{venue}", user=False)],
         "GET /venue/{venue}/{year}": [Call("GET", f"/venue/{venue}/{paper['year']}", user=False)],

@@ -42,6 +42,7 @@ def test_quickstart_ingests_indexes_and_serves_on_loopback(corpus_dir, tmp_path,
     assert lexical.current_generation(data_dir) is not None
     assert served[0]["host"] == "127.0.0.1" and served[0]["port"] == 8000
     assert (data_dir / "embed.log").exists()  # papers were being embedded in the background while it served
+    assert "stand: /status, on this machine" in " ".join(result.output.split())  # the operator's page is named
     again = runner.invoke(app, ["quickstart", "--data-dir", str(data_dir), "--corpus", str(corpus_dir), "--no-serve"])
     assert again.exit_code == 0 and "skipping ingest" in " ".join(again.output.split()) and len(served) == 1
 
@@ -179,6 +180,22 @@ def test_the_background_chain_runs_its_commands_in_order_and_stops_at_the_first_
     assert status is not None and [status.state_of(name) for name in names] == ["done", "done", "failed", "stopped"]
 
 
+def test_the_chain_process_goes_past_a_stage_that_is_not_required(tmp_path, monkeypatch):
+    from papersift.background import Stage, read_status
+    from papersift.cli import serve_cmd
+
+    ran = tmp_path / "ran"
+    record = "open({path!r}, 'a').write({name!r} + ' '); raise SystemExit({code})"
+    monkeypatch.setattr(serve_cmd, "background_stages", lambda data_dir: [
+        Stage("first topics", [sys.executable, "-c", record.format(path=str(ran), name="topics", code=1)], required=False),
+        Stage("e5 vectors", [sys.executable, "-c", record.format(path=str(ran), name="embed", code=0)])])
+    chain = serve_cmd._start_background_embed(tmp_path)
+    assert chain.wait(timeout=120) == 0
+    assert ran.read_text() == "topics embed "
+    status = read_status(tmp_path)
+    assert status is not None and [status.state_of(name) for name in ("first topics", "e5 vectors")] == ["failed", "done"]
+
+
 @pytest.mark.models
 @pytest.mark.drill
 def test_quickstart_background_chain_is_embed_then_predict_then_map_commands_of_this_cli(tmp_path, monkeypatch):
@@ -188,9 +205,10 @@ def test_quickstart_background_chain_is_embed_then_predict_then_map_commands_of_
 
     monkeypatch.setattr(serve_cmd, "_static_built", lambda: False)
     stages = background_stages(tmp_path)
-    assert [stage.name for stage in stages] == ["Chinese terms", "library features", "e5 vectors", "English vectors",
-                                                "topics", "topic map"]
-    terms, features, embed, embed_english, predict, project = (stage.command for stage in stages)
+    assert [stage.name for stage in stages] == ["first topics", "Chinese terms", "library features", "e5 vectors",
+                                                "English vectors", "topics", "topic map"]
+    first_topics, terms, features, embed, embed_english, predict, project = (stage.command for stage in stages)
+    assert first_topics[-5:] == ["topics", "predict", "--data-dir", str(tmp_path), "--words-only"]
     assert terms[-3:] == ["index", "--data-dir", str(tmp_path)]  # the term lexicon and phrase vectors, after serving starts
     assert features[-4:] == ["library", "features", "--data-dir", str(tmp_path)]  # a tag's recommendations work early
     assert embed[-3:] == ["embed", "--data-dir", str(tmp_path)]
@@ -210,9 +228,28 @@ def test_quickstart_chain_starts_with_the_static_first_pass_when_its_model_is_bu
     monkeypatch.setattr(serve_cmd, "_static_built", lambda: False)
     without = serve_cmd.background_stages(tmp_path)
     monkeypatch.setattr(serve_cmd, "_static_built", lambda: True)
-    terms, features, first_pass, *rest = serve_cmd.background_stages(tmp_path)
+    first_topics, terms, features, first_pass, *rest = serve_cmd.background_stages(tmp_path)
     assert first_pass.command[-5:] == ["embed", "--data-dir", str(tmp_path), "--model", STATIC_MODEL]
-    assert [terms, features, *rest] == without  # then e5, MiniLM and the topics as before
+    assert [first_topics, terms, features, *rest] == without  # then e5, MiniLM and the topics as before
+
+
+def test_quickstart_chain_predicts_topics_first_from_words_then_again_after_the_vectors(tmp_path, monkeypatch):
+    """Issue 28 item 8: the predictions came last (after e5 and MiniLM: an hour on a laptop), so
+    most hits had no Area · Subarea for that hour. Now the first stage predicts every paper's topic
+    from its words (no vectors needed), and the full model predicts again once the vectors are there."""
+    from papersift.cli import serve_cmd
+
+    monkeypatch.setattr(serve_cmd, "_static_built", lambda: True)
+    stages = serve_cmd.background_stages(tmp_path)
+    names = [stage.name for stage in stages]
+    assert names[0] == serve_cmd.FIRST_TOPICS
+    assert stages[0].command[-5:] == ["topics", "predict", "--data-dir", str(tmp_path), "--words-only"]
+    assert "--embed-missing" not in stages[0].command  # it reads no vectors, so it never waits for them
+    assert stages[0].required is False  # too few labelled papers to train on must not stop the vectors
+    assert all(stage.required for stage in stages[1:])
+    full = names.index("topics")
+    assert full > names.index("e5 vectors") and full > names.index("English vectors")
+    assert "--words-only" not in stages[full].command
 
 
 def test_quickstart_without_the_shared_data_serves_the_shipped_sample_and_says_how_to_get_more(tmp_path, served,

@@ -77,3 +77,27 @@ def test_an_ids_live_row_is_its_last(sample_records, tmp_path):
     update.close()
     reader.load()
     assert reader.rows_of_ids([papers[3].id, papers[1].id]) == [5, 1]
+
+
+def test_the_writers_reused_dictionary_writes_the_bytes_a_fresh_compressor_writes(sample_records, tmp_path):
+    """The writer copies one compressor that has read the dictionary instead of setting it for
+    every row (index build time); the rows.bin it writes must be what pack_row writes, byte for
+    byte, in a build and in an update that appends with the build's dictionary."""
+    import numpy as np
+
+    from papersift.index.rows import OFFSETS, pack_row
+
+    papers = [paper_from_dict(record) for record in sample_records[:DICTIONARY_ROWS + 60]]
+    writer = RowWriter(tmp_path, 1)
+    for paper in papers[:DICTIONARY_ROWS + 30]:
+        writer.add(paper, ["key"])
+    writer.close()
+    update = RowWriter(tmp_path, 1)
+    for paper in papers[DICTIONARY_ROWS + 30:]:
+        update.add(paper, ["key"])
+    update.close()
+    dictionary = (tmp_path / ZDICT).read_bytes()
+    expected = b"".join(pack_row(encode_paper(paper), dictionary) for paper in papers)
+    assert (tmp_path / BIN).read_bytes() == expected
+    offsets = np.load(tmp_path / OFFSETS)
+    assert len(offsets) == len(papers) + 1 and offsets[-1] == len(expected)

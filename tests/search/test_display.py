@@ -33,27 +33,6 @@ def test_response_json_shape(service):
     assert set(data["facets"]) == {"venue", "year", "area", "subarea", "status", "code", "institution"}
 
 
-def test_pdf_extraction_debris_is_cleaned_as_the_authors_wrote_it():
-    """Issue 28 item 5: "learn(cid:173) ing" (a soft hyphen as its glyph id) and "bidi- rected" (a
-    line-end hyphen) were shown as they came out of the PDF."""
-    from papersift.search.display import clean_extraction_debris
-
-    known = {"bidirected", "learning", "methods"}.__contains__
-    text = "We learn(cid:173) ing on bidi- rected graphs with pre- and post-training, high- dimensional meth- ods."
-    assert clean_extraction_debris(text, known) == (
-        "We learning on bidirected graphs with pre- and post-training, high- dimensional methods.")
-    assert clean_extraction_debris("learn(cid:173)ing and bidi- rected") == "learning and bidi- rected"  # no word list
-
-
-def test_known_words_are_the_keyword_index_words_of_enough_papers():
-    from papersift.search.display import KNOWN_WORD_PAPERS, known_words
-
-    counts = {"learn": 5000, "bidirect": KNOWN_WORD_PAPERS, "highdimension": 7}
-    known = known_words(lambda term: counts.get(term, 0))
-    assert known is not None and known("learning") and known("bidirected") and not known("highdimensional")
-    assert known_words(None) is None
-
-
 def test_term_glosses_look_up_each_run_of_matched_words_then_its_words():
     from dataclasses import dataclass
 

@@ -14,7 +14,8 @@ from papersift.record import paper_from_dict
 from papersift.store import Store
 from papersift.topics.classifier import WORDS_ONLY, ModelConfig
 from papersift.topics.dataset import load_labeled, load_unlabeled
-from papersift.topics.predict import predict_all, source_embeddings, topics_dir
+from papersift.topics.files import topics_dir
+from papersift.topics.predict import predict_all, source_embeddings
 
 
 @pytest.fixture()

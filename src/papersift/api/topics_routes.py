@@ -26,7 +26,7 @@ from papersift.api.schemas import ErrorOut, TopicMapOut, TopicTrendsOut
 from papersift.config import MAX_QUERY_CHARS
 from papersift.index.predictions import PredictionStore
 from papersift.search.types import QuerySyntaxError, SearchRequest
-from papersift.topics.features import EmbeddingsUnavailable
+from papersift.topics.files import EmbeddingsUnavailable
 from papersift.topics.overview import TopicRow, area_colors, area_order, counts_by, topic_rows
 from papersift.topics.projection import MapNotComputed, stored_map_points
 

@@ -30,6 +30,7 @@ import typesense
 from papersift.backends import bm25
 from papersift.backends.typesense_index import ALIAS, TERM_FIELDS, alias_target, read_meta
 from papersift.index.analyzers import ENGLISH, NAMES, terms
+from papersift.index.debris import clean_extraction_debris, known_words
 from papersift.record import PAPER_FIELDS, Paper
 from papersift.search.backend import (
     AUTHOR_BOOST,
@@ -510,4 +511,10 @@ class TypesenseBackend:
     def highlight(self, query: ParsedQuery, papers: Sequence[Paper]) -> list[dict[str, str]]:
         """Title and abstract, HTML-escaped, with the query's words marked (as the embedded backend)."""
         highlight = Highlighter(query_terms(query))
-        return [{name: highlight(getattr(paper, name)) for name in HIGHLIGHT_FIELDS} for paper in papers]
+        known = known_words(self.term_doc_freq)  # snippets of the text without PDF-extraction debris
+        return [{name: highlight(clean_extraction_debris(text, known) if (text := getattr(paper, name)) else text)
+                 for name in HIGHLIGHT_FIELDS} for paper in papers]
+
+    def term_doc_freq(self, term: str) -> int:
+        """Papers whose `text` has this analyzed term (asked of the cluster once, then cached)."""
+        return self._doc_freq_table([Clause("text", (term,), 1.0)])[("text", term)]

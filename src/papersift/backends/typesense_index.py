@@ -27,6 +27,7 @@ import orjson
 import typesense
 
 from papersift.index.analyzers import ENGLISH, NAMES, terms
+from papersift.index.debris import clean_extraction_debris, indexed_text
 from papersift.record import Paper
 from papersift.store import Store
 
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from typesense.configuration import NodeConfigDict
     from typesense.types.collection import CollectionCreateSchema, CollectionSchema
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4  # 4: text without PDF-extraction debris, as the embedded index's schema 9
 ALIAS = "papers"
 META_COLLECTION = "papersift_meta"
 COLLECTION_PREFIX = f"papers_s{SCHEMA_VERSION}_"
@@ -98,8 +99,8 @@ def collection_schema(name: str, vector_dim: int | None) -> dict:
 
 def paper_terms(paper: Paper) -> dict[str, list[str]]:
     """The index terms of each text field, made by the analyzers the embedded index uses."""
-    title = terms(paper.title, ENGLISH)
-    abstract = terms(paper.abstract, ENGLISH) if paper.abstract else []
+    title = terms(clean_extraction_debris(paper.title), ENGLISH)  # the text the embedded index reads (index/debris.py)
+    abstract = terms(indexed_text(paper.abstract), ENGLISH) if paper.abstract else []
     keywords = [term for keyword in paper.keywords for term in terms(keyword, ENGLISH)]
     by_field = {
         "title": title, "abstract": abstract, "keywords": keywords, "text": title + abstract + keywords,

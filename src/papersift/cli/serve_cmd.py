@@ -77,7 +77,8 @@ def _run_server(data_dir: Path, host: str, port: int, enable_writes: bool, write
                                 allowed_hosts=hosts, accounts=accounts, secure_cookies=secure_cookies)
     except FileNotFoundError as missing:
         fail(f"{missing}\n(run 'papersift quickstart --data-dir {data_dir}' to ingest and index a corpus)")
-    console.print(f"papersift: http://{host}:{port}/  (API docs at /docs; Ctrl-C stops)", highlight=False)
+    console.print(f"papersift: http://{host}:{port}/  (API docs at /docs; where the data and the background work "
+                  "stand: /status, on this machine; Ctrl-C stops)", highlight=False, soft_wrap=True)
     if enable_writes and not accounts:
         if sign_in_link:  # quickstart: its own token, handed over as notebook servers do
             console.print(f"open http://{host}:{port}/signin?token={write_token} to tag papers, like them and save "
@@ -214,21 +215,28 @@ def quickstart(
             embedder.wait(timeout=30)
 
 
+FIRST_TOPICS = "first topics"  # the words-only predictions, while the vectors are made
+
+
 def background_stages(data_dir: Path) -> list[Stage]:
-    """What quickstart runs behind the server, one after the other (papersift.background): the
-    Chinese terms (term lexicon and phrase vectors: Chinese queries read better once they are
+    """What quickstart runs behind the server, one after the other (papersift.background):
+    every paper's topic from its words first (no vectors needed: Area · Subarea on every hit
+    within a minute or so; docs/topics.md), the Chinese terms (term lexicon and phrase vectors: Chinese queries read better once they are
     there; keyword search never waits for them), the library's keyword features (a tag's
     recommendations work from then on), the static first pass (when its model is built: every
     paper gets a vector in about a minute, docs/static-embeddings.md), e5 (vectors and term
     bridge: semantic, hybrid and Chinese queries), the English model (English hybrid queries),
-    every paper's topic (it reads both), and the topic map's projection (the server itself never
-    computes any of it)."""
+    every paper's topic again with the full model (it reads both), and the topic map's projection
+    (the server itself never computes any of it)."""
     from papersift import extras
     from papersift.background import Stage
 
     cli = [sys.executable, "-c", "from papersift.cli import main; main()"]
     where = ["--data-dir", str(data_dir)]
-    stages = [Stage("Chinese terms", cli + ["index", *where])]
+    # Not required: a corpus with too few labelled papers cannot train it, and the rest must still run.
+    stages = [Stage(FIRST_TOPICS, cli + ["topics", "predict", *where, "--words-only"], required=False)
+              ] if extras.available("topics") else []
+    stages.append(Stage("Chinese terms", cli + ["index", *where]))
     if extras.available("recommend"):
         stages.append(Stage("library features", cli + ["library", "features", *where]))
     if _static_built():  # here rather than in `index`, which needs no model and no extra
@@ -256,7 +264,7 @@ def _start_background_embed(data_dir: Path) -> subprocess.Popen:
 
     from papersift.background import LOG_FILE
 
-    stages = orjson.dumps([[stage.name, stage.command] for stage in background_stages(data_dir)]).decode()
+    stages = orjson.dumps([[stage.name, stage.command, stage.required] for stage in background_stages(data_dir)]).decode()
     console.print(f"preparing Chinese terms, recommendations, vectors and topics in the background (log: "
                   f"{data_dir / LOG_FILE}); semantic coverage grows as vectors are published", highlight=False)
     log = open(data_dir / LOG_FILE, "ab")  # noqa: SIM115 (the child keeps it open: the chain's own errors)

@@ -67,7 +67,7 @@ def _store_dir(data_dir: Path | None) -> Path:
 def topics_train(data_dir: DataDirOption = None, words_only: WordsOnlyOption = False,
                  embed_missing: EmbedMissingOption = False, as_json: JsonOption = False) -> None:
     """Train the topic model on the papers with source labels (kept until labels or config change)."""
-    from papersift.topics.features import EmbeddingsUnavailable
+    from papersift.topics.files import EmbeddingsUnavailable
     from papersift.topics.predict import TopicsError, train_model
 
     directory = _store_dir(data_dir)
@@ -107,7 +107,7 @@ def topics_evaluate(
     from papersift.store import Store
     from papersift.topics.dataset import load_labeled
     from papersift.topics.evaluate import cross_validate, report_markdown
-    from papersift.topics.features import EmbeddingsUnavailable
+    from papersift.topics.files import EmbeddingsUnavailable
     from papersift.topics.predict import embedding_label, source_embeddings, unlabeled_corpus
 
     config = _config(words_only)
@@ -166,7 +166,7 @@ def topics_predict(
     as_json: JsonOption = False,
 ) -> None:
     """Predict Area · Subarea for every paper without a source label (only what changed since last time)."""
-    from papersift.topics.features import EmbeddingsUnavailable
+    from papersift.topics.files import EmbeddingsUnavailable
     from papersift.topics.predict import TopicsError, predict_all
 
     directory = _store_dir(data_dir)
@@ -210,7 +210,7 @@ def topics_map(
     trends chart (the server never computes them; it answers 409 naming this command until they exist)."""
     import time
 
-    from papersift.topics.features import EmbeddingsUnavailable
+    from papersift.topics.files import EmbeddingsUnavailable
     from papersift.topics.plots import store_topic_trends
     from papersift.topics.projection import METHODS, ProjectionError, map_points
 
@@ -252,7 +252,7 @@ def plot_map(
     as_json: JsonOption = False,
 ) -> None:
     """2-D projection of the paper embeddings, colored by area (source label, else predicted)."""
-    from papersift.topics.features import EmbeddingsUnavailable
+    from papersift.topics.files import EmbeddingsUnavailable
     from papersift.topics.plots import plot_topic_map
     from papersift.topics.projection import ProjectionError
 

@@ -10,6 +10,7 @@ import orjson
 import tantivy
 
 from papersift.index.analyzers import ENGLISH, EXACT, NAMES, segment_cjk
+from papersift.index.debris import clean_extraction_debris, indexed_text
 from papersift.index.facetkeys import FACET_CODE_FIELDS, HAS_CODE
 from papersift.index.publish import write_atomically
 from papersift.record import Paper
@@ -49,8 +50,8 @@ def paper_document(paper: Paper, row: int, facet_codes: tuple[int, ...],
     document = tantivy.Document()
     document.add_text("id", paper.id)
     document.add_unsigned("row", row)
-    title = segment_cjk(paper.title)
-    abstract = segment_cjk(paper.abstract) if paper.abstract else ""
+    title = segment_cjk(clean_extraction_debris(paper.title))
+    abstract = segment_cjk(indexed_text(paper.abstract)) if paper.abstract else ""
     keywords = [segment_cjk(keyword) for keyword in paper.keywords]
     document.add_text("text", " \n ".join([title, abstract, *keywords]))
     document.add_text("title", title)

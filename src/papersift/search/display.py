@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import html
 import math
 import re
@@ -107,54 +106,6 @@ def reading_json(reading) -> dict | None:
             "terms": [{"chinese": term.chinese, "english": term.english, "alternatives": list(term.alternatives),
                        "confidence": round(term.confidence, 3), "sure": term.shown_sure, "source": term.source}
                       for term in reading.terms]}
-
-
-# PDF-extraction debris in abstracts (issue 28): "learn(cid:173) ing" is a soft hyphen (U+00AD,
-# glyph id 173) that the extractor wrote as its glyph id, the word broken at a line end; "bidi-
-# rected" is a word hyphenated at a line end. 4,528 soft hyphens in 1,604 of the 33,925 abstracts
-# of the shared corpus; ~2,000 distinct "x- y" pairs in 1,558, many of them real suspended hyphens
-# ("pre- and post-training").
-_SOFT_HYPHEN = re.compile(r"\(cid:173\)\s*")
-_LINE_END_HYPHEN = re.compile(r"\b([A-Za-z]+)- ([a-z]+)\b")
-_SUSPENDED_BEFORE = frozenset({"and", "or", "to", "nor", "the", "of", "as", "vs", "versus", "in", "on", "for", "with",
-                               "a", "an", "is", "are"})
-KNOWN_WORD_PAPERS = 20  # a rejoined word counts as a word when this many papers use it
-
-
-def clean_extraction_debris(text: str, known: Callable[[str], bool] | None = None) -> str:
-    """The text as its authors wrote it: soft hyphens joined always ("learn(cid:173) ing" ->
-    "learning"); a line-end hyphen ("bidi- rected") joined when `known` says the joined word is a
-    word (the corpus' own words: known_words), never before and / or / to ("pre- and post-")."""
-    text = _SOFT_HYPHEN.sub("", text)
-    if known is None or "- " not in text:
-        return text
-
-    def rejoin(match: re.Match) -> str:
-        left, right = match.groups()
-        if right in _SUSPENDED_BEFORE or not known(left + right):
-            return match.group(0)
-        return left + right
-    return _LINE_END_HYPHEN.sub(rejoin, text)
-
-
-@functools.cache
-def _english_analyzer():
-    from papersift.index.analyzers import english_analyzer
-
-    return english_analyzer()
-
-
-def known_words(term_doc_freq: Callable[[str], int] | None) -> Callable[[str], bool] | None:
-    """`word -> bool`: the keyword index has the word (analyzed as it indexes text) in at least
-    KNOWN_WORD_PAPERS papers; None without a keyword index that counts terms."""
-    if term_doc_freq is None:
-        return None
-    analyzer = _english_analyzer()
-
-    def known(word: str) -> bool:
-        terms = analyzer.analyze(word)
-        return len(terms) == 1 and term_doc_freq(terms[0]) >= KNOWN_WORD_PAPERS
-    return known
 
 
 MAX_GLOSSES = 5  # Chinese glosses shown under one hit

@@ -13,6 +13,7 @@ from typing import cast
 import tantivy
 
 from papersift.index.analyzers import ENGLISH, NAMES, positioned_terms, terms
+from papersift.index.debris import clean_extraction_debris, known_words
 from papersift.index.documents import paper_institutions, read_institution_names
 from papersift.index.facetkeys import FACET_CODE_FIELDS, HAS_CODE
 from papersift.index.lexical import index_root, open_index
@@ -311,8 +312,10 @@ class TantivyBackend:
             # its most specific terms, the ones fewest papers contain.
             searcher = self.searcher
             marked = frozenset(sorted(marked, key=lambda term: (searcher.doc_freq("text", term), term))[:MAX_MARKED_TERMS])
+        known = known_words(self.term_doc_freq)  # snippets are of the text without PDF-extraction debris
         marked_texts = iter(Highlighter(marked).mark_many(
-            [getattr(paper, name) for paper in papers for name in HIGHLIGHT_FIELDS]))
+            [clean_extraction_debris(text, known) if (text := getattr(paper, name)) else text
+             for paper in papers for name in HIGHLIGHT_FIELDS]))
         return [{name: next(marked_texts) for name in HIGHLIGHT_FIELDS} for _ in papers]
 
 

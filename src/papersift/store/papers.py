@@ -151,6 +151,11 @@ class Store(IngestRuns, PeopleTables):
     def max_seq(self) -> int:
         return self._conn().execute("SELECT COALESCE(MAX(seq), 0) FROM papers").fetchone()[0]
 
+    def source_topics(self) -> list[tuple[str | None, int | None, str, int]]:
+        """(venue, year, area, papers) of the papers whose source lists a topic."""
+        return self._conn().execute(
+            "SELECT venue, year, area, COUNT(*) FROM papers WHERE area IS NOT NULL GROUP BY venue, year, area").fetchall()
+
     def stats(self) -> dict:
         conn = self._conn()
 

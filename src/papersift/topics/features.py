@@ -23,6 +23,7 @@ from sklearn.preprocessing import Normalizer
 
 from papersift.models import DEFAULT_MODEL
 from papersift.record import Paper
+from papersift.topics.files import EmbeddingsUnavailable
 
 
 @dataclass(frozen=True)
@@ -237,10 +238,6 @@ def make_view(name: str) -> FieldView | CombinedView | LsaView:
         return VIEWS[name]()
     except KeyError:
         raise ValueError(f"unknown feature view '{name}' (known: {', '.join(VIEWS)})") from None
-
-
-class EmbeddingsUnavailable(RuntimeError):
-    """Some papers have no vector yet and computing them was not allowed."""
 
 
 def paper_embeddings(

@@ -101,7 +101,7 @@ def store_topic_trends(data_dir: str | Path) -> dict:
     never sees half a file): the server serves this file and never draws."""
     import os
 
-    from papersift.topics.predict import stored_trends_path
+    from papersift.topics.files import stored_trends_path
 
     target = stored_trends_path(data_dir)
     temporary = target.with_name(f".trends.{os.getpid()}.tmp.svg")

@@ -23,8 +23,8 @@ from papersift.store import Store
 from papersift.topics.classifier import ModelConfig, TopicClassifier
 from papersift.topics.dataset import LabeledSet, labels_fingerprint, load_labeled, load_unlabeled
 from papersift.topics.features import EMBEDDING_SOURCES, TopicInputs, UnlabeledCorpus, paper_embeddings, paper_text
+from papersift.topics.files import topics_dir
 
-TOPICS_DIR = "topics"
 PREDICT_BATCH = 4096
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
@@ -55,16 +55,6 @@ class PredictSummary:
 
 class TopicsError(RuntimeError):
     """Nothing to train on, or a model that cannot run; the message says what to do."""
-
-
-def topics_dir(data_dir: str | Path) -> Path:
-    return Path(data_dir) / TOPICS_DIR
-
-
-def stored_trends_path(data_dir: str | Path) -> Path:
-    """Where `papersift topics map` keeps the trends chart the topic map page shows (here, not
-    in plots.py, so the server finds it without importing matplotlib)."""
-    return topics_dir(data_dir) / "trends.svg"
 
 
 def embedding_label(sources: tuple[str, ...]) -> str | None:

@@ -14,10 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from sklearn.decomposition import PCA
 
-from papersift.topics.features import EmbeddingsUnavailable
-from papersift.topics.predict import topics_dir
+from papersift.topics.files import EmbeddingsUnavailable, topics_dir
 
 METHODS = ("pca", "umap")
 # Measured on the dev corpus (24.5K vectors, 302 source-labeled among them): 10-NN area
@@ -47,6 +45,8 @@ class MapPoints:
 def project(vectors: np.ndarray, method: str, seed: int = 0) -> np.ndarray:
     """(n, dim) vectors -> (n, 2) coordinates scaled to the unit square."""
     if method == "pca":
+        from sklearn.decomposition import PCA  # here: the server imports this module, never PCA
+
         xy = PCA(n_components=2, random_state=seed).fit_transform(vectors)
     elif method == "umap":
         try:

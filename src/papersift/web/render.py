@@ -28,7 +28,8 @@ from papersift.i18n import (
     translate,
     translate_notice,
 )
-from papersift.search.display import clean_extraction_debris, known_words
+from papersift.index.debris import clean_extraction_debris, known_words
+from papersift.search.topic_coverage import CoverageMemo, TopicCoverage
 from papersift.web.citation_meta import citation_meta_tags, coins_kev
 from papersift.web.feeds import page_feeds
 from papersift.web.mathml import render_math
@@ -141,11 +142,18 @@ def render(request: Request, template: str, lang: Lang, status: int = 200, **con
     links = NAV_LINKS if account is None else [*NAV_LINKS, NavLink(*account)]
     html = templates.get_template(template).render(
         request_path=request.url.path, lang=lang, t=t, notice_text=notice_text, lang_urls=lang_urls, nav_links=links,
-        topic_label=topic_label, paper_topic=paper_topic,
+        topic_label=topic_label, paper_topic=paper_topic, topic_coverage=lambda: topic_coverage(request),
         sign_in_hint=hooks.sign_in_hint(request, lang) if status == 200 else None,
         feed_links=page_feeds(request) if status == 200 else [], site_url=str(request.base_url).rstrip("/"), **context,
     )
     return HTMLResponse(html, status_code=status)
+
+
+def topic_coverage(request: Request) -> TopicCoverage | None:
+    """Which papers have a source's topic and which a predicted one (search/topic_coverage.py,
+    read once per keyword-index generation), for the pages that say so: the memo install_web keeps."""
+    memo: CoverageMemo | None = getattr(request.app.state, "topic_coverage", None)
+    return memo() if memo is not None else None
 
 
 def _with_lang(request: Request, lang: str) -> str:

@@ -142,6 +142,9 @@ def install_web(app: FastAPI) -> None:
     from papersift.web.saved_pages import router as saved_router
 
     app.include_router(saved_router)
+    from papersift.web.status_page import router as status_router
+
+    app.include_router(status_router)  # the operator's page, shown only on the server's machine
     if app.state.settings.accounts:  # log in, log out, sign up, the account page
         from papersift.web.account_pages import nav_link
         from papersift.web.account_pages import router as account_router
@@ -155,5 +158,9 @@ def install_web(app: FastAPI) -> None:
         app.include_router(writer_router)
         app.state.page_hooks = PageHooks(nav_link=writer_link, sign_in_hint=sign_in_hint)
     app.state.render_html_error = render_error
-    app.state.warm_steps = [*getattr(app.state, "warm_steps", []), ("page templates", compile_templates)]
+    from papersift.search.topic_coverage import CoverageMemo
+
+    coverage = app.state.topic_coverage = CoverageMemo(app.state.settings.data_dir)  # the pages' "where topics come from"
+    app.state.warm_steps = [*getattr(app.state, "warm_steps", []), ("page templates", compile_templates),
+                            ("topic coverage", coverage)]
 

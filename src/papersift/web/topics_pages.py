@@ -30,7 +30,7 @@ def topic_map_page(request: Request, lang: Annotated[Lang | None, Query()] = Non
 @router.get("/topics/trends.svg")
 def topic_trends_svg(request: Request) -> Response:
     """The trends chart as `papersift topics map` stored it (409 naming it until then)."""
-    from papersift.topics.predict import stored_trends_path  # not topics.plots: no matplotlib in the server
+    from papersift.topics.files import stored_trends_path  # not topics.plots nor predict: no matplotlib, sklearn
 
     try:
         chart = stored_trends_path(request.app.state.settings.data_dir).read_bytes()
