@@ -50,14 +50,17 @@ def test_a_cheatsheet_gives_each_translated_item():
     assert units[0] == ("监督学习简明指南", "Supervised Learning cheatsheet")
     assert units[1] == ("[回归，分类器，输出]", "[Regression, Classifier, Outcome]")
     assert units[3][0].startswith("样本空间 - 一个实验") and units[3][1].startswith("Sample space ― The set")
-    assert len(units) == 4  # the item left untranslated is not a unit
+    # the other numbering, "**6. English**", with the translation on the next line
+    assert units[4] == ("[词比较, 余弦相似度]", "[Comparing words, Cosine similarity]")
+    assert len(units) == 5  # the item left untranslated is not a unit
 
 
 def test_term_pairs_come_from_short_units_list_items_and_heads_and_prose_from_the_chinese_side(units_source):
     found = {(candidate.zh, candidate.en, candidate.how) for candidate in read_source(units_source)}
     translated = {(zh, en) for zh, en, how in found if how == TRANSLATED}
     assert {("梯度裁剪", "gradient clipping"), ("输入张量", "input tensor"), ("模式崩溃", "mode collapse"),
-            ("回归", "regression"), ("分类器", "classifier"), ("输出", "outcome"), ("样本空间", "sample space")} <= translated
+            ("回归", "regression"), ("分类器", "classifier"), ("输出", "outcome"), ("样本空间", "sample space"),
+            ("余弦相似度", "cosine similarity")} <= translated
     # a sentence is no term pair; a list with more items on one side gives none
     assert not {zh for zh, _ in translated if "。" in zh or len(zh) > 12}
     assert not {(zh, en) for zh, en in translated if zh in ("连续", "类别", "线性回归")}
@@ -69,7 +72,7 @@ def test_term_pairs_come_from_short_units_list_items_and_heads_and_prose_from_th
 def test_each_unit_is_a_document_pair_for_the_alignment(units_source):
     assert has_documents(units_source)
     documents = list(read_pairs(units_source, {units_source.key: units_source}))
-    assert len(documents) == 3 + 2 + 3 + 4
+    assert len(documents) == 3 + 2 + 3 + 5
     assert {document.source for document in documents} == {"units"}
     by_zh = {document.zh: document for document in documents}
     assert by_zh["梯度裁剪常用于循环神经网络。"].en == "Gradient clipping is often used in recurrent neural networks."

@@ -19,7 +19,7 @@ Readers:
 - translations kept unit by unit, one file holding both languages (UNIT_READERS): `po` (gettext
   catalogues, msgid / msgstr, either side Chinese), `translation-json` (a JSON object, each
   English paragraph -> its Chinese translation), `cheatsheet` (numbered items, "N. **English**"
-  then "&#10230; 中文"). Each unit is a document pair for the alignment; a unit whose two sides are
+  or "**N. English**", then "&#10230; 中文"). Each unit is a document pair for the alignment; a unit whose two sides are
   each one term ("梯度" / "Gradient", a heading, an item of a bracketed list) is a pair itself
   (TRANSLATED); the Chinese side is read as prose too.
 
@@ -94,8 +94,10 @@ _INLINE_NOISE = re.compile(r"`[^`\n]*`|\$\$.*?\$\$|\$[^$\n]*\$|<[^>\n]+>|:[a-z]+
 _LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
 _HTML_PLACEHOLDER = re.compile(r"_\^_\d+_\^_")  # a translation cache's kept-untranslated spans
 _SEGMENT_JOIN = re.compile(r"@@\s*(?:<[^>\n]+>\s*)*")  # "生成@@ <p>器": one word across a tag
-# cheatsheet-translation: "12. **English**" then a line "&#10230; 中文", up to the next item
-_CHEATSHEET_ITEM = re.compile(r"^\s*\d+\.\s*\*\*(.+?)\*\*\s*$\s*(?:&#10230;|⟶)\s*(.*?)(?=^\s*<br>|^\s*\d+\.\s*\*\*|\Z)",
+# cheatsheet-translation: "12. **English**" (or "**12. English**") then a line "&#10230; 中文", up
+# to the next item
+_CHEATSHEET_START = r"^\s*(?:\d+\.\s*\*\*|\*\*\d+\.\s*)"
+_CHEATSHEET_ITEM = re.compile(rf"{_CHEATSHEET_START}(.+?)\*\*\s*$\s*(?:&#10230;|⟶)\s*(.*?)(?=^\s*<br>|{_CHEATSHEET_START}|\Z)",
                               re.MULTILINE | re.DOTALL)
 _CHEATSHEET_HEAD = re.compile(r"\s*(?:―|—|–|\s-\s|：|:)\s*")
 _LIST_ITEMS = re.compile(r"\s*[,，、;；]\s*")
