@@ -7,8 +7,8 @@ the reference pairs verbatim is the benchmark's source or derived from it), weig
 and its NOTICE. Evidence, each optional but the sources:
 
 - how the sources give the pair: a term list or a marked term ("*感受野*（receptive field）")
-  is surer than a translated heading or list item, and that than a term in running text, whose Chinese start is a guess; and how many
-  independent sources agree;
+  is surer than a translated heading or list item, and that than a term in running text,
+  whose Chinese start is a guess; and how many independent sources agree;
 - the corpus: how many papers use the English phrase (the term lexicon's phrase table);
 - the multilingual model: where the English term ranks among every English term of the
   build by its e5 cosine with the Chinese term.
