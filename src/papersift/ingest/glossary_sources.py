@@ -17,11 +17,10 @@ Readers:
   "中文（English）" in running text (the Chinese term's start is a guess: the possible starts
   after the last function word are kept, and the build picks one, index/glossary_build.py);
 - translations kept unit by unit, one file holding both languages (UNIT_READERS): `po` (gettext
-  catalogues, msgid / msgstr, either side Chinese), `translation-json` (a JSON object, each
-  English paragraph -> its Chinese translation), `cheatsheet` (numbered items, "N. **English**"
-  or "**N. English**", then "&#10230; 中文"). Each unit is a document pair for the alignment; a unit whose two sides are
-  each one term ("梯度" / "Gradient", a heading, an item of a bracketed list) is a pair itself
-  (TRANSLATED); the Chinese side is read as prose too.
+  catalogues, msgid / msgstr, either side Chinese), `cheatsheet` (numbered items, "N. **English**"
+  or "**N. English**", then "&#10230; 中文"). Each unit is a document pair for the alignment; a
+  unit whose two sides are each one term ("梯度" / "Gradient", a heading, an item of a bracketed
+  list) is a pair itself (TRANSLATED); the Chinese side is read as prose too.
 
 A source lives in a folder or a bare git directory (read at its recorded commit, HEAD by
 default, with `git`). Only the licences in ALLOWED_LICENCES are read; the licence file must
@@ -31,7 +30,6 @@ exist and say what the manifest says.
 from __future__ import annotations
 
 import fnmatch
-import html
 import json
 import re
 import subprocess
@@ -56,7 +54,7 @@ ALLOWED_LICENCES: dict[str, tuple[str, ...]] = {
     "CC-BY-4.0": ("Attribution 4.0",),
     "CC-BY-SA-4.0": ("Attribution-ShareAlike 4.0",),
 }
-UNIT_READERS = ("po", "translation-json", "cheatsheet")
+UNIT_READERS = ("po", "cheatsheet")
 READERS = ("term-list", "prose", "parallel", *UNIT_READERS)
 # how a pair was found: a term list, a marked term, an English term glossed in Chinese in running
 # text ("Transformer（变换器）": both ends sure), a Chinese term in running text (its start a guess)
@@ -92,8 +90,6 @@ _LIST_SPLIT = re.compile(r"\s*(?:[，,：:\t|]|\s{2,})\s*")
 _CODE_FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
 _INLINE_NOISE = re.compile(r"`[^`\n]*`|\$\$.*?\$\$|\$[^$\n]*\$|<[^>\n]+>|:[a-z]+:`[^`]*`|!\[[^\]]*\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
-_HTML_PLACEHOLDER = re.compile(r"_\^_\d+_\^_")  # a translation cache's kept-untranslated spans
-_SEGMENT_JOIN = re.compile(r"@@\s*(?:<[^>\n]+>\s*)*")  # "生成@@ <p>器": one word across a tag
 # cheatsheet-translation: "12. **English**" (or "**12. English**") then a line "&#10230; 中文", up
 # to the next item
 _CHEATSHEET_START = r"^\s*(?:\d+\.\s*\*\*|\*\*\d+\.\s*)"
@@ -369,31 +365,13 @@ def po_units(text: str) -> Iterator[tuple[str, str]]:
             yield entry.msgid, entry.msgstr
 
 
-def html_text(text: str) -> str:
-    """An HTML paragraph of a translation cache as plain text: placeholders, tags and entities read."""
-    return " ".join(html.unescape(markdown_text(_HTML_PLACEHOLDER.sub(" ", _SEGMENT_JOIN.sub("", text)))).split())
-
-
-def json_units(text: str) -> Iterator[tuple[str, str]]:
-    """(original, translation) of a JSON object that maps each paragraph to its translation."""
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise SourceError(f"not JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise SourceError("expected a JSON object (each original paragraph -> its translation)")
-    for original, translated in data.items():
-        if isinstance(translated, str):
-            yield html_text(original), html_text(translated)
-
-
 def cheatsheet_units(text: str) -> Iterator[tuple[str, str]]:
     """(English, translation) of each numbered item of a cheatsheet translation template."""
     for found in _CHEATSHEET_ITEM.finditer(text):
         yield found.group(1).strip(), " ".join(found.group(2).split())
 
 
-_UNITS = {"po": po_units, "translation-json": json_units, "cheatsheet": cheatsheet_units}
+_UNITS = {"po": po_units, "cheatsheet": cheatsheet_units}
 
 
 def translation_units(reader: str, text: str) -> list[tuple[str, str]]:
