@@ -52,7 +52,8 @@ def test_a_cheatsheet_gives_each_translated_item():
 def test_term_pairs_come_from_short_units_list_items_and_heads_and_prose_from_the_chinese_side(units_source):
     found = {(candidate.zh, candidate.en, candidate.how) for candidate in read_source(units_source)}
     translated = {(zh, en) for zh, en, how in found if how == TRANSLATED}
-    assert {("梯度裁剪", "gradient clipping"), ("输入张量", "input tensor"), ("回归", "regression"), ("分类器", "classifier"), ("输出", "outcome"), ("样本空间", "sample space"),
+    assert {("梯度裁剪", "gradient clipping"), ("输入张量", "input tensor"), ("回归", "regression"),
+            ("分类器", "classifier"), ("输出", "outcome"), ("样本空间", "sample space"),
             ("余弦相似度", "cosine similarity")} <= translated
     # a sentence is no term pair; a list with more items on one side gives none
     assert not {zh for zh, _ in translated if "。" in zh or len(zh) > 12}
