@@ -202,3 +202,20 @@ def test_measure_counts_coverage_and_precision_with_the_forms_papers_use(tmp_pat
                                            "sure": 0, "sure_precision": 0.0}  # one source, no corpus: none sure
     result = CliRunner().invoke(app, [*measure, "--min-confidence", "0.99"])
     assert orjson.loads(result.output)["covered"] == 0
+
+
+def test_translation_units_give_pairs_and_documents_to_align(tmp_path):
+    from papersift.index.termlexicon import analyzed
+
+    sources = load_manifest(FIXTURE / "units.toml")
+    plain = builder.build(sources, set())
+    pairs = {(pair.zh, pair.en): pair for pair in plain.kept + plain.rejected}
+    # a translated heading: both ends sure, weighed between a gloss and a marked term
+    assert pairs[("梯度裁剪", "gradient clipping")].hows == ("translated",)
+    assert pairs[("梯度裁剪", "gradient clipping")].confidence == builder.CONFIDENCE_BY_HOW["translated"]
+    assert pairs[("样本空间", "sample space")] in plain.kept
+    # the messages are document pairs: a term in two of them aligns with the phrase their twins share
+    phrases = {analyzed(text): text for text in ("gradient clipping", "recurrent neural networks", "parameters")}
+    aligned = builder.build(sources, set(), phrases=phrases, align_encode=fake_encoder({"梯度裁剪": "gradient clipping"}))
+    found = {(pair.zh, pair.en): pair for pair in aligned.kept + aligned.rejected}
+    assert "parallel" in found[("梯度裁剪", "gradient clipping")].hows

@@ -7,8 +7,8 @@ the reference pairs verbatim is the benchmark's source or derived from it), weig
 and its NOTICE. Evidence, each optional but the sources:
 
 - how the sources give the pair: a term list or a marked term ("*感受野*（receptive field）")
-  is surer than a term in running text, whose Chinese start is a guess; and how many
-  independent sources agree;
+  is surer than a translated heading or list item, and that than a term in running text,
+  whose Chinese start is a guess; and how many independent sources agree;
 - the corpus: how many papers use the English phrase (the term lexicon's phrase table);
 - the multilingual model: where the English term ranks among every English term of the
   build by its e5 cosine with the Chinese term.
@@ -37,11 +37,13 @@ from papersift.ingest.glossary_sources import (
     MARKED,
     PARALLEL,
     PROSE,
+    TRANSLATED,
     Candidate,
     DocumentPair,
     Source,
     check_licence,
     english_key,
+    has_documents,
     is_acronym,
     normalize_zh,
     read_pairs,
@@ -53,7 +55,9 @@ NOTICE_FILE = "GLOSSARY-NOTICE.md"
 HEADER = ("zh", "en", "sources", "confidence")
 COPY_SHARE = 0.5  # a source holding more than this share of the reference pairs verbatim is a copy
 
-CONFIDENCE_BY_HOW = {LISTED: 0.6, MARKED: 0.55, GLOSSED: 0.4, PROSE: 0.3, PARALLEL: 0.3}
+# a translated unit (a heading, a list item: "梯度" / "Gradient") is sure of both ends, but a
+# heading is not always a term: between a gloss and a marked term
+CONFIDENCE_BY_HOW = {LISTED: 0.6, MARKED: 0.55, TRANSLATED: 0.45, GLOSSED: 0.4, PROSE: 0.3, PARALLEL: 0.3}
 UNSURE_HOWS = frozenset({PROSE, PARALLEL})  # a guessed start, an alignment: need more evidence to be kept
 CONFIDENCE_PER_SOURCE = 0.15  # each further source that gives the pair (up to two)
 CONFIDENCE_SECOND_HOW = 0.05  # the same source gives it two ways (listed and marked)
@@ -285,7 +289,7 @@ def build(sources: Sequence[Source], reference: set[tuple[str, str]], *,
     for source in sources:
         check_licence(source)
         read = list(read_source(source, converter))
-        if any(reading.reader == "parallel" for reading in source.readings):
+        if has_documents(source):
             if align_encode is None or phrases is None:
                 log(f"{source.key}: documents in both languages not aligned (needs the corpus phrases and an encoder)")
             else:

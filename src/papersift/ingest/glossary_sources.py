@@ -15,7 +15,12 @@ Readers:
 - `prose`: markdown / mdx text (notebooks: their markdown cells), "*中文*（English）" (a marked
   term: sure of both ends), "English（中文）" in running text (an English term glossed), and
   "中文（English）" in running text (the Chinese term's start is a guess: the possible starts
-  after the last function word are kept, and the build picks one, index/glossary_build.py).
+  after the last function word are kept, and the build picks one, index/glossary_build.py);
+- translations kept unit by unit, one file holding both languages (UNIT_READERS): `po` (gettext
+  catalogues, msgid / msgstr, either side Chinese), `cheatsheet` (numbered items, "N. **English**"
+  or "**N. English**", then "&#10230; 中文"). Each unit is a document pair for the alignment; a
+  unit whose two sides are each one term ("梯度" / "Gradient", a heading, an item of a bracketed
+  list) is a pair itself (TRANSLATED); the Chinese side is read as prose too.
 
 A source lives in a folder or a bare git directory (read at its recorded commit, HEAD by
 default, with `git`). Only the licences in ALLOWED_LICENCES are read; the licence file must
@@ -30,7 +35,7 @@ import re
 import subprocess
 import sys
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,11 +54,13 @@ ALLOWED_LICENCES: dict[str, tuple[str, ...]] = {
     "CC-BY-4.0": ("Attribution 4.0",),
     "CC-BY-SA-4.0": ("Attribution-ShareAlike 4.0",),
 }
-READERS = ("term-list", "prose", "parallel")
+UNIT_READERS = ("po", "cheatsheet")
+READERS = ("term-list", "prose", "parallel", *UNIT_READERS)
 # how a pair was found: a term list, a marked term, an English term glossed in Chinese in running
 # text ("Transformer（变换器）": both ends sure), a Chinese term in running text (its start a guess)
 LISTED, MARKED, GLOSSED, PROSE = "listed", "marked", "glossed", "prose"
 PARALLEL = "parallel"  # aligned from documents in both languages (index/glossary_align.py)
+TRANSLATED = "translated"  # a unit of a translation (heading, list item) whose two sides are each one term
 MAX_ZH_CHARS = 12
 MAX_EN_WORDS = 6
 
@@ -83,6 +90,13 @@ _LIST_SPLIT = re.compile(r"\s*(?:[，,：:\t|]|\s{2,})\s*")
 _CODE_FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
 _INLINE_NOISE = re.compile(r"`[^`\n]*`|\$\$.*?\$\$|\$[^$\n]*\$|<[^>\n]+>|:[a-z]+:`[^`]*`|!\[[^\]]*\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
+# cheatsheet-translation: "12. **English**" (or "**12. English**") then a line "&#10230; 中文", up
+# to the next item
+_CHEATSHEET_START = r"^\s*(?:\d+\.\s*\*\*|\*\*\d+\.\s*)"
+_CHEATSHEET_ITEM = re.compile(rf"{_CHEATSHEET_START}(.+?)\*\*\s*$\s*(?:&#10230;|⟶)\s*(.*?)(?=^\s*<br>|{_CHEATSHEET_START}|\Z)",
+                              re.MULTILINE | re.DOTALL)
+_CHEATSHEET_HEAD = re.compile(r"\s*(?:―|—|–|\s-\s|：|:)\s*")
+_LIST_ITEMS = re.compile(r"\s*[,，、;；]\s*")
 _EN_NOT_TERM = re.compile(r"\b(?:e\.g|i\.e|etc|see|http|www|figure|fig|section|chapter|such as)\b")
 
 
@@ -332,14 +346,92 @@ def prose_of(path: str, text: str) -> str:
     return markdown_text(notebook_markdown(text) if path.endswith(".ipynb") else text)
 
 
+# ---------------------------------------------------------------- translations kept unit by unit
+
+
+def po_units(text: str) -> Iterator[tuple[str, str]]:
+    """(msgid, msgstr) of each translated message of a gettext catalogue (polib); fuzzy, obsolete
+    and untranslated messages are passed over."""
+    try:
+        import polib
+    except ModuleNotFoundError:
+        raise SourceError("the po reader needs polib (pip install 'papersift[crosslingual]')") from None
+    try:
+        catalogue = polib.pofile(text)
+    except (OSError, ValueError) as exc:  # polib raises OSError on a malformed catalogue
+        raise SourceError(f"not a gettext catalogue: {exc}") from None
+    for entry in catalogue:
+        if entry.msgstr and not entry.obsolete and "fuzzy" not in entry.flags:
+            yield entry.msgid, entry.msgstr
+
+
+def cheatsheet_units(text: str) -> Iterator[tuple[str, str]]:
+    """(English, translation) of each numbered item of a cheatsheet translation template."""
+    for found in _CHEATSHEET_ITEM.finditer(text):
+        yield found.group(1).strip(), " ".join(found.group(2).split())
+
+
+_UNITS = {"po": po_units, "cheatsheet": cheatsheet_units}
+
+
+def translation_units(reader: str, text: str) -> list[tuple[str, str]]:
+    """(Chinese, English) of each unit of a translation file (one of UNIT_READERS) with Chinese on
+    exactly one side, markup dropped."""
+    units = []
+    for raw in _UNITS[reader](text):
+        one, other = (" ".join(markdown_text(side).split()) for side in raw)
+        if has_han(one) != has_han(other):
+            units.append((one, other) if has_han(one) else (other, one))
+    return units
+
+
+def unit_terms(zh: str, en: str) -> Iterator[tuple[str, str]]:
+    """The (Chinese, English) term pairs a unit may state: the whole unit (a term pair when each
+    side is one term), the items of a bracketed list with as many items on each side
+    ("[Regression, Classifier]" / "[回归，分类]"), a cheatsheet entry's head ("Sample space ― The
+    set of ..." / "样本空间 - 一个实验的...")."""
+    yield zh, en
+    zh_list, en_list = re.fullmatch(r"\[(.*)\]", zh), re.fullmatch(r"\[(.*)\]", en)
+    if zh_list and en_list:
+        zh_items, en_items = _LIST_ITEMS.split(zh_list.group(1)), _LIST_ITEMS.split(en_list.group(1))
+        if len(zh_items) == len(en_items):
+            yield from zip(zh_items, en_items)
+    if "―" in en:
+        zh_head = _CHEATSHEET_HEAD.split(zh, maxsplit=1)[0]
+        if zh_head != zh:
+            yield zh_head, en.split("―", 1)[0]
+
+
+def unit_candidates(units: Iterable[tuple[str, str]], source: str, path: str, convert=None) -> Iterator[Candidate]:
+    """The candidate pairs of a translation file's (Chinese, English) units: each unit whose two
+    sides are each one term (TRANSLATED), and the prose readings of its Chinese side."""
+    for zh, en in units:
+        for zh_part, en_part in unit_terms(zh, en):
+            term, english = chinese_term(zh_part.strip(" 。：；！？.:;!?"), convert), clean_english(en_part)
+            if term and english:
+                yield Candidate(term, english, source, TRANSLATED, path)
+        yield from prose_candidates(read_prose(zh), source, path, convert)
+
+
+def has_documents(source: Source) -> bool:
+    """Whether a source has documents in both languages to align (parallel or unit readings)."""
+    return any(reading.reader == "parallel" or reading.reader in UNIT_READERS for reading in source.readings)
+
+
 def read_pairs(source: Source, sources: dict[str, Source], converter=None) -> Iterator[DocumentPair]:
     """The documents of a source's `parallel` readings with their English twins (a Chinese file
-    without a twin is passed over). `sources` finds the source holding the twins."""
+    without a twin is passed over), and each unit of its translation files (UNIT_READERS) as a
+    document pair. `sources` finds the source holding the twins."""
     convert = converter if source.script == "traditional" else None
     for reading in source.readings:
+        tree = source.tree()
+        if reading.reader in UNIT_READERS:
+            for path, text in tree.read_many(tree.matching(reading.paths)):
+                for zh, en in _units_of(reading.reader, text, source, path):
+                    yield DocumentPair(convert(zh) if convert else zh, en, source.key, path, source.key)
+            continue
         if reading.reader != "parallel":
             continue
-        tree = source.tree()
         twins = sources[reading.english_source].tree() if reading.english_source else tree
         chinese = tree.matching(reading.paths)
         english_of = {path: re.sub(reading.english_path[0], reading.english_path[1], path) for path in chinese}
@@ -350,6 +442,25 @@ def read_pairs(source: Source, sources: dict[str, Source], converter=None) -> It
                                source.key, path, reading.english_source or source.key)
 
 
+def _units_of(reader: str, text: str, source: Source, path: str) -> list[tuple[str, str]]:
+    try:
+        return translation_units(reader, text)
+    except SourceError as exc:
+        raise SourceError(f"source {source.key}: {path}: {exc}") from None
+
+
+def prose_candidates(found: Iterable[tuple[str, str, str]], source: str, path: str, convert=None) -> Iterator[Candidate]:
+    """Candidates of (Chinese text, English inside the parentheses, how) readings of a file."""
+    for zh_text, inside, how in found:
+        english = english_parts(inside)
+        if not english:
+            continue
+        starts = (prose_terms(zh_text) if how == PROSE else (zh_text,))
+        terms = tuple(term for term in (chinese_term(start, convert) for start in starts) if term)
+        for en in english if terms else ():
+            yield Candidate(terms[0], en, source, how, path, terms[1:])
+
+
 def read_source(source: Source, converter=None) -> Iterator[Candidate]:
     """Every candidate pair of a source, in file order. `converter` turns a traditional-script
     source's terms into simplified (OpenCC t2s)."""
@@ -358,16 +469,13 @@ def read_source(source: Source, converter=None) -> Iterator[Candidate]:
     for reading in source.readings:
         if reading.reader == "parallel":
             continue
-        read = read_term_list if reading.reader == "term-list" else read_prose
         for path, text in tree.read_many(tree.matching(reading.paths)):
-            for zh_text, inside, how in read(notebook_markdown(text) if path.endswith(".ipynb") else text):
-                english = english_parts(inside)
-                if not english:
-                    continue
-                starts = (prose_terms(zh_text) if how == PROSE else (zh_text,))
-                terms = tuple(term for term in (chinese_term(start, convert) for start in starts) if term)
-                for en in english if terms else ():
-                    yield Candidate(terms[0], en, source.key, how, path, terms[1:])
+            if reading.reader in UNIT_READERS:
+                yield from unit_candidates(_units_of(reading.reader, text, source, path), source.key, path, convert)
+                continue
+            read = read_term_list if reading.reader == "term-list" else read_prose
+            found = read(notebook_markdown(text) if path.endswith(".ipynb") else text)
+            yield from prose_candidates(found, source.key, path, convert)
 
 
 # ---------------------------------------------------------------- the manifest

@@ -1,0 +1,90 @@
+"""The glossary's readers of translation files kept unit by unit (ingest/glossary_sources.py):
+gettext catalogues (po) and cheatsheet translation templates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from papersift.ingest.glossary_sources import (
+    PROSE,
+    TRANSLATED,
+    SourceError,
+    has_documents,
+    load_manifest,
+    read_pairs,
+    read_source,
+    translation_units,
+)
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "glossary"
+
+
+@pytest.fixture(scope="module")
+def units_source():
+    (source,) = load_manifest(FIXTURE / "units.toml")
+    return source
+
+
+def test_a_po_catalogue_gives_its_translated_messages_chinese_first_in_either_direction():
+    guide = translation_units("po", (FIXTURE / "units/locales/en/guide.po").read_text())
+    # msgid Chinese -> msgstr English; the untranslated, the fuzzy and the untranslatable are passed over
+    assert guide[0] == ("梯度裁剪", "Gradient Clipping")
+    assert len(guide) == 3
+    assert not [zh for zh, _ in guide if zh in ("学习率预热", "学习率衰减", "参数")]
+    api = translation_units("po", (FIXTURE / "units/locales/en/api.po").read_text())
+    # msgid English -> msgstr Chinese: the pair still comes Chinese first
+    assert api == [("输入张量。", "input tensor."), ("对模型的参数进行梯度裁剪。",
+                                                 "Applies gradient clipping to the parameters of the model.")]
+
+
+def test_a_cheatsheet_gives_each_translated_item():
+    units = translation_units("cheatsheet", (FIXTURE / "units/cheatsheet.md").read_text())
+    assert units[0] == ("监督学习简明指南", "Supervised Learning cheatsheet")
+    assert units[1] == ("[回归，分类器，输出]", "[Regression, Classifier, Outcome]")
+    assert units[3][0].startswith("样本空间 - 一个实验") and units[3][1].startswith("Sample space ― The set")
+    # the other numbering, "**6. English**", with the translation on the next line
+    assert units[4] == ("[词比较, 余弦相似度]", "[Comparing words, Cosine similarity]")
+    assert len(units) == 5  # the item left untranslated is not a unit
+
+
+def test_term_pairs_come_from_short_units_list_items_and_heads_and_prose_from_the_chinese_side(units_source):
+    found = {(candidate.zh, candidate.en, candidate.how) for candidate in read_source(units_source)}
+    translated = {(zh, en) for zh, en, how in found if how == TRANSLATED}
+    assert {("梯度裁剪", "gradient clipping"), ("输入张量", "input tensor"), ("回归", "regression"),
+            ("分类器", "classifier"), ("输出", "outcome"), ("样本空间", "sample space"),
+            ("余弦相似度", "cosine similarity")} <= translated
+    # a sentence is no term pair; a list with more items on one side gives none
+    assert not {zh for zh, _ in translated if "。" in zh or len(zh) > 12}
+    assert not {(zh, en) for zh, en in translated if zh in ("连续", "类别", "线性回归")}
+    # "中文（English）" in a message is read as in prose: the term's start is resolved by the build
+    assert ("以免出现梯度爆炸", "gradient explosion", PROSE) in found
+
+
+def test_each_unit_is_a_document_pair_for_the_alignment(units_source):
+    assert has_documents(units_source)
+    documents = list(read_pairs(units_source, {units_source.key: units_source}))
+    assert len(documents) == 3 + 2 + 5
+    assert {document.source for document in documents} == {"units"}
+    by_zh = {document.zh: document for document in documents}
+    assert by_zh["梯度裁剪常用于循环神经网络。"].en == "Gradient clipping is often used in recurrent neural networks."
+    assert by_zh["梯度裁剪常用于循环神经网络。"].path == "locales/en/guide.po"
+
+
+def test_a_file_that_cannot_be_read_is_named(tmp_path):
+    (tmp_path / "src" / "locales" / "en").mkdir(parents=True)
+    (tmp_path / "src" / "LICENSE").write_text((FIXTURE / "units" / "LICENSE").read_text())
+    (tmp_path / "src" / "locales" / "en" / "broken.po").write_text('msgid "梯度"\nmsgstr "Gradient\nmsgid')
+    manifest = tmp_path / "sources.toml"
+    manifest.write_text((FIXTURE / "units.toml").read_text().replace('location = "units"', 'location = "src"'))
+    (source,) = load_manifest(manifest)
+    with pytest.raises(SourceError, match=r"source units: locales/en/broken\.po: not a gettext catalogue"):
+        list(read_source(source))
+
+
+def test_a_manifest_naming_an_unknown_reader_fails_with_the_readers_known(tmp_path):
+    manifest = tmp_path / "sources.toml"
+    manifest.write_text((FIXTURE / "units.toml").read_text().replace('reader = "cheatsheet"', 'reader = "xliff"'))
+    with pytest.raises(SourceError, match=r"unknown reader \['xliff'\].*po, cheatsheet"):
+        load_manifest(manifest)
