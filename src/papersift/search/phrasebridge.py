@@ -23,6 +23,7 @@ import orjson
 from papersift.index import vectors as vector_index
 from papersift.index.phrasevectors import PHRASES_MODEL, Encode, encode_texts
 from papersift.index.termlexicon import analyzed
+from papersift.search.stages import stage
 from papersift.search.termlexicon import ALTERNATIVES, TermLexicon, TermReading
 
 # How a term the composition is unsure of is read (see `choose`); zhterms keyword half A,
@@ -59,6 +60,7 @@ class PhraseBridge:
         self._keys: list[str] = []
         self._row_of: dict[str, int] = {}
         self._memo: dict[str, list[Neighbour]] = {}
+        self._encoded: dict[str, np.ndarray] = {}  # a term's USE vector: `neighbours` and `choose` both need it
         self._lock = threading.Lock()
 
     @classmethod
@@ -86,13 +88,27 @@ class PhraseBridge:
             self._load()
         return self._row_of
 
+    def query_vector(self, text: str) -> np.ndarray:
+        """The text's USE vector, encoded once (remembered like the neighbours, MEMO_SIZE)."""
+        found = self._encoded.get(text)
+        if found is None:
+            with stage("reading.encode"):
+                found = self.encode([text])[0]
+            with self._lock:
+                if len(self._encoded) >= MEMO_SIZE:
+                    self._encoded.clear()
+                self._encoded[text] = found
+        return found
+
     def neighbours(self, text: str, k: int = NEIGHBOURS) -> list[Neighbour]:
         """The k phrases nearest to `text`, nearest first."""
         found = self._memo.get(text)
         if found is None or len(found) < k:
             vectors = self.vectors
-            scores = vectors @ self.encode([text])[0]
-            rows = vector_index.top_k(scores, k)
+            query = self.query_vector(text)
+            with stage("reading.neighbours"):
+                scores = vectors @ query
+                rows = vector_index.top_k(scores, k)
             found = [Neighbour(self._keys[row], float(scores[row])) for row in rows]
             with self._lock:
                 if len(self._memo) >= MEMO_SIZE:
@@ -172,10 +188,11 @@ def candidate_cosines(bridge: PhraseBridge, text: str, keys: list[str], surfaces
     """Cosine of `text` to each candidate phrase (its stored row, else encoded now)."""
     if not keys:
         return []
-    query = bridge.encode([text])[0]
+    query = bridge.query_vector(text)
     row_of = bridge.row_of
     missing = [surface for key, surface in zip(keys, surfaces) if key not in row_of]
-    encoded = dict(zip(missing, bridge.encode(missing))) if missing else {}
+    with stage("reading.encode"):
+        encoded = dict(zip(missing, bridge.encode(missing))) if missing else {}
     return [float(bridge.vectors[row_of[key]] @ query) if key in row_of else float(encoded[surface] @ query)
             for key, surface in zip(keys, surfaces)]
 
