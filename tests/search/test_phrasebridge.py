@@ -94,6 +94,9 @@ def test_a_term_read_through_its_neighbours_is_embedded_once(lexicon, data_dir):
     assert reading == read_query("迁移学习", lexicon, phrases=PhraseBridge.open(data_dir, fake_encode))
     assert reading.english == "transfer learning"
     assert [texts for texts in calls if "迁移学习" in texts] == [["迁移学习"]]
+    encoded = len(calls)
+    assert read_query("迁移学习", lexicon, phrases=bridge) == reading
+    assert len(calls) == encoded  # read again: its vector, neighbours and candidates' vectors remembered
 
 
 def test_the_real_encoder_places_a_chinese_term_on_its_english_twin(tmp_path):

@@ -74,6 +74,7 @@ class PhraseBridge:
         self._row_of: dict[str, int] = {}
         self._memo: dict[str, list[Neighbour]] = {}
         self._encoded: dict[str, np.ndarray] = {}  # a term's USE vector: `neighbours` and `choose` both need it
+        self._batches: dict[tuple[str, ...], np.ndarray] = {}  # candidates encoded together (candidate_cosines)
         self._lock = threading.Lock()
         # set by prepare(): (basis d x m, the rows projected n x m, each row's left-out norm)
         self._projection: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
@@ -113,6 +114,19 @@ class PhraseBridge:
                 if len(self._encoded) >= MEMO_SIZE:
                     self._encoded.clear()
                 self._encoded[text] = found
+        return found
+
+    def batch_vectors(self, texts: tuple[str, ...]) -> np.ndarray:
+        """The texts' USE vectors, encoded in one call and remembered per tuple (a term read again
+        asks for the same candidates; one call, as before, so the vectors are the same)."""
+        found = self._batches.get(texts)
+        if found is None:
+            with stage("reading.encode"):
+                found = self.encode(list(texts))
+            with self._lock:
+                if len(self._batches) >= MEMO_SIZE:
+                    self._batches.clear()
+                self._batches[texts] = found
         return found
 
     def neighbours(self, text: str, k: int = NEIGHBOURS) -> list[Neighbour]:
@@ -254,8 +268,7 @@ def candidate_cosines(bridge: PhraseBridge, text: str, keys: list[str], surfaces
     query = bridge.query_vector(text)
     row_of = bridge.row_of
     missing = [surface for key, surface in zip(keys, surfaces) if key not in row_of]
-    with stage("reading.encode"):
-        encoded = dict(zip(missing, bridge.encode(missing))) if missing else {}
+    encoded = dict(zip(missing, bridge.batch_vectors(tuple(missing)))) if missing else {}
     return [float(bridge.vectors[row_of[key]] @ query) if key in row_of else float(encoded[surface] @ query)
             for key, surface in zip(keys, surfaces)]
 
