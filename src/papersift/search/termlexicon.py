@@ -143,6 +143,9 @@ class _Composed:
                 - SWAP_PENALTY * self.swapped)
 
 
+_UNKNOWN = object()
+
+
 class _Budget:
     """The phrase checks one `read` may still make (MAX_LOOKUPS at the start), and the parts it
     has composed so far (a part composed twice in one read is charged once)."""
@@ -206,8 +209,9 @@ class TermLexicon:
 
     def phrase(self, key: str) -> tuple[str, int] | None:
         """(spelling, papers) of a phrase key papers use, else None."""
-        if key in self._phrases:
-            return self._phrases[key]
+        remembered = self._phrases.get(key, _UNKNOWN)  # one look: another thread may clear the memo
+        if remembered is not _UNKNOWN:
+            return remembered  # type: ignore[return-value]
         keys = self._keys
         if keys is not None and key not in keys:
             return None  # surely no phrase (a Bloom filter has no false negatives)
