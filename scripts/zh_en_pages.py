@@ -1,5 +1,6 @@
 """Chinese zhterms dev terms against their English twins, one keyword and one hybrid page each,
-in process, with each page's time split by stage (docs/search.md, "Chinese term pages").
+in process after a server's warm-up (what `serve` loads before /healthz says ready), with each
+page's time split by stage (docs/search.md, "Chinese term pages"; docs/crosslingual.md, "Speed").
 
     python scripts/zh_en_pages.py DATA_DIR [MODES]     # MODES: keyword,hybrid (default)
 """
@@ -13,9 +14,8 @@ from pathlib import Path
 
 import orjson
 
+from papersift.api.warmup import Warmup
 from papersift.config import shared_data_dir
-from papersift.search import phrasebridge
-from papersift.search.crosslingual import load_resources
 from papersift.search.service import SearchService
 from papersift.search.stages import timed
 from papersift.search.types import SearchRequest
@@ -30,8 +30,7 @@ def main(data_dir: Path, modes: list[str]) -> None:
     lines = (shared_data_dir() / "zhterms" / "queries_dev.jsonl").read_bytes().splitlines()
     records = [orjson.loads(line) for line in lines]
     service = SearchService(data_dir)
-    load_resources()  # jieba and CC-CEDICT, as a server loads them at start
-    phrasebridge.warm_up(data_dir)
+    Warmup().run(service, data_dir)  # as `serve` warms up before it says ready
     for mode in modes:
         service.search(SearchRequest(query="预热 图神经网络", mode=mode, size=20))
         service.search(SearchRequest(query="warm up", mode=mode, size=20))

@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 
 from papersift.api.warmup import Warmup, start_warmup
 from papersift.background import STATUS_FILE
+from papersift.search.termlexicon import lexicon_for
 from papersift.server import create_app
 from papersift.web.render import templates
 from served_papers import TEST_HOSTS, build_served_data_dir
@@ -35,6 +36,9 @@ def test_healthz_says_warming_until_the_first_searches_ran_then_ready(sample_rec
         assert ready.status_code == 200 and ready.json()["status"] == "ready" and ready.json()["warmed_in_s"] >= 0
     assert searched == [("learning", "hybrid"), ("learning", "keyword"), ("图神经网络", "hybrid")]
     assert warmup.problems == []
+    # what the first Chinese query and the first query naming a paper by URL would otherwise load
+    assert lexicon_for(data_dir)._keys is not None
+    assert app.state.service.intents.catalog()._ids is not None
     assert {key[1] for key in templates.cache} >= {"search.html", "paper.html", "library_recommend.html"}
 
 

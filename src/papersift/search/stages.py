@@ -6,7 +6,11 @@ it runs inside, so the figures add up to the time spent in stages and the rest o
 ("other") is what no stage names. Outside `timed()` a stage costs one context-variable read.
 The stages: query (parse and compile), encode (a model's query embedding), engine (tantivy
 calls), dense (vector search), rows (records from the row store), facets (counting facet
-codes and institutions), fusion, reading (a Chinese query's English reading), highlights.
+codes and institutions), fusion, reading (a Chinese query's English reading, less its parts
+below), highlights. The reading's parts: reading.forms (OpenCC's script forms), reading.lexicon
+(composition over the term lexicon), reading.names (Chinese names among the authors),
+reading.encode (USE-m3 encodings of a term) and reading.neighbours (the product with the
+phrase vectors).
 """
 
 from __future__ import annotations

@@ -28,8 +28,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from rbloom import Bloom
+
 from papersift.index.analyzers import CJK_RUN, has_cjk
 from papersift.index.termlexicon import SECONDARY, analyzed, lexicon_path
+from papersift.search.stages import stage
 
 MAX_PIECE_CHARS = 6  # the longest dictionary word tried as one piece
 MAX_CHUNK_CHARS = 10  # the longest stretch composed into one phrase
@@ -47,6 +50,12 @@ SWAP_PENALTY = 1.0  # halves read the other way round: "passing graph neural net
 # ones are mostly chance sequences ("estimator for the dispersion" for 散度).
 MIN_COMPOSED_PAPERS = 5
 MEMO_SIZE = 100_000
+READINGS_MEMO_SIZE = 10_000  # whole readings remembered per text (each a few hundred bytes)
+# The phrase keys a server holds as a Bloom filter (`load_keys`): 94% of a reading's phrase
+# checks are misses (zhterms dev: 430,000 of 457,000), each a SQLite query (~9 us at load 12)
+# where the filter answers in well under a microsecond; a key it may hold goes to SQLite.
+# 639,735 keys at this rate: ~1.2 MB.
+KEYS_FALSE_POSITIVES = 0.001
 # A reading at least this confident is shown as the reading; below it, as a guess ("maybe").
 # The lowest threshold whose readings shown as sure are the English term for >= 90% of zhterms
 # half A (`papersift bench zhterms`, the glossary of merge b3e8285): 0.65: 36 shown, 32 right
@@ -134,16 +143,43 @@ class _Composed:
                 - SWAP_PENALTY * self.swapped)
 
 
+_UNKNOWN = object()
+
+
+class _Budget:
+    """The phrase checks one `read` may still make (MAX_LOOKUPS at the start), and the parts it
+    has composed so far (a part composed twice in one read is charged once)."""
+
+    __slots__ = ("left", "parts")
+
+    def __init__(self, left: int):
+        self.left = left
+        self.parts: dict[tuple, list[_Composed]] = {}
+
+
 class TermLexicon:
     """Read-only view of the lexicon file; lookups are remembered (the file is small, queries
-    share most words). Thread-safe: one connection per thread."""
+    share most words). Thread-safe: one connection per thread.
+
+    A reading depends on its text alone, never on what was read before: what is remembered
+    across reads (phrases, senses, the compositions of a run of characters with the phrase
+    checks they cost) is charged to a read's budget as if it were checked again, so a read
+    that runs out of checks stops where a fresh process would. Hence whole readings are
+    remembered per text too (READINGS_MEMO_SIZE): the reading of a term asked again, or read
+    again by the next step of a query's reading (search/crosslingual.py reads a token up to
+    four times), costs a dictionary look-up."""
 
     def __init__(self, path: Path):
         self.path = path
         self._local = threading.local()
         self._senses: dict[str, tuple[str, ...]] = {}
         self._phrases: dict[str, tuple[str, int] | None] = {}
-        self._compositions: dict[tuple, list[_Composed]] = {}
+        # a run of units -> (its compositions, the phrase checks composing it cost); only
+        # compositions that did not run out of checks
+        self._compositions: dict[tuple, tuple[list[_Composed], int]] = {}
+        self._readings: dict[str, QueryReading | None] = {}
+        self._keys: Bloom | None = None  # every phrase key, once load_keys ran
+        self._extended: dict[tuple[str, tuple[str, ...]], tuple[int, tuple]] = {}  # see _extensions
 
     @classmethod
     def open(cls, data_dir: str | os.PathLike) -> TermLexicon | None:
@@ -173,24 +209,50 @@ class TermLexicon:
 
     def phrase(self, key: str) -> tuple[str, int] | None:
         """(spelling, papers) of a phrase key papers use, else None."""
-        if key not in self._phrases:
-            row = self._db().execute("SELECT surface, papers FROM phrase WHERE key = ?", (key,)).fetchone()
-            self._phrases[key] = (row[0], row[1]) if row else None
-        return self._phrases[key]
+        remembered = self._phrases.get(key, _UNKNOWN)  # one look: another thread may clear the memo
+        if remembered is not _UNKNOWN:
+            return remembered  # type: ignore[return-value]
+        keys = self._keys
+        if keys is not None and key not in keys:
+            return None  # surely no phrase (a Bloom filter has no false negatives)
+        row = self._db().execute("SELECT surface, papers FROM phrase WHERE key = ?", (key,)).fetchone()
+        found = (row[0], row[1]) if row else None
+        if len(self._phrases) >= MEMO_SIZE:
+            self._phrases.clear()
+        self._phrases[key] = found
+        return found
+
+    def load_keys(self) -> None:
+        """Hold every phrase key in memory (a Bloom filter), so that phrase checks that miss,
+        most of them, need no SQLite query: a server does this at start (~0.8 s for 640,000
+        keys at load 12), a one-query process (the CLI) does not."""
+        if self._keys is None:
+            (count,) = self._db().execute("SELECT COUNT(*) FROM phrase").fetchone()
+            keys = Bloom(max(int(count), 1), KEYS_FALSE_POSITIVES)
+            keys.update(key for (key,) in self._db().execute("SELECT key FROM phrase"))
+            self._keys = keys
 
     # -- reading a query ------------------------------------------------------------
     def read(self, text: str) -> QueryReading | None:
         """The query's Chinese terms in English (None without CJK)."""
         if not has_cjk(text):
             return None
-        budget = [MAX_LOOKUPS]
-        terms = []
-        for token in dict.fromkeys(_TOKEN.findall(text)):
-            if has_cjk(token):
-                terms.extend(self._read_token(token, budget))
-        return QueryReading(text, english_text(text, searched_words(terms)), tuple(terms))
+        found = self._readings.get(text)
+        if found is not None:
+            return found
+        with stage("reading.lexicon"):
+            budget = _Budget(MAX_LOOKUPS)
+            terms = []
+            for token in dict.fromkeys(_TOKEN.findall(text)):
+                if has_cjk(token):
+                    terms.extend(self._read_token(token, budget))
+            found = QueryReading(text, english_text(text, searched_words(terms)), tuple(terms))
+        if len(self._readings) >= READINGS_MEMO_SIZE:
+            self._readings.clear()
+        self._readings[text] = found
+        return found
 
-    def _read_token(self, token: str, budget: list[int]) -> list[TermReading]:
+    def _read_token(self, token: str, budget: _Budget) -> list[TermReading]:
         """A whitespace-free token (Chinese with Latin words in it): one reading when one phrase
         covers it, else one per piece of the fewest-pieces cover."""
         units = _units(token)
@@ -210,7 +272,7 @@ class TermLexicon:
                                         confidence=COMPOSED_SURE_CONFIDENCE if sure else COMPOSED_UNSURE_CONFIDENCE))
         return readings
 
-    def _cover(self, units: list[tuple[str, str | None]], budget: list[int]):
+    def _cover(self, units: list[tuple[str, str | None]], budget: _Budget):
         """The fewest chunks (then the most used phrases) covering the units; characters no
         chunk reads are left as unread chunks of their own."""
         n = len(units)
@@ -239,7 +301,7 @@ class TermLexicon:
         return _merge_unread(whole[3] if whole is not None else [])
 
     def _compose(self, units: list[tuple[str, str | None]], start: int, end: int,
-                 budget: list[int]) -> list[_Composed]:
+                 budget: _Budget) -> list[_Composed]:
         """Readings of units[start:end] as one phrase, most used first."""
         found: dict[str, _Composed] = {}
         for composed in self._in_order(units, start, end, budget):
@@ -254,20 +316,54 @@ class TermLexicon:
                                                left.secondary + right.secondary, swapped=True))
         return sorted(found.values(), key=_rank)
 
-    def _in_order(self, units, start: int, end: int, budget: list[int]) -> list[_Composed]:
+    def _in_order(self, units, start: int, end: int, budget: _Budget) -> list[_Composed]:
         part = tuple(units[start:end])
-        found = self._compositions.get(part)
-        if found is None:
-            if len(self._compositions) > MEMO_SIZE:
-                self._compositions.clear()
-            found = self._compositions[part] = _compose_in_order(self, part, budget)
+        found = budget.parts.get(part)
+        if found is not None:
+            return found
+        remembered = self._compositions.get(part)
+        if remembered is not None and remembered[1] <= budget.left:
+            found, cost = remembered
+            budget.left -= cost  # as if checked again: the read stops where a fresh one would
+        else:
+            before = budget.left
+            found = _compose_in_order(self, part, budget)
+            if budget.left > 0:  # never refused a check: complete, the same for any later read
+                if len(self._compositions) > MEMO_SIZE:
+                    self._compositions.clear()
+                self._compositions[part] = (found, before - budget.left)
+        budget.parts[part] = found
         return found
 
-    def _lookup(self, key: str, budget: list[int]) -> tuple[str, int] | None:
-        if budget[0] <= 0:
+    def _lookup(self, key: str, budget: _Budget) -> tuple[str, int] | None:
+        if budget.left <= 0:
             return None
-        budget[0] -= 1
+        budget.left -= 1
         return self.phrase(key)
+
+    def _extensions(self, key: str, senses: tuple[str, ...]) -> tuple[int, tuple[tuple[int, str | None, bool], ...]]:
+        """What extending `key` by each of `senses` in turn finds: (the number of phrase checks,
+        the steps), a step being (checks before it, the longer key, whether the sense is less
+        sure) for a sense whose longer key is a phrase, or (checks before it, None, False) for
+        an empty sense (a linking character, passed over without a check)."""
+        memo_key = (key, senses)
+        found = self._extended.get(memo_key)
+        if found is None:
+            steps: list[tuple[int, str | None, bool]] = []
+            checks = 0
+            for sense in senses:
+                if not sense:
+                    steps.append((checks, None, False))
+                    continue
+                longer = f"{key} {sense.lstrip(SECONDARY)}".strip()
+                if self.phrase(longer):
+                    steps.append((checks, longer, sense.startswith(SECONDARY)))
+                checks += 1
+            found = (checks, tuple(steps))
+            if len(self._extended) >= MEMO_SIZE:
+                self._extended.clear()
+            self._extended[memo_key] = found
+        return found
 
     def _pieces(self, units, at: int):
         """(end, sense keys) of every dictionary word (or Latin word) starting at `at`."""
@@ -288,7 +384,7 @@ class TermLexicon:
                 yield end + 1, senses
 
 
-def _compose_in_order(lexicon: TermLexicon, units: tuple, budget: list[int]) -> list[_Composed]:
+def _compose_in_order(lexicon: TermLexicon, units: tuple, budget: _Budget) -> list[_Composed]:
     """Compositions of all the units in order (depth first, a phrase at every step)."""
     found: dict[str, _Composed] = {}
 
@@ -299,13 +395,24 @@ def _compose_in_order(lexicon: TermLexicon, units: tuple, budget: list[int]) -> 
                 _keep(found, _Composed(key, spelled[1], pieces, secondary))
             return
         for end, senses in lexicon._pieces(units, at):
-            for sense in senses:
-                less_sure = sense.startswith(SECONDARY)
-                longer = f"{key} {sense.lstrip(SECONDARY)}".strip()
-                if not sense:
+            # each sense is one phrase check of `key` + the sense, in order, charged to the
+            # budget as it goes (a check refused once the budget is spent fails); the checks'
+            # answers are remembered per (key, senses), so only the few that extend are walked
+            checks, steps = lexicon._extensions(key, senses)
+            charged = 0
+            for before, longer, less_sure in steps:
+                if before > charged:  # the failed checks before this step
+                    budget.left = max(0, budget.left - (before - charged))
+                    charged = before
+                if longer is None:  # a linking character: passed over, no check
                     extend(end, key, pieces, secondary)
-                elif lexicon._lookup(longer, budget):
+                    continue
+                charged += 1
+                if budget.left > 0:
+                    budget.left -= 1
                     extend(end, longer, pieces + 1, secondary + less_sure)
+            if checks > charged:
+                budget.left = max(0, budget.left - (checks - charged))
 
     extend(0, "", 0, 0)
     return sorted(found.values(), key=_rank)
@@ -383,6 +490,13 @@ def english_text(text: str, readings: dict[str, str]) -> str:
 @lru_cache(maxsize=8)
 def open_lexicon(path: str, mtime_ns: int) -> TermLexicon:
     return TermLexicon(Path(path))
+
+
+def warm_up(data_dir: str | os.PathLike) -> None:
+    """Open the data dir's lexicon and hold its phrase keys in memory (a server, at start)."""
+    lexicon = lexicon_for(data_dir)
+    if lexicon is not None:
+        lexicon.load_keys()
 
 
 def lexicon_for(data_dir: str | os.PathLike) -> TermLexicon | None:

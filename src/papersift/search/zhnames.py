@@ -19,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from papersift.names import full_key
+from papersift.search.stages import stage
 from papersift.store import ReadOnlyStore
 
 MIN_PAPERS = 2  # a spelling on one paper is too often a coincidence of syllables
@@ -92,7 +93,8 @@ class ChineseNames:
         """(spelling, papers) of the Chinese name: the spelling with the most papers, as papers
         write it; None when none has MIN_PAPERS papers."""
         if name not in self._memo:
-            counted = [self.papers(spelling) for spelling in spellings(name)]
+            with stage("reading.names"):
+                counted = [self.papers(spelling) for spelling in spellings(name)]
             papers, spelled = max(counted, key=lambda found: found[0], default=(0, ""))  # the first on ties
             self._memo[name] = (spelled, papers) if papers >= MIN_PAPERS else None
         return self._memo[name]

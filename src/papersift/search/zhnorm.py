@@ -24,6 +24,7 @@ import unicodedata
 from functools import lru_cache
 
 from papersift.index.analyzers import has_cjk
+from papersift.search.stages import stage
 
 _lock = threading.Lock()
 _FULL_WIDTH_ALNUM = re.compile("[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]+")  # an OpenCC converter is not documented as thread-safe
@@ -43,7 +44,7 @@ def warm_up() -> None:
 
 
 def _convert(config: str, text: str) -> str:
-    with _lock:
+    with stage("reading.forms"), _lock:
         return str(_converter(config).convert(text))
 
 
