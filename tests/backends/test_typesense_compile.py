@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from papersift.backends.typesense_backend import TypesenseBackend
+from papersift.backends.typesense_query import QueryCompiler
 from papersift.search.query import parse_query
 from papersift.search.types import UnsupportedFilterError
 
@@ -36,4 +37,4 @@ def test_concurrent_queries_keep_their_own_author_candidates():
 @pytest.mark.parametrize("text", ["has:code", 'institution:"Google DeepMind"', "graph -has:code"])
 def test_filters_the_collection_lacks_are_refused_not_ignored(text):
     with pytest.raises(UnsupportedFilterError, match="Typesense backend cannot filter"):
-        TypesenseBackend._filters(parse_query(text))
+        QueryCompiler.filters(parse_query(text))

@@ -22,28 +22,32 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 import typesense
 
 from papersift.backends import bm25
-from papersift.backends.typesense_index import ALIAS, TERM_FIELDS, alias_target, read_meta
-from papersift.index.analyzers import ENGLISH, NAMES, terms
+from papersift.backends.typesense_index import ALIAS, alias_target, read_meta
+from papersift.backends.typesense_query import (
+    FIELD_TERMS,
+    MATCH_FIELD,
+    Clause,
+    Compiled,
+    QueryCompiler,
+    quote,
+    term_filter,
+)
 from papersift.index.debris import clean_extraction_debris, known_words
 from papersift.record import PAPER_FIELDS, Paper
 from papersift.search.backend import (
-    AUTHOR_BOOST,
-    FIELD_BOOSTS,
-    FILTER_FIELD_NAMES,
     HIGHLIGHT_FIELDS,
     BackendResult,
     query_terms,
 )
 from papersift.search.highlight import Highlighter
-from papersift.search.query import FieldValue, ParsedQuery, Words
+from papersift.search.query import ParsedQuery
 from papersift.search.types import LABEL_FACET_FIELDS as FACET_FIELDS  # no code / institution facets here
-from papersift.search.types import FacetValue, Sort, UnsupportedFilterError
+from papersift.search.types import FacetValue, Sort
 from papersift.throttle import Throttle
 
 if TYPE_CHECKING:
@@ -56,49 +60,11 @@ REFRESH_EVERY_S = 1.0
 MULTI_SEARCH_ATTEMPTS = 4
 LAG_RETRIES = 20
 PAPER_INCLUDE = ",".join(PAPER_FIELDS)
-FIELD_TERMS = {name: field for field, name in TERM_FIELDS.items()}  # papersift field -> Typesense field
-MATCH_FIELD = FIELD_TERMS["text"]  # a plain word matches when it is in title, abstract or keywords
-
-
-@dataclass(frozen=True, slots=True)
-class Clause:
-    """One scored part of the query: a term or phrase in one field, with its boost."""
-
-    field: str  # papersift field name: text, title, abstract, keywords, authors
-    terms: tuple[str, ...]
-    boost: float
-
-
-@dataclass(slots=True)
-class Compiled:
-    filter_parts: list[str] = field(default_factory=list)
-    q_terms: list[str] = field(default_factory=list)
-    phrases: list[str] = field(default_factory=list)  # quoted in q: Typesense keeps only papers with the phrase
-    match_all: bool = True
-    scoring: list[list[Clause]] = field(default_factory=list)  # per query node: its alternatives
-    ignored: bool = False
-    # Words that may match as an author's name instead: (word's terms, name term). Typesense's
-    # q needs every word in one text field, so papers matching by author come from extra searches.
-    author_words: list[tuple[tuple[str, ...], str]] = field(default_factory=list)
-
-
-def _quote(value: str) -> str:
-    return "`" + value.replace("`", "") + "`"
-
-
-def _term_filter(field_name: str, field_terms: Sequence[str], negate: bool = False) -> str:
-    operator = ":!" if negate else ":"
-    joined = " && ".join(f"{field_name}{operator}{_quote(term)}" for term in field_terms)
-    return f"({joined})"
 
 
 def _result(papers: list[Paper], scores: list[float], total: int, facets: dict, with_papers: bool,
             ids: list[str] | None = None, ignored: bool = False) -> BackendResult:
     return BackendResult(papers, scores, total, facets, ignored, None if with_papers else (ids or []))
-
-
-def _excludes_new_fields(query: ParsedQuery) -> bool:
-    return any(getattr(node, "field", None) in ("has", "institutions") for node in query.excluded)
 
 
 def facet_counts(documents: list[dict]) -> dict[str, list[FacetValue]]:
@@ -176,129 +142,13 @@ class TypesenseBackend:
         self.refresh()
         return int(self._meta["documents"])
 
-    # -- compiling the parsed query (the embedded backend's semantics) ----------------
+    # -- compiling the parsed query (backends/typesense_query.py) ----------------------
     def _is_author(self, name_term: str) -> bool:
         return self._doc_freq_table([Clause("authors", (name_term,), 1.0)])[("authors", name_term)] > 0
 
-    def _words(self, words: Words, compiled: Compiled) -> tuple[str | None, list[Clause]]:
-        """A word or phrase must be in `text` (or, a plain word, be an author's name when some
-        paper has that author); it scores BM25 in `text` plus a small boost for the title.
-        A field-scoped word must be in that field and scores there alone. Author-name words go
-        to `compiled` (this request's own record: the backend object is shared by threads)."""
-        english = terms(words.text, ENGLISH)
-        if not english:
-            return None, []
-        if words.field is not None:
-            return _term_filter(FIELD_TERMS[words.field], english), [Clause(words.field, tuple(english), 1.0)]
-        alternatives = [Clause("text", tuple(english), FIELD_BOOSTS["text"]),
-                        Clause("title", tuple(english), FIELD_BOOSTS["title"])]
-        part = _term_filter(MATCH_FIELD, english)
-        if not words.phrase:
-            names = terms(words.text, NAMES)
-            if len(names) == 1 and self._is_author(names[0]):
-                compiled.author_words.append((tuple(english), names[0]))
-                alternatives.append(Clause("authors", (names[0],), AUTHOR_BOOST))
-                part = f"({part} || {_term_filter(FIELD_TERMS['authors'], names)})"
-        return part, alternatives
-
-    def _field_value(self, node: FieldValue, negate: bool = False) -> str:
-        if node.field == "authors":
-            return _term_filter(FIELD_TERMS["authors"], terms(node.value, NAMES), negate)
-        name = FILTER_FIELD_NAMES[node.field]
-        return f"{name}:{'!=' if negate else '='}{_quote(node.value)}"
-
-    def _node(self, node, compiled: Compiled) -> tuple[str | None, list[Clause]]:
-        if isinstance(node, Words):
-            return self._words(node, compiled)
-        if isinstance(node, FieldValue):
-            if node.field == "authors":  # scored as a phrase in `authors`, as the embedded backend does
-                names = tuple(terms(node.value, NAMES))
-                return (self._field_value(node), [Clause("authors", names, 1.0)]) if names else (None, [])
-            return self._field_value(node), []
-        parts, alternatives = [], []
-        for option in node.options:
-            part, option_clauses = self._node(option, compiled)
-            if part:
-                parts.append(part)
-                alternatives.extend(option_clauses)
-        return (f"({' || '.join(parts)})" if parts else None), alternatives
-
-    def _any_of(self, words: list[Words], compiled: Compiled) -> str | None:
-        """Relaxed words: any of them in `text`, each scored by BM25 in `text` alone."""
-        keys = list(dict.fromkeys(tuple(terms(word.text, ENGLISH)) for word in words))
-        keys = [key for key in keys if key]
-        if not keys:
-            return None
-        compiled.scoring.append([Clause("text", key, 1.0) for key in keys])
-        compiled.q_terms.extend(term for key in keys for term in key)
-        return f"({' || '.join(_term_filter(MATCH_FIELD, key) for key in keys)})"
-
     def compile(self, query: ParsedQuery, candidate_ids: Sequence[str] | None = None,
                 require_abstract: bool = False) -> Compiled:
-        compiled = Compiled(match_all=query.match_all)
-        relaxed: list[Words] = []
-        dropped = 0
-        for node in query.required:
-            if not query.match_all and isinstance(node, Words) and node.field is None and not node.phrase:
-                relaxed.append(node)
-                continue
-            part, alternatives = self._node(node, compiled)
-            if part is None:
-                dropped += 1
-                continue
-            if isinstance(node, Words):
-                english = terms(node.text, ENGLISH)
-                if len(english) > 1 and node.field is None:
-                    compiled.phrases.append('"' + " ".join(english) + '"')
-                else:
-                    compiled.q_terms.extend(english)
-            if alternatives:
-                compiled.scoring.append(alternatives)
-            compiled.filter_parts.append(part)
-        if relaxed:
-            part = self._any_of(relaxed, compiled)
-            if part is None:
-                dropped += len(relaxed)
-            else:
-                compiled.filter_parts.append(part)
-        compiled.ignored = bool(query.required) and dropped == len(query.required)
-        for node in query.excluded:
-            if isinstance(node, Words):
-                english = terms(node.text, ENGLISH)
-                if english:
-                    compiled.filter_parts.append(_term_filter(MATCH_FIELD, english, negate=True))
-            elif isinstance(node, FieldValue):
-                compiled.filter_parts.append(self._field_value(node, negate=True))
-        compiled.filter_parts.extend(self._filters(query))
-        if candidate_ids is not None:
-            ids = ",".join(_quote(paper_id) for paper_id in candidate_ids) or "`-`"
-            compiled.filter_parts.append(f"id:[{ids}]")
-        if require_abstract:
-            compiled.filter_parts.append("has_abstract:=true")
-        return compiled
-
-    @staticmethod
-    def _filters(query: ParsedQuery) -> list[str]:
-        parts = []
-        filters = query.filters
-        unsupported = [name for name, used in (("institution:", filters.institutions), ("has:code", filters.has_code),
-                                               ("tag:", filters.tags or filters.paper_ids is not None),
-                                               ("-institution:/-has:", _excludes_new_fields(query))) if used]
-        if unsupported:
-            raise UnsupportedFilterError(f"the Typesense backend cannot filter on {', '.join(unsupported)}: "
-                                         "its collection has no institution or code fields")
-        for filter_name, field_name in FILTER_FIELD_NAMES.items():
-            values = getattr(filters, filter_name)
-            if values:
-                parts.append(f"{field_name}:=[{','.join(_quote(value) for value in values)}]")
-        if filters.year_from is not None:
-            parts.append(f"year:>={filters.year_from}")
-        if filters.year_to is not None:
-            parts.append(f"year:<={filters.year_to}")
-        for author in filters.authors:
-            names = terms(author, NAMES)
-            parts.append(_term_filter(FIELD_TERMS["authors"], names) if names else "id:=`-`")
-        return parts
+        return QueryCompiler(self._is_author).compile(query, candidate_ids, require_abstract)
 
     # -- searching -------------------------------------------------------------------
     def _search_params(self, compiled: Compiled, sort: Sort, page: int, per_page: int, facets: bool,
@@ -425,7 +275,7 @@ class TypesenseBackend:
             rest = [term for term in compiled.q_terms if term not in word_terms]
             searches.append(self._search_params(compiled, sort, 1, TYPESENSE_PAGE, False, fetch_terms=True)
                             | {"q": " ".join([*rest, *compiled.phrases]) or "*", "filter_by": " && ".join(
-                                [*compiled.filter_parts, _term_filter(FIELD_TERMS["authors"], [name])])})
+                                [*compiled.filter_parts, term_filter(FIELD_TERMS["authors"], [name])])})
         results = self._multi_search(searches)
         by_id: dict[str, dict] = {}
         for result in results[1:]:
@@ -455,7 +305,7 @@ class TypesenseBackend:
         if not paper_ids:
             return {}
         params = {"collection": self.alias, "q": "*", "per_page": len(paper_ids), "include_fields": PAPER_INCLUDE,
-                  "filter_by": f"id:[{','.join(_quote(paper_id) for paper_id in paper_ids)}]"}
+                  "filter_by": f"id:[{','.join(quote(paper_id) for paper_id in paper_ids)}]"}
         result = self._multi_search([params])[0]
         papers = (document_paper(hit["document"]) for hit in result["hits"])
         return {paper.id: paper for paper in papers}
@@ -466,7 +316,7 @@ class TypesenseBackend:
         missing = [key for key in wanted if key not in self._doc_freqs]
         if missing:
             searches = [{"collection": self.alias, "q": "*", "per_page": 0,
-                         "filter_by": f"{FIELD_TERMS[name]}:{_quote(term)}"} for name, term in missing]
+                         "filter_by": f"{FIELD_TERMS[name]}:{quote(term)}"} for name, term in missing]
             for start in range(0, len(searches), 40):
                 results = self._multi_search(searches[start:start + 40])
                 for key, result in zip(missing[start:start + 40], results):

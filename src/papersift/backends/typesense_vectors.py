@@ -15,8 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from papersift.backends.typesense_backend import TypesenseBackend, _quote
+from papersift.backends.typesense_backend import TypesenseBackend
 from papersift.backends.typesense_index import VectorLookup
+from papersift.backends.typesense_query import quote
 from papersift.index.embeddings import EmbeddingCache, Encoder, paper_text, token_key
 from papersift.record import Paper
 from papersift.search.memo import Memo
@@ -77,7 +78,7 @@ class TypesenseDenseRetriever:
 
     def stored_vector(self, paper_id: str) -> np.ndarray | None:
         search = {"collection": self.backend.alias, "q": "*", "per_page": 1, "include_fields": f"id,{VECTOR_FIELD}",
-                  "filter_by": f"id:={_quote(paper_id)}"}
+                  "filter_by": f"id:={quote(paper_id)}"}
         hits = self.backend._multi_search([search])[0]["hits"]
         vector = hits[0]["document"].get(VECTOR_FIELD) if hits else None
         return np.asarray(vector, dtype=np.float32) if vector else None
