@@ -9,11 +9,10 @@ from collections.abc import Callable
 from urllib.parse import quote
 
 from papersift.config import AUTHORS_SHOWN, MAX_PAGE
+from papersift.i18n import MESSAGES
 from papersift.index.analyzers import has_cjk
 from papersift.record import Paper
 from papersift.search.types import FacetValue, Hit, SearchResponse
-
-ET_AL = {"en": "et al.", "zh": "等"}
 
 
 def language_of(text: str) -> str:
@@ -26,7 +25,8 @@ def format_authors(authors: tuple[str, ...] | list[str], lang: str = "en") -> st
     shown = ", ".join(authors[:AUTHORS_SHOWN])
     if len(authors) <= AUTHORS_SHOWN:
         return shown
-    return f"{shown} {ET_AL[lang]}" if lang == "en" else f"{shown}{ET_AL[lang]}"
+    et_al = MESSAGES["et_al"]["en" if lang == "en" else "zh"]
+    return f"{shown} {et_al}" if lang == "en" else f"{shown}{et_al}"
 
 
 def paper_json(paper: Paper) -> dict:
