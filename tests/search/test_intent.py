@@ -317,3 +317,67 @@ def test_a_person_written_with_one_name_is_found_by_it(sample_data_dir, tmp_path
     response = SearchService(tmp_path).search(SearchRequest(query="Mausam", mode="keyword"))
     assert response.intent is not None and response.intent.person.name == "Mausam"
     assert response.total == 6
+
+
+# -- namesakes: one spelling, several people ---------------------------------------------------
+@pytest.fixture(scope="module")
+def namesakes_dir(sample_data_dir, tmp_path_factory):
+    """Nine papers by "Ada Lovelace": six by one person (OpenReview id ~Ada_Lovelace1, an
+    affiliation), three by another (~Ada_Lovelace2), so identities make two people of one name."""
+    from papersift.index import lexical
+    from papersift.people.identity import build as build_identities
+
+    target = tmp_path_factory.mktemp("namesakes")
+    papers = sorted((paper for _, paper in Store(sample_data_dir, readonly=True).iter_papers(0)), key=lambda p: p.id)[:60]
+    changed = []
+    for at, paper in enumerate(papers):
+        if at < 9:
+            first = at < 6
+            paper = replace(paper, authors=("Ada Lovelace", *paper.authors[1:]),
+                            author_ids=("~Ada_Lovelace1" if first else "~Ada_Lovelace2", *[""] * (len(paper.authors) - 1)),
+                            affiliations=("Analytical Engine Lab" if first else "", *[""] * (len(paper.authors) - 1)))
+        changed.append(paper)
+    store = Store(target)
+    store.upsert(changed)
+    build_identities(store)
+    store.close()
+    lexical.build(target)
+    return target
+
+
+def test_a_name_several_people_share_lists_each_with_a_hint_and_their_page(namesakes_dir):
+    from papersift.search.display import intent_json
+    from papersift.search.service import SearchService
+
+    response = SearchService(namesakes_dir).search(SearchRequest(query="Ada Lovelace", mode="keyword"))
+    person = response.intent.person
+    assert person is not None and len(person.paper_ids) == 6  # the one with most papers is listed below
+    assert person.hint is not None and person.hint.affiliation == "Analytical Engine Lab"
+    assert [(other.name, other.papers) for other in person.namesakes] == [("Ada Lovelace", 3)]
+    other = person.namesakes[0]
+    assert other.key != person.key and other.hint.venues and other.hint.affiliation is None
+    years = sorted(paper.year for paper in Store(namesakes_dir, readonly=True).get_many(
+        [pid for pid, in Store(namesakes_dir, readonly=True).read(
+            "SELECT paper_id FROM paper_authors WHERE author_id=?", (other.key,))]).values())
+    assert other.hint.years == (years[0], years[-1])
+    shown = intent_json(response.intent)["person"]
+    assert [(n["key"], n["papers"], n["url"]) for n in shown["namesakes"]] == [(other.key, 3, f"/author/{other.key}")]
+
+
+def test_the_page_links_every_person_a_shared_name_may_mean(namesakes_dir):
+    from fastapi.testclient import TestClient
+
+    from papersift.server import create_app
+
+    with TestClient(create_app(namesakes_dir, allowed_hosts=["testserver"])) as client:
+        for lang in ("en", "zh"):
+            page = client.get("/", params={"q": "Ada Lovelace", "mode": "keyword", "lang": lang}).text
+            assert page.count('class="namesake"') == 1
+            assert "/author/ada-lovelace" in page or "/author/~Ada_Lovelace" in page
+            assert ("Other people with this name" if lang == "en" else "同名的其他作者") in page
+            assert "Analytical Engine Lab" in page
+
+
+def test_a_name_one_person_has_lists_no_namesakes(service):
+    person = search(service, "Max Welling", "keyword").intent.person
+    assert person is not None and person.namesakes == () and person.hint is None
