@@ -284,6 +284,32 @@ def test_dense_hits_below_the_floor_are_left_out_and_unknown_words_get_none(inte
     assert DenseRetriever(intent_dir, service).floors == RELEVANCE_FLOORS["multilingual-e5-small"]
 
 
+def test_hybrid_fuses_the_whole_dense_list_and_the_floor_only_says_which_papers_it_adds(intent_dir):
+    """z-scores are taken over each side's whole list: a dense list cut at the floor would give
+    its papers other scores, and the fused order would change with the floor."""
+    from hybrid_service import CountingEncoder
+    from papersift.search.fusion import fuse_hybrid
+    from papersift.search.hybrid import DENSE_DEPTH, LEXICAL_DEPTH, HybridRetriever
+    from papersift.search.query import parse_query
+    from papersift.search.semantic import DenseRetriever
+
+    service = hybrid_service(intent_dir)[0]
+    text = "graph neural networks"
+    query = parse_query(text)
+    unfloored = DenseRetriever(intent_dir, service, encoder=CountingEncoder(), floor=None)
+    everything = unfloored.rank_text(text, query, DENSE_DEPTH)
+    floor = everything[40][1]
+    floored = DenseRetriever(intent_dir, service, encoder=CountingEncoder(), floor=floor)
+    hybrid = HybridRetriever(floored, service)
+    request = SearchRequest(query=text, mode="hybrid")
+    lexical = hybrid.lexical_ranking(query, LEXICAL_DEPTH)
+    members = hybrid.kept_lexical(query, lexical) | {paper_id for paper_id, score in everything if score >= floor}
+    expected = [(paper_id, score) for paper_id, score in fuse_hybrid(text, lexical, everything) if paper_id in members]
+    assert hybrid.retrieve(request, query, 1000) == expected
+    below = {paper_id for paper_id, score in everything if score < floor} - hybrid.kept_lexical(query, lexical)
+    assert below and not below & {paper_id for paper_id, _ in expected}
+
+
 @pytest.mark.parametrize("sort", ["newest", "oldest"])
 def test_a_hybrid_result_set_sorted_by_year_lists_each_paper_once_in_year_order(service, papers, sort):
     request = SearchRequest(query="graph neural networks", mode="hybrid", sort=sort)

@@ -26,7 +26,7 @@ from papersift.search.dense import make_retriever as make_dense_retriever
 from papersift.search.fusion import fuse_hybrid, zscore_sum
 from papersift.search.query import ParsedQuery, query_text
 from papersift.search.retrieval import KeywordSide
-from papersift.search.semantic import DenseRetriever
+from papersift.search.semantic import DenseRetriever, kept_only
 from papersift.search.similar import clip_like_text
 from papersift.search.stages import stage
 from papersift.search.types import SearchRequest
@@ -110,14 +110,17 @@ class HybridRetriever:
         if named is not None:
             return named
         dense_side = self.dense_for(query_text(query))
-        dense = dense_side.retrieve(request, query, DENSE_DEPTH, candidate_ids)
+        # the whole dense list is fused (z-scores over it); its floor only says which papers it adds
+        ranked_and_kept = getattr(dense_side, "ranked_and_kept", None)
+        dense, dense_kept = (ranked_and_kept(request, query, DENSE_DEPTH, candidate_ids) if ranked_and_kept is not None
+                             else (dense_side.retrieve(request, query, DENSE_DEPTH, candidate_ids), None))
         lexical = self.lexical_ranking(query, LEXICAL_DEPTH, candidate_ids)
         translated = None if request.literal else self.translated_ranking(query, LEXICAL_DEPTH, candidate_ids)
         trust = getattr(dense_side, "dense_trust", 1.0)  # below 1 while static vectors rank (search/bestvector.py)
         with stage("fusion"):
             fused = fuse_hybrid(query_text(query), lexical, dense, translated, trust)
         kept = self.kept_lexical(query, lexical, candidate_ids)
-        kept.update(paper_id for paper_id, _ in dense)  # above the model's relevance floor (search/semantic.py)
+        kept.update(paper_id for paper_id, _ in kept_only(dense, dense_kept))  # above the model's relevance floor (search/semantic.py)
         kept.update(paper_id for paper_id, _ in translated or ())
         return [(paper_id, score) for paper_id, score in fused if paper_id in kept][:k]
 
