@@ -280,8 +280,10 @@ def test_dense_hits_below_the_floor_are_left_out_and_unknown_words_get_none(inte
     assert kept == [(paper_id, score) for paper_id, score in everything if score >= floor] and 0 < len(kept) < 200
     assert floored.rank_text("qwxzzplk", natural_text_query("qwxzzplk"), 200) == []  # no word of the corpus
     assert unfloored.nearest("qwxzzplk", natural_text_query("qwxzzplk"), 5)  # though it has nearest papers
-    assert set(RELEVANCE_FLOORS) == {"multilingual-e5-small"}  # the static model cannot tell gibberish
+    # the static model cannot tell gibberish from text; e5 and the English model can
+    assert set(RELEVANCE_FLOORS) == {"multilingual-e5-small", "all-MiniLM-L6-v2"}
     assert DenseRetriever(intent_dir, service).floors == RELEVANCE_FLOORS["multilingual-e5-small"]
+    assert DenseRetriever(intent_dir, service, model="all-MiniLM-L6-v2").floors == RELEVANCE_FLOORS["all-MiniLM-L6-v2"]
 
 
 def test_hybrid_fuses_the_whole_dense_list_and_the_floor_only_says_which_papers_it_adds(intent_dir):
@@ -355,14 +357,11 @@ def namesakes_dir(sample_data_dir, tmp_path_factory):
 
     target = tmp_path_factory.mktemp("namesakes")
     papers = sorted((paper for _, paper in Store(sample_data_dir, readonly=True).iter_papers(0)), key=lambda p: p.id)[:60]
-    changed = []
-    for at, paper in enumerate(papers):
-        if at < 9:
-            first = at < 6
-            paper = replace(paper, authors=("Ada Lovelace", *paper.authors[1:]),
-                            author_ids=("~Ada_Lovelace1" if first else "~Ada_Lovelace2", *[""] * (len(paper.authors) - 1)),
-                            affiliations=("Analytical Engine Lab" if first else "", *[""] * (len(paper.authors) - 1)))
-        changed.append(paper)
+    others = [""] * 40
+    changed = [replace(paper, authors=("Ada Lovelace", *paper.authors[1:]),
+                       author_ids=("~Ada_Lovelace1" if at < 6 else "~Ada_Lovelace2", *others[:len(paper.authors) - 1]),
+                       affiliations=("Analytical Engine Lab" if at < 6 else "", *others[:len(paper.authors) - 1]))
+               if at < 9 else paper for at, paper in enumerate(papers)]
     store = Store(target)
     store.upsert(changed)
     build_identities(store)
