@@ -50,6 +50,7 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "intent_namesakes": {"zh": "同名的其他作者", "en": "Other people with this name"},
     "intent_namesake_papers": {"zh": "{papers} 篇论文", "en": "{papers} papers"},
     "intent_more_namesakes": {"zh": "另有 {count} 位同名作者", "en": "{count} more with this name"},
+    "intent_with_coauthor": {"zh": "常与 {name} 合作", "en": "with {name}"},
     "intent_filters": {"zh": "从检索词读出的筛选条件", "en": "Filters read from your words"},
     "intent_filter_word": {"zh": "筛选", "en": "filter"},
     "reading": {"zh": "英文检索词", "en": "Searched in English"},

@@ -394,7 +394,9 @@ def namesakes_dir(sample_data_dir, tmp_path_factory):
     target = tmp_path_factory.mktemp("namesakes")
     papers = sorted((paper for _, paper in Store(sample_data_dir, readonly=True).iter_papers(0)), key=lambda p: p.id)[:60]
     others = [""] * 40
-    changed = [replace(paper, authors=("Ada Lovelace", *paper.authors[1:]),
+    # the second person always writes with "Charles <Babbage>" (a co-author hint, escaped on the page)
+    changed = [replace(paper, authors=("Ada Lovelace", *(("Charles <Babbage>",) if at >= 6 else paper.authors[1:2]),
+                                       *paper.authors[2:]),
                        author_ids=("~Ada_Lovelace1" if at < 6 else "~Ada_Lovelace2", *others[:len(paper.authors) - 1]),
                        affiliations=("Analytical Engine Lab" if at < 6 else "", *others[:len(paper.authors) - 1]))
                if at < 9 else paper for at, paper in enumerate(papers)]
@@ -417,6 +419,7 @@ def test_a_name_several_people_share_lists_each_with_a_hint_and_their_page(names
     assert [(other.name, other.papers) for other in person.namesakes] == [("Ada Lovelace", 3)]
     other = person.namesakes[0]
     assert other.key != person.key and other.hint.venues and other.hint.affiliation is None
+    assert other.hint.coauthor == "Charles <Babbage>"
     years = sorted(paper.year for paper in Store(namesakes_dir, readonly=True).get_many(
         [pid for pid, in Store(namesakes_dir, readonly=True).read(
             "SELECT paper_id FROM paper_authors WHERE author_id=?", (other.key,))]).values())
@@ -437,6 +440,7 @@ def test_the_page_links_every_person_a_shared_name_may_mean(namesakes_dir):
             assert "/author/ada-lovelace" in page or "/author/~Ada_Lovelace" in page
             assert ("Other people with this name" if lang == "en" else "同名的其他作者") in page
             assert "Analytical Engine Lab" in page
+            assert "Charles &lt;Babbage&gt;" in page and "<Babbage>" not in page
 
 
 def test_a_name_one_person_has_lists_no_namesakes(service):

@@ -64,6 +64,7 @@ class ReadingOut(BaseModel):
 
 class PersonHintOut(BaseModel):
     affiliation: str | None = Field(None, description="The person's most frequent affiliation (when listings give one).")
+    coauthor: str | None = Field(None, description="Their most frequent co-author.")
     venues: list[str] = Field(description="Their most frequent venues.")
     years: list[int] | None = Field(None, description="First and last year of their papers.")
 

@@ -108,17 +108,18 @@ def hint_json(hint) -> dict | None:
     """What tells a person from namesakes (search/intent.py Hint), or None."""
     if hint is None:
         return None
-    return {"affiliation": hint.affiliation, "venues": list(hint.venues),
+    return {"affiliation": hint.affiliation, "coauthor": hint.coauthor, "venues": list(hint.venues),
             "years": list(hint.years) if hint.years else None}
 
 
 def hint_text(hint) -> str:
-    """A hint as the terminal shows it after a person's paper count: " · MIT · NeurIPS, ICML · 2019–2024"."""
+    """A hint as the terminal shows it after a person's paper count: " · MIT · with Jane Doe · NeurIPS, ICML · 2019–2024"."""
     if hint is None:
         return ""
     years = None if hint.years is None else (
         str(hint.years[0]) if hint.years[0] == hint.years[1] else f"{hint.years[0]}–{hint.years[1]}")
-    return "".join(f" · {part}" for part in (hint.affiliation, ", ".join(hint.venues), years) if part)
+    coauthor = f"with {hint.coauthor}" if hint.coauthor else None
+    return "".join(f" · {part}" for part in (hint.affiliation, coauthor, ", ".join(hint.venues), years) if part)
 
 
 def reading_json(reading) -> dict | None:

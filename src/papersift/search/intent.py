@@ -89,10 +89,12 @@ def ids_in_url(url: str) -> list[tuple[str, str]]:
 @dataclass(frozen=True, slots=True)
 class Hint:
     """What tells namesakes apart on a results page: a person's most frequent affiliation (when
-    the listings give one), most frequent venues and the years of their papers."""
+    the listings give one), most frequent co-author, most frequent venues and the years of their
+    papers (the shared corpus has no affiliations: there the co-author tells namesakes apart)."""
     affiliation: str | None
     venues: tuple[str, ...]
     years: tuple[int, int] | None
+    coauthor: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,7 +315,7 @@ class Catalog:
                 if other.author_id and other.author_id != identity.author_id]
 
     def hint(self, identity: _Identity) -> Hint:
-        """The identity's most frequent affiliation, venues and year span (two indexed reads)."""
+        """The identity's most frequent affiliation, co-author, venues and year span (indexed reads)."""
         column, value = ("author_id", identity.author_id) if identity.author_id else ("name_key", identity.name_key)
         affiliation = self.store.read(
             f"SELECT affiliation, COUNT(*) AS n FROM paper_authors WHERE {column}=? AND affiliation IS NOT NULL"
@@ -322,11 +324,15 @@ class Catalog:
             f"SELECT p.venue AS venue, COUNT(DISTINCT p.id) AS n, MIN(p.year) AS low, MAX(p.year) AS high"
             f" FROM paper_authors a JOIN papers p ON p.id = a.paper_id WHERE a.{column}=?"
             " GROUP BY p.venue ORDER BY n DESC, p.venue", (value,))
+        coauthor = self.store.read(
+            f"SELECT MIN(b.name) AS name, COUNT(DISTINCT b.paper_id) AS n FROM paper_authors a JOIN paper_authors b"
+            f" ON b.paper_id = a.paper_id AND b.position != a.position WHERE a.{column}=?"
+            " GROUP BY COALESCE(b.author_id, b.name_key) ORDER BY n DESC, name LIMIT 1", (value,))
         lows = [row["low"] for row in venues if row["low"]]
         highs = [row["high"] for row in venues if row["high"]]
         return Hint(affiliation[0]["affiliation"] if affiliation else None,
                     tuple(row["venue"] for row in venues if row["venue"])[:HINT_VENUES],
-                    (min(lows), max(highs)) if lows and highs else None)
+                    (min(lows), max(highs)) if lows and highs else None, coauthor[0]["name"] if coauthor else None)
 
     def shown_name(self, identity: _Identity) -> str:
         if identity.author_id is None:
