@@ -12,7 +12,7 @@ from dataclasses import replace
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.search.conftest import navigable_copy
+from tests.search.conftest import namesakes_copy, navigable_copy
 
 from hybrid_service import hybrid_service
 from papersift.index import vocabulary
@@ -386,26 +386,7 @@ def test_a_person_written_with_one_name_is_found_by_it(sample_data_dir, tmp_path
 # -- namesakes: one spelling, several people ---------------------------------------------------
 @pytest.fixture(scope="module")
 def namesakes_dir(sample_data_dir, tmp_path_factory):
-    """Nine papers by "Ada Lovelace": six by one person (OpenReview id ~Ada_Lovelace1, an
-    affiliation), three by another (~Ada_Lovelace2), so identities make two people of one name."""
-    from papersift.index import lexical
-    from papersift.people.identity import build as build_identities
-
-    target = tmp_path_factory.mktemp("namesakes")
-    papers = sorted((paper for _, paper in Store(sample_data_dir, readonly=True).iter_papers(0)), key=lambda p: p.id)[:60]
-    others = [""] * 40
-    # the second person always writes with "Charles <Babbage>" (a co-author hint, escaped on the page)
-    changed = [replace(paper, authors=("Ada Lovelace", *(("Charles <Babbage>",) if at >= 6 else paper.authors[1:2]),
-                                       *paper.authors[2:]),
-                       author_ids=("~Ada_Lovelace1" if at < 6 else "~Ada_Lovelace2", *others[:len(paper.authors) - 1]),
-                       affiliations=("Analytical Engine Lab" if at < 6 else "", *others[:len(paper.authors) - 1]))
-               if at < 9 else paper for at, paper in enumerate(papers)]
-    store = Store(target)
-    store.upsert(changed)
-    build_identities(store)
-    store.close()
-    lexical.build(target)
-    return target
+    return namesakes_copy(sample_data_dir, tmp_path_factory.mktemp("namesakes"))
 
 
 def test_a_name_several_people_share_lists_each_with_a_hint_and_their_page(namesakes_dir):
