@@ -46,6 +46,11 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "intent_author": {"zh": "作者", "en": "Author"},
     "intent_person_papers": {"zh": "下面是此人的 {papers} 篇论文", "en": "their {papers} papers are listed below"},
     "intent_search_words": {"zh": "按词语检索", "en": "search the words instead"},
+    # a name several people share (search/intent.py Person.namesakes): each listed with a hint
+    "intent_namesakes": {"zh": "同名的其他作者", "en": "Other people with this name"},
+    "intent_namesake_papers": {"zh": "{papers} 篇论文", "en": "{papers} papers"},
+    "intent_more_namesakes": {"zh": "另有 {count} 位同名作者", "en": "{count} more with this name"},
+    "intent_with_coauthor": {"zh": "常与 {name} 合作", "en": "with {name}"},
     "intent_filters": {"zh": "从检索词读出的筛选条件", "en": "Filters read from your words"},
     "intent_filter_word": {"zh": "筛选", "en": "filter"},
     "reading": {"zh": "英文检索词", "en": "Searched in English"},

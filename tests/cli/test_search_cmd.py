@@ -107,3 +107,14 @@ def test_institution_and_has_code_options_filter_as_the_query_language_does(affi
     with_code = _hit_ids(affiliated_dir, "learning", "--has-code")
     assert with_code and with_code == _hit_ids(affiliated_dir, "learning has:code")
     assert all(paper["code_url"] for paper in _hits(affiliated_dir, "learning", "--has-code"))
+
+
+def test_a_name_several_people_share_prints_each_of_them(sample_data_dir, tmp_path):
+    from tests.search.conftest import namesakes_copy
+
+    folder = namesakes_copy(sample_data_dir, tmp_path / "namesakes")
+    result = runner.invoke(app, ["search", "Ada Lovelace", "--mode", "keyword", "--data-dir", str(folder)])
+    assert result.exit_code == 0, result.output
+    also = [line for line in result.stdout.splitlines() if line.strip().startswith("also:")]
+    assert len(also) == 1 and "Ada Lovelace (3 papers · with Charles <Babbage> · " in also[0]
+    assert " ".join(result.stdout.split()).count("→ papersift author '") == 2  # the person shown, and the other

@@ -55,3 +55,28 @@ def service(indexed_dir):
     from papersift.search.service import SearchService
 
     return SearchService(indexed_dir)
+
+
+def namesakes_copy(source: Path, target: Path) -> Path:
+    """60 papers of `source`, nine of them by "Ada Lovelace": six by one person (OpenReview id
+    ~Ada_Lovelace1, an affiliation), three by another (~Ada_Lovelace2, always with "Charles
+    <Babbage>": a co-author hint, escaped on the page), so identities make two people of one name."""
+    from dataclasses import replace
+
+    from papersift.index import lexical
+    from papersift.people.identity import build as build_identities
+    from papersift.store import Store
+
+    papers = sorted((paper for _, paper in Store(source, readonly=True).iter_papers(0)), key=lambda p: p.id)[:60]
+    blank = [""] * 40
+    changed = [replace(paper, authors=("Ada Lovelace", *(("Charles <Babbage>",) if at >= 6 else paper.authors[1:2]),
+                                       *paper.authors[2:]),
+                       author_ids=("~Ada_Lovelace1" if at < 6 else "~Ada_Lovelace2", *blank[:len(paper.authors) - 1]),
+                       affiliations=("Analytical Engine Lab" if at < 6 else "", *blank[:len(paper.authors) - 1]))
+               if at < 9 else paper for at, paper in enumerate(papers)]
+    store = Store(target)
+    store.upsert(changed)
+    build_identities(store)
+    store.close()
+    lexical.build(target)
+    return target

@@ -181,3 +181,27 @@ def test_populations_are_counted_once_per_pair_of_generations(slice_dir, monkeyp
         assert best.populations() == (len(paper_ids[::2]), len(paper_ids) - len(paper_ids[::2]))
     finally:
         shutil.rmtree(model_root(data_dir, DEFAULT_MODEL))
+
+
+def test_the_floor_leaves_out_papers_without_changing_how_the_rest_merge(slice_dir):
+    """The merge standardises each model's list whole; the floor then drops e5's papers under it.
+    (Merging a list cut at the floor gave its papers other z-scores and so another order.)"""
+    data_dir, paper_ids = slice_dir
+    with_e5 = paper_ids[::3]
+    _write(data_dir, DEFAULT_MODEL, with_e5, 384, len(paper_ids), seed=10)
+    try:
+        service = SearchService(data_dir)
+        first = DenseRetriever(data_dir, service, model=STATIC_MODEL, encoder=FakeEncoder(STATIC_MODEL, 256))
+        unfloored = DenseRetriever(data_dir, service, encoder=FakeEncoder(DEFAULT_MODEL, 384), floor=None)
+        e5_scores = dict(unfloored.rank_text("graph neural networks", ParsedQuery(), k=len(paper_ids)))
+        floor = sorted(e5_scores.values(), reverse=True)[len(e5_scores) // 4]  # a quarter of e5's papers clear it
+        floored = DenseRetriever(data_dir, service, encoder=FakeEncoder(DEFAULT_MODEL, 384), floor=floor)
+        request = SearchRequest(query="graph neural networks", mode="semantic")
+        whole = BestVectorRetriever(unfloored, first).retrieve(request, QUERY, k=len(paper_ids))
+        first.outside = floored
+        kept = BestVectorRetriever(floored, first).retrieve(request, QUERY, k=len(paper_ids))
+        assert kept == [(paper_id, score) for paper_id, score in whole
+                        if paper_id not in e5_scores or e5_scores[paper_id] >= floor]
+        assert 0 < sum(paper_id in e5_scores for paper_id, _ in kept) < len(with_e5)
+    finally:
+        shutil.rmtree(model_root(data_dir, DEFAULT_MODEL))

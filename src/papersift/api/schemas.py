@@ -62,11 +62,30 @@ class ReadingOut(BaseModel):
     authors: list[str] = Field(default_factory=list, description="People the query names in Chinese, searched as authors.")
 
 
+class PersonHintOut(BaseModel):
+    affiliation: str | None = Field(None, description="The person's most frequent affiliation (when listings give one).")
+    coauthor: str | None = Field(None, description="Their most frequent co-author.")
+    venues: list[str] = Field(description="Their most frequent venues.")
+    years: list[int] | None = Field(None, description="First and last year of their papers.")
+
+
+class PersonNamesakeOut(BaseModel):
+    name: str
+    key: str = Field(description="Their author page's key (/author/{key}).")
+    papers: int
+    url: str
+    hint: PersonHintOut
+
+
 class PersonOut(BaseModel):
     name: str = Field(description="The person's most used spelling.")
     key: str = Field(description="Their author page's key (/author/{key}).")
     papers: int
     url: str
+    hint: PersonHintOut | None = Field(None, description="What tells them from their namesakes (null without namesakes).")
+    namesakes: list[PersonNamesakeOut] = Field(
+        default_factory=list, description="Other people written the same way, most papers first (the query may mean any).")
+    more_namesakes: int = Field(0, description="Namesakes beyond those listed (their author page lists them).")
 
 
 class UnknownIdOut(BaseModel):

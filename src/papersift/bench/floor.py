@@ -12,6 +12,7 @@ finds that paper above the floor (TITLES papers with abstracts drawn with the sa
 from __future__ import annotations
 
 import random
+import re
 import string
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,11 +25,18 @@ TITLES = 200
 
 
 CJK_QUERIES = 100
+BUCKET_WORDS = (1, 2, 3)
+BUCKET_QUERIES = 100
+TITLE_STOP = frozenset({"a", "an", "the", "of", "for", "and", "in", "on", "with", "to", "via", "by", "from", "is", "are",
+                        "as", "at", "or", "its", "we", "do", "does", "can", "how", "what", "when", "why", "s"})
+
+
+def nonsense_word(rng: random.Random) -> str:
+    return "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(5, 10)))
 
 
 def nonsense(rng: random.Random) -> str:
-    return " ".join("".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(5, 10)))
-                    for _ in range(rng.randint(1, 2)))
+    return " ".join(nonsense_word(rng) for _ in range(rng.randint(1, 2)))
 
 
 def cjk_nonsense(rng: random.Random) -> str:
@@ -68,11 +76,44 @@ def calibrate(data_dir: Path, model: str, queries: int = QUERIES, titles: int = 
             continue
         found = dict(dense.nearest(paper.title, ParsedQuery(), 100))
         own.append(found.get(paper_id, -1.0) >= floor)
+    by_words = words_buckets(dense, floor, sample, papers, seed)
     return {"model": model, "rows": len(index), "coverage": round(dense.coverage(), 4), "queries": len(best),
             "floor": round(floor, 3), "median": round(float(np.median(best)), 3), "p90": round(float(np.quantile(best, 0.9)), 3),
             "p99": round(float(np.quantile(best, 0.99)), 3), "max": round(float(best.max()), 3),
             "own_title_above_floor": round(sum(own) / max(len(own), 1), 3), "titles": len(own),
-            "cjk_floor": round(float(cjk_best.min()), 3), "cjk_median": round(float(np.median(cjk_best)), 3)}
+            "cjk_floor": round(float(cjk_best.min()), 3), "cjk_median": round(float(np.median(cjk_best)), 3),
+            "by_words": by_words}
+
+
+def words_buckets(dense, floor: float, sample: list[str], papers: dict, seed: int,
+                  per_bucket: int = BUCKET_QUERIES) -> list[dict]:
+    """Does the floor depend on how many words a query has? Per length (1, 2, 3 words): the
+    best cosine of gibberish of that many words (lowest, median), and for pseudo-queries of that
+    many consecutive words of a sampled paper's title (stop words and non-words left out), the
+    share whose own paper, when among the 100 nearest, clears the floor."""
+    from papersift.search.query import ParsedQuery
+
+    rng = random.Random(seed + 1)
+    rows = []
+    for words in BUCKET_WORDS:
+        best = np.array([scores[0][1] for scores in (
+            dense.nearest(" ".join(nonsense_word(rng) for _ in range(words)), ParsedQuery(), 1)
+            for _ in range(per_bucket)) if scores])
+        found = []
+        for paper_id in sample[:per_bucket]:
+            paper = papers.get(paper_id)
+            tokens = [token for token in re.findall(r"[A-Za-z]+", paper.title.lower()) if token not in TITLE_STOP] \
+                if paper is not None else []
+            if len(tokens) < words:
+                continue
+            start = rng.randint(0, len(tokens) - words)
+            score = dict(dense.nearest(" ".join(tokens[start:start + words]), ParsedQuery(), 100)).get(paper_id)
+            if score is not None:
+                found.append(score >= floor)
+        rows.append({"words": words, "gibberish_floor": round(float(best.min()), 3),
+                     "gibberish_median": round(float(np.median(best)), 3),
+                     "pseudo_queries": len(found), "own_paper_above_floor": round(sum(found) / max(len(found), 1), 3)})
+    return rows
 
 
 def run(data_dir: Path, models: Sequence[str]) -> dict:
@@ -88,4 +129,12 @@ def markdown(report: dict) -> str:
                      f"| {row['p90']:.3f} "
                      f"| {row['p99']:.3f} | {row['max']:.3f} | {row['own_title_above_floor']:.1%} of {row['titles']} "
                      f"| {row['cjk_floor']:.3f} | {row['cjk_median']:.3f} |")
+    lines += ["", "By query length (gibberish of that many words; pseudo-queries: that many words of a sampled title):", "",
+              "| model | words | gibberish floor | gibberish median | pseudo-queries | own paper above the floor |",
+              "|---|---:|---:|---:|---:|---:|"]
+    for row in report["models"]:
+        for bucket in row.get("by_words", []):
+            lines.append(f"| {row['model']} | {bucket['words']} | {bucket['gibberish_floor']:.3f} "
+                         f"| {bucket['gibberish_median']:.3f} | {bucket['pseudo_queries']} "
+                         f"| {bucket['own_paper_above_floor']:.1%} |")
     return "\n".join(lines) + "\n"

@@ -200,8 +200,9 @@ def bench_floor(
     reports_dir: ReportsDirOption = Path("reports"),
     as_json: JsonOption = False,
 ) -> None:
-    """Each model's relevance floor on this data dir's vectors: the median best cosine of random
-    letter strings (what search/semantic.py RELEVANCE_FLOORS holds), with its spread."""
+    """Each model's relevance floor on this data dir's vectors: the lowest best cosine of random
+    letter strings (what search/semantic.py RELEVANCE_FLOORS holds), with its spread, the share
+    of sampled titles that find their paper above it, and the same per query length (1-3 words)."""
     from papersift.bench import floor
 
     try:

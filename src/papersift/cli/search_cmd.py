@@ -22,7 +22,7 @@ from papersift.cli.app import (
     print_json,
 )
 from papersift.config import DEFAULT_PAGE_SIZE
-from papersift.search.display import format_authors, language_of, search_json
+from papersift.search.display import format_authors, hint_text, language_of, search_json
 from papersift.search.types import Filters, Mode, QuerySyntaxError, SearchRequest, SearchResponse, is_mode, is_sort
 
 MARKED = re.compile(r"<mark>(.*?)</mark>", re.DOTALL)
@@ -116,6 +116,11 @@ def print_response(response: SearchResponse) -> None:
     person = getattr(response.intent, "person", None)
     if person is not None:
         console.print(f"author: {escape(person.name)} → papersift author {escape(person.key)!r}", highlight=False)
+        for other in person.namesakes:  # others written the same way: the query may mean any of them
+            console.print(f"  also: {escape(other.name)} ({other.papers:,} papers{escape(hint_text(other.hint))})"
+                          f" → papersift author {escape(other.key)!r}", highlight=False)
+        if person.more_namesakes:
+            console.print(f"  and {person.more_namesakes:,} more: papersift author {escape(person.name)!r}", highlight=False)
     console.print(f"[bold]论文检索[/]  {shown}{counted}  ({response.took_ms:.1f} ms)\n", highlight=False)
     for hit in response.hits:
         paper = hit.paper

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from papersift.search.fusion import standardized
 from papersift.search.notices import Notice
 from papersift.search.query import ParsedQuery
-from papersift.search.semantic import DenseRetriever
+from papersift.search.semantic import DenseRetriever, kept_only
 from papersift.search.types import SearchRequest
 
 FULL_COVERAGE = 0.999  # as search/hybrid.py: a whole-corpus index written before the last papers came
@@ -108,10 +108,21 @@ class BestVectorRetriever:
 
     def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
                  candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
+        return kept_only(*self.ranked_and_kept(request, query, k, candidate_ids))
+
+    def ranked_and_kept(self, request: SearchRequest, query: ParsedQuery, k: int,
+                        candidate_ids: Sequence[str] | None = None) -> tuple[list[tuple[str, float]], set[str] | None]:
+        """The merged ranking and its papers above their model's floor (semantic.py): both lists
+        are standardised whole, before the floor says which of their papers are kept."""
         if self.full is not None and self.complete():
-            return self.full.retrieve(request, query, k, candidate_ids)
+            return self.full.ranked_and_kept(request, query, k, candidate_ids)
         if self.full is None or self.full.index is None:
-            return self.first_pass.retrieve(request, query, k, candidate_ids)
-        ranked_full = self.full.retrieve(request, query, k, candidate_ids)
-        ranked_first = self.first_pass.retrieve(request, query, k, candidate_ids)  # only papers e5 lacks
-        return merge_by_zscore([ranked_full, ranked_first], k)
+            return self.first_pass.ranked_and_kept(request, query, k, candidate_ids)
+        ranked_full, kept_full = self.full.ranked_and_kept(request, query, k, candidate_ids)
+        ranked_first, kept_first = self.first_pass.ranked_and_kept(request, query, k, candidate_ids)  # papers e5 lacks
+        merged = merge_by_zscore([ranked_full, ranked_first], k)
+        if kept_full is None and kept_first is None:
+            return merged, None
+        dropped = {paper_id for ranked, kept in ((ranked_full, kept_full), (ranked_first, kept_first))
+                   if kept is not None for paper_id, _ in ranked if paper_id not in kept}
+        return merged, {paper_id for paper_id, _ in merged if paper_id not in dropped}

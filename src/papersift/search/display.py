@@ -89,13 +89,36 @@ def intent_json(intent) -> dict | None:
         "kind": intent.kind,
         "paper_id": intent.matched_id,
         "pinned": list(intent.pinned),
-        "person": None if person is None else {"name": person.name, "key": person.key, "papers": len(person.paper_ids),
-                                               "url": f"/author/{quote(person.key, safe='')}"},
+        "person": None if person is None else {
+            "name": person.name, "key": person.key, "papers": len(person.paper_ids),
+            "url": f"/author/{quote(person.key, safe='')}", "hint": hint_json(person.hint),
+            "namesakes": [{"name": other.name, "key": other.key, "papers": other.papers,
+                           "url": f"/author/{quote(other.key, safe='')}", "hint": hint_json(other.hint)}
+                          for other in person.namesakes],
+            "more_namesakes": person.more_namesakes},
         "unknown_id": None if unknown is None else {"kind": unknown[0], "value": unknown[1],
                                                    "command": intent.fetch_command},
         "filter_words": list(intent.filter_words),
         "searched": intent.text,
     }
+
+
+def hint_json(hint) -> dict | None:
+    """What tells a person from namesakes (search/intent.py Hint), or None."""
+    if hint is None:
+        return None
+    return {"affiliation": hint.affiliation, "coauthor": hint.coauthor, "venues": list(hint.venues),
+            "years": list(hint.years) if hint.years else None}
+
+
+def hint_text(hint) -> str:
+    """A hint as the terminal shows it after a person's paper count: " · MIT · with Jane Doe · NeurIPS, ICML · 2019–2024"."""
+    if hint is None:
+        return ""
+    years = None if hint.years is None else (
+        str(hint.years[0]) if hint.years[0] == hint.years[1] else f"{hint.years[0]}–{hint.years[1]}")
+    coauthor = f"with {hint.coauthor}" if hint.coauthor else None
+    return "".join(f" · {part}" for part in (hint.affiliation, coauthor, ", ".join(hint.venues), years) if part)
 
 
 def reading_json(reading) -> dict | None:

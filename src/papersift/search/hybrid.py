@@ -29,7 +29,7 @@ from papersift.search.query import ParsedQuery, query_text
 from papersift.search.rank_features import Signals
 from papersift.search.ranker import LearnedRanker
 from papersift.search.retrieval import KeywordSide
-from papersift.search.semantic import DenseRetriever
+from papersift.search.semantic import DenseRetriever, kept_only
 from papersift.search.similar import clip_like_text
 from papersift.search.stages import stage
 from papersift.search.types import SearchRequest
@@ -120,7 +120,8 @@ class HybridRetriever:
             with stage("rerank"):
                 fused = self.ranker.rerank(signals, self.keyword.backend)
         kept = self.kept_lexical(query, list(signals.lexical), candidate_ids)
-        kept.update(paper_id for paper_id, _ in signals.dense)  # above the model's relevance floor (search/semantic.py)
+        # above the model's relevance floor (search/semantic.py)
+        kept.update(paper_id for paper_id, _ in kept_only(list(signals.dense), signals.dense_kept))
         kept.update(paper_id for paper_id, _ in signals.translated or ())
         return [(paper_id, score) for paper_id, score in fused if paper_id in kept][:k]
 
@@ -129,14 +130,17 @@ class HybridRetriever:
         """Each side's ranking of a query and their fusion: what the learned ranker reads."""
         text = query_text(query)
         dense_side = self.dense_for(text)
-        dense = dense_side.retrieve(request, query, DENSE_DEPTH, candidate_ids)
+        # the whole dense list is fused (z-scores over it); its floor only says which papers it adds
+        ranked_and_kept = getattr(dense_side, "ranked_and_kept", None)
+        dense, dense_kept = (ranked_and_kept(request, query, DENSE_DEPTH, candidate_ids) if ranked_and_kept is not None
+                             else (dense_side.retrieve(request, query, DENSE_DEPTH, candidate_ids), None))
         lexical = self.lexical_ranking(query, LEXICAL_DEPTH, candidate_ids)
         translated = None if request.literal else self.translated_ranking(query, LEXICAL_DEPTH, candidate_ids)
         trust = getattr(dense_side, "dense_trust", 1.0)  # below 1 while static vectors rank (search/bestvector.py)
         with stage("fusion"):
             fused = fuse_hybrid(text, lexical, dense, translated, trust)
         reading = self.reading_for(text) if translated is not None else None
-        return Signals(text, lexical, dense, translated, fused, trust, reading)
+        return Signals(text, lexical, dense, translated, fused, trust, reading, dense_kept)
 
     def kept_lexical(self, query: ParsedQuery, lexical: list[tuple[str, float]],
                      candidate_ids: Sequence[str] | None = None) -> set[str]:

@@ -51,6 +51,8 @@ READ_KEPT = 512  # query texts whose reading is remembered
 SURNAME_SHARE = 0.6  # a lone surname names the person who holds this share of its papers
 LONE_SURNAME_PAPERS = 10  # a lone surname typed in lower case names someone with at least this many papers
 SURNAME_MAX_DOC_FREQ = 30  # ... and is a rare word in papers' text (not "he", "wang" as words)
+NAMESAKES_LISTED = 10  # other people with the spelling a query names, listed with a hint each
+HINT_VENUES = 2  # venues a hint names (the person's most frequent)
 FETCH_COMMANDS = {
     "arxiv": "papersift fetch arxiv --query 'id:{value}'",
     "doi": "papersift ingest FILE (a BibTeX or JSON record that carries the DOI)",
@@ -85,11 +87,36 @@ def ids_in_url(url: str) -> list[tuple[str, str]]:
 
 
 @dataclass(frozen=True, slots=True)
+class Hint:
+    """What tells namesakes apart on a results page: a person's most frequent affiliation (when
+    the listings give one), most frequent co-author, most frequent venues and the years of their
+    papers (the shared corpus has no affiliations: there the co-author tells namesakes apart)."""
+    affiliation: str | None
+    venues: tuple[str, ...]
+    years: tuple[int, int] | None
+    coauthor: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Namesake:
+    """Another person written with the spelling a query names (their own author page)."""
+    name: str
+    key: str
+    papers: int
+    hint: Hint
+
+
+@dataclass(frozen=True, slots=True)
 class Person:
     name: str  # the spelling the identity uses most
     key: str  # what the author page takes: the author id, or the name before identities are built
     paper_ids: tuple[str, ...]
     words: str  # the query words that named the person
+    # Other identities with that spelling (most papers first, at most NAMESAKES_LISTED), how
+    # many more there are, and this person's own hint beside theirs (None without namesakes).
+    namesakes: tuple[Namesake, ...] = ()
+    more_namesakes: int = 0
+    hint: Hint | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,6 +306,34 @@ class Catalog:
             rows = self.store.read("SELECT DISTINCT paper_id FROM paper_authors WHERE name_key=?", (identity.name_key,))
         return tuple(row[0] for row in rows)
 
+    def namesakes(self, identity: _Identity) -> list[_Identity]:
+        """The other people written with this identity's spelling (identities are built), most
+        papers first."""
+        if identity.author_id is None:
+            return []
+        return [other for other in self.identities(identity.name_key)
+                if other.author_id and other.author_id != identity.author_id]
+
+    def hint(self, identity: _Identity) -> Hint:
+        """The identity's most frequent affiliation, co-author, venues and year span (indexed reads)."""
+        column, value = ("author_id", identity.author_id) if identity.author_id else ("name_key", identity.name_key)
+        affiliation = self.store.read(
+            f"SELECT affiliation, COUNT(*) AS n FROM paper_authors WHERE {column}=? AND affiliation IS NOT NULL"
+            " AND affiliation != '' GROUP BY affiliation ORDER BY n DESC, affiliation LIMIT 1", (value,))
+        venues = self.store.read(
+            f"SELECT p.venue AS venue, COUNT(DISTINCT p.id) AS n, MIN(p.year) AS low, MAX(p.year) AS high"
+            f" FROM paper_authors a JOIN papers p ON p.id = a.paper_id WHERE a.{column}=?"
+            " GROUP BY p.venue ORDER BY n DESC, p.venue", (value,))
+        coauthor = self.store.read(
+            f"SELECT MIN(b.name) AS name, COUNT(DISTINCT b.paper_id) AS n FROM paper_authors a JOIN paper_authors b"
+            f" ON b.paper_id = a.paper_id AND b.position != a.position WHERE a.{column}=?"
+            " GROUP BY COALESCE(b.author_id, b.name_key) ORDER BY n DESC, name LIMIT 1", (value,))
+        lows = [row["low"] for row in venues if row["low"]]
+        highs = [row["high"] for row in venues if row["high"]]
+        return Hint(affiliation[0]["affiliation"] if affiliation else None,
+                    tuple(row["venue"] for row in venues if row["venue"])[:HINT_VENUES],
+                    (min(lows), max(highs)) if lows and highs else None, coauthor[0]["name"] if coauthor else None)
+
     def shown_name(self, identity: _Identity) -> str:
         if identity.author_id is None:
             return identity.name
@@ -465,5 +520,11 @@ def _name_like(token: str) -> bool:
 
 
 def _person(catalog: Catalog, identity: _Identity, words: str) -> Person:
-    return Person(catalog.shown_name(identity), identity.author_id or catalog.shown_name(identity),
-                  catalog.papers_of(identity), words)
+    """The person an identity is, with the other people written the same way (namesakes: the
+    query may mean any of them, so each is listed with a hint and a link to their page)."""
+    name = catalog.shown_name(identity)
+    others = catalog.namesakes(identity)
+    listed = tuple(Namesake(catalog.shown_name(other), other.author_id or other.name_key, other.papers, catalog.hint(other))
+                   for other in others[:NAMESAKES_LISTED])
+    return Person(name, identity.author_id or name, catalog.papers_of(identity), words, namesakes=listed,
+                  more_namesakes=max(len(others) - NAMESAKES_LISTED, 0), hint=catalog.hint(identity) if others else None)

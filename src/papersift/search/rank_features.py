@@ -59,6 +59,7 @@ class Signals:
     fused: Ranked
     dense_trust: float = 1.0
     reading: QueryReading | None = None
+    dense_kept: set[str] | None = None  # the dense papers above the model's relevance floor (None: all)
 
 
 def candidates(signals: Signals, head: int = HEAD, list_head: int = LIST_HEAD) -> list[str]:

@@ -47,8 +47,13 @@ from papersift.throttle import Throttle
 # asked as queries, scores above it (e5: 100%). The static first-pass model does not (its
 # gibberish overlaps real one-word queries: `attention` best 0.509, gibberish median 0.427) and has none; for
 # every model, a query none of whose words the corpus has gets no dense hits at all.
+# all-MiniLM-L6-v2 (the English model of hybrid's English queries, search/hybrid.py) clears the
+# same bar (own title 100%); it never ranks a query with CJK words, so its CJK floor is unused.
+# Gibberish of 1, 2 or 3 words reaches the same best cosines (bench floor's "by query length"),
+# so a floor does not depend on a query's length.
 RELEVANCE_FLOORS = {
-    "multilingual-e5-small": {"latin": 0.816, "cjk": 0.834},
+    "multilingual-e5-small": {"latin": 0.816, "cjk": 0.841},
+    "all-MiniLM-L6-v2": {"latin": 0.184, "cjk": 0.173},
 }
 READING_WEIGHT = 1.0  # the English reading's embedding beside the Chinese query's (query_vector)
 FILTER_EXACT_MAX = 5000  # filtered sets up to this size are fetched and searched exactly
@@ -211,15 +216,25 @@ class DenseRetriever:
         return (masks[0] if masks else None), depth
 
     def rank_text(self, text: str, query: ParsedQuery, k: int,
-                  candidate_ids: Sequence[str] | None = None, literal: bool = False) -> list[tuple[str, float]]:
-        """The papers closest to the query's words, down to the model's relevance floor; none
-        when no word of an English query is a word of the corpus (the vector of a string the
-        papers never use is noise: `qwxzzplk` has nearest papers too)."""
+                  candidate_ids: Sequence[str] | None = None, literal: bool = False,
+                  floored: bool = True) -> list[tuple[str, float]]:
+        """The papers closest to the query's words, down to the model's relevance floor
+        (`floored=False`: the k closest, whatever their score); none when no word of an English
+        query is a word of the corpus (the vector of a string the papers never use is noise:
+        `qwxzzplk` has nearest papers too)."""
         if not text or not self._known_words(text):
             return []
         ranked = self.nearest(text, query, k, candidate_ids, literal)
-        floor = None if self.floors is None else self.floors["cjk" if has_cjk(text) else "latin"]
-        return ranked if floor is None else [(paper_id, score) for paper_id, score in ranked if score >= floor]
+        return kept_only(ranked, self.above_floor(text, ranked)) if floored else ranked
+
+    def floor_for(self, text: str) -> float | None:
+        """The relevance floor a query's hits are held to (None: this model has none)."""
+        return None if self.floors is None else self.floors["cjk" if has_cjk(text) else "latin"]
+
+    def above_floor(self, text: str, ranked: Sequence[tuple[str, float]]) -> set[str] | None:
+        """The papers of a ranking of `text` at or above the floor (None: no floor, all of them)."""
+        floor = self.floor_for(text)
+        return None if floor is None else {paper_id for paper_id, score in ranked if score >= floor}
 
     def nearest(self, text: str, query: ParsedQuery, k: int,
                 candidate_ids: Sequence[str] | None = None, literal: bool = False) -> list[tuple[str, float]]:
@@ -267,6 +282,25 @@ class DenseRetriever:
 
     def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
                  candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
+        """The ranking of the request's result set: its papers above the relevance floor."""
+        return kept_only(*self.ranked_and_kept(request, query, k, candidate_ids))
+
+    def ranked_and_kept(self, request: SearchRequest, query: ParsedQuery, k: int,
+                        candidate_ids: Sequence[str] | None = None) -> tuple[list[tuple[str, float]], set[str] | None]:
+        """The k best papers whatever their scores, and those of them above the relevance floor
+        (None: all). The floor says which papers belong to the result set; it does not cut the
+        list that fusion (hybrid.py) and the merge with the first pass (bestvector.py)
+        standardise scores over: a list cut short at the floor has other z-scores, which moved
+        real hits down (zhterms semantic zh 0.426 -> 0.405 with e5 for 96% of the papers)."""
+        if request.like_id or request.like_text:
+            return self._similar(request, query, k, candidate_ids), None
+        text = query_text(query)
+        ranked = self.rank_text(text, query, k, candidate_ids, literal=request.literal, floored=False)
+        return ranked, self.above_floor(text, ranked)
+
+    def _similar(self, request: SearchRequest, query: ParsedQuery, k: int,
+                            candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
+        """Similar papers: a stored paper's neighbours, or pasted text's (no floor: the page asked for them)."""
         index = self.index
         if index is None:
             return []
@@ -280,10 +314,13 @@ class DenseRetriever:
                     raise
                 return similar_to_vector(index, encoder_work(embed_like_text, self.encoder, paper_text(paper)), depth,
                                          allowed, exclude=[paper.id])
-        if request.like_text:
-            allowed, depth = self._plan(index, query, k, candidate_ids)
-            return index.search_ids(encoder_work(embed_like_text, self.encoder, request.like_text), depth, allowed)
-        return self.rank_text(query_text(query), query, k, candidate_ids, literal=request.literal)
+        allowed, depth = self._plan(index, query, k, candidate_ids)
+        return index.search_ids(encoder_work(embed_like_text, self.encoder, request.like_text or ""), depth, allowed)
+
+
+def kept_only(ranked: list[tuple[str, float]], kept: set[str] | None) -> list[tuple[str, float]]:
+    """A ranking without the papers that are not kept (`kept` None: all are)."""
+    return ranked if kept is None else [(paper_id, score) for paper_id, score in ranked if paper_id in kept]
 
 
 # Query encoding runs in a few slots (half the cores, at least one): five long semantic queries
