@@ -257,14 +257,7 @@ CHIP_FILTERS = [Filters(statuses=("Oral",)), Filters(statuses=("Spotlight",)), F
                 Filters(areas=("Deep Learning",)), Filters(venues=("UAI", "AISTATS"))]
 
 
-@pytest.mark.parametrize("mode", [
-    "keyword",
-    pytest.param("hybrid", marks=pytest.mark.xfail(strict=True, reason=(
-        "not fixed (issue 27): a filtered retrieval ranks the filtered papers to its full depth, while a chip "
-        "counts the unfiltered list's papers that pass (facet_counts.beside_filters): 'learning' + Oral lists 98 "
-        "papers, its chip says 67"))),
-    pytest.param("semantic", marks=pytest.mark.xfail(strict=True, reason="as hybrid: 'learning' + Oral lists 98, the chip 53")),
-])
+@pytest.mark.parametrize("mode", ["keyword", "hybrid", "semantic"])
 def test_a_filters_chip_counts_what_choosing_it_lists(service, mode):
     """The sidebar counts a filtered group beside its own filter: the chosen values' counts add up
     to the total the filter gives."""

@@ -67,7 +67,14 @@ def beside_filters(counter_for: Callable[[SearchRequest], Counter], request: Sea
     count = counter_for(replace(request, filters=without(request.filters, *groups)))
     counted = dict(facets)
     for name in groups:
-        counted[name] = count(without(request.filters, name))[1].get(name, [])
+        # The chosen values count what choosing them lists (the request's own facets): in semantic
+        # and hybrid modes a filtered retrieval ranks the filtered papers to its full depth, deeper
+        # than the unfiltered list reaches; the other values count the unfiltered list's papers.
+        chosen = {value.value: value.count for value in facets.get(name, [])}
+        beside = [FacetValue(value.value, chosen.pop(value.value, value.count))
+                  for value in count(without(request.filters, name))[1].get(name, [])]
+        beside += [FacetValue(value, papers) for value, papers in chosen.items()]
+        counted[name] = beside if name == "year" else sorted(beside, key=lambda value: -value.count)
     return counted
 
 
