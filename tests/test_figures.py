@@ -64,3 +64,27 @@ def test_the_cheap_figures_have_not_drifted(figures, shared_data, tmp_path):
         assert result.exit_code == 0, result.output
         measured = orjson.loads(result.stdout[result.stdout.index("{"):])["metrics"]["all"][figure["metric"].lower()]
         assert measured == pytest.approx(figure["value"], abs=figure["tolerance"]), (key, measured)
+
+
+# A measured figure in prose: a metric value (0.xyz), a latency, a rate, a time or a ratio.
+MEASURED_IN_PROSE = re.compile(r"\b0\.\d{2,}\b|\d\s?(?:ms|QPS)\b|(?<!every )\b\d+(?:\.\d+)?\s?(?:s|min)\b|\d(?:\.\d+)?×")
+PUBLISHED = [ROOT / "README.md", ROOT / "docs" / "benchmarks.md"]
+
+
+def figures_in_prose(text: str) -> list[str]:
+    """The measured figures of a page outside its generated tables and its code blocks."""
+    text = re.sub(r"<!-- figures:(\w+).*?<!-- /figures:\1 -->", "", text, flags=re.S)
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    return [line for line in text.splitlines() if MEASURED_IN_PROSE.search(line)]
+
+
+def test_the_published_pages_state_figures_only_in_their_generated_tables():
+    for page in PUBLISHED:
+        assert figures_in_prose(page.read_text(encoding="utf-8")) == [], page.name
+
+
+def test_a_figure_typed_into_prose_is_found():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert figures_in_prose(text + "\nquickstart serves in ~10 s; hybrid MRR@10 0.61, p50 40 ms, 0.7× bm25s\n") == [
+        "quickstart serves in ~10 s; hybrid MRR@10 0.61, p50 40 ms, 0.7× bm25s"]
+    assert figures_in_prose("progress every 30 s, 44,693 papers, Python 3.10–3.13") == []
