@@ -117,12 +117,9 @@ class QueryCompiler:
     def compile(self, query: ParsedQuery, candidate_ids: Sequence[str] | None = None,
                 require_abstract: bool = False) -> Compiled:
         compiled = Compiled(match_all=query.match_all)
-        relaxed: list[Words] = []
+        strict, relaxed = query.split_required()
         dropped = 0
-        for node in query.required:
-            if not query.match_all and isinstance(node, Words) and node.field is None and not node.phrase:
-                relaxed.append(node)
-                continue
+        for node in strict:
             part, alternatives = self._node(node, compiled)
             if part is None:
                 dropped += 1

@@ -83,6 +83,18 @@ class ParsedQuery:
     def relaxed(self, match: str = "any") -> ParsedQuery:
         return replace(self, match=match)
 
+    def split_required(self) -> tuple[list[Node], list[Words]]:
+        """The required nodes that must each match, and the plain words of which any may (in
+        "any" mode: unfielded, unquoted words); every engine compiles the two apart."""
+        strict: list[Node] = []
+        relaxed: list[Words] = []
+        for node in self.required:
+            if not self.match_all and isinstance(node, Words) and node.field is None and not node.phrase:
+                relaxed.append(node)
+            else:
+                strict.append(node)
+        return strict, relaxed
+
     def with_filters(self, filters: Filters) -> ParsedQuery:
         return replace(self, filters=merge_filters(self.filters, filters))
 

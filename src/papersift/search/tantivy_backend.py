@@ -210,12 +210,9 @@ class TantivyBackend:
         """The query to rank with, and the same query without its score-only clauses."""
         must: list[tantivy.Query] = []
         title_boosts: list[tantivy.Query] = []
-        relaxed_words: list[Words] = []
+        strict, relaxed_words = query.split_required()
         dropped = 0
-        for node in query.required:
-            if not query.match_all and isinstance(node, Words) and node.field is None and not node.phrase:
-                relaxed_words.append(node)
-                continue
+        for node in strict:
             compiled = self._words(node, title_boosts) if isinstance(node, Words) else self._node(node)
             if compiled is None:
                 dropped += 1
