@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from tests.search.conftest import indexed_copy
 
 from hybrid_service import add_vectors_and_bridge, hybrid_service
-from papersift.search.types import Filters, SearchRequest
+from papersift.search.types import FacetValue, Filters, SearchRequest
 from papersift.server import create_app
 from served_papers import TEST_HOSTS
 
@@ -78,7 +78,9 @@ FACET_FILTERS = {"venue": ("venues",), "year": ("year_from", "year_to"), "area":
 
 
 def previous_beside_filters(service, request: SearchRequest, facets: dict) -> dict:
-    """The counts before this change: one whole search per filtered group (api/backend.py)."""
+    """The counts before this change: one whole search per filtered group (api/backend.py); the
+    chosen values of a group count what the request lists (its own facets: issue 27's chips)."""
+    own = dict(facets)
     facets = dict(facets)
     for name, fields in FACET_FILTERS.items():
         cleared = {field: (None if field.startswith("year") else ()) for field in fields}
@@ -87,7 +89,11 @@ def previous_beside_filters(service, request: SearchRequest, facets: dict) -> di
         if name == "subarea" and len(request.filters.areas) != 1:
             continue
         without_own = replace(request, filters=replace(request.filters, **cleared))
-        facets[name] = service.search(replace(without_own, page=1, size=1, with_facets=True)).facets.get(name, [])
+        others = service.search(replace(without_own, page=1, size=1, with_facets=True)).facets.get(name, [])
+        chosen = {value.value: value.count for value in own.get(name, [])}
+        counted = [FacetValue(value.value, chosen.pop(value.value, value.count)) for value in others]
+        counted += [FacetValue(value, count) for value, count in chosen.items()]
+        facets[name] = counted if name == "year" else sorted(counted, key=lambda value: -value.count)
     return facets
 
 

@@ -36,6 +36,7 @@ FACET_FILTERS = {
     "institution": ("institutions",),
 }
 _CLEARED = {"year_from": None, "year_to": None, "has_code": False}  # else an empty tuple
+SINGLE_VALUED = frozenset({"venue", "year", "area", "subarea", "status"})  # one value a paper
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,10 +68,12 @@ def beside_filters(counter_for: Callable[[SearchRequest], Counter], request: Sea
     count = counter_for(replace(request, filters=without(request.filters, *groups)))
     counted = dict(facets)
     for name in groups:
-        # The chosen values count what choosing them lists (the request's own facets): in semantic
-        # and hybrid modes a filtered retrieval ranks the filtered papers to its full depth, deeper
-        # than the unfiltered list reaches; the other values count the unfiltered list's papers.
-        chosen = {value.value: value.count for value in facets.get(name, [])}
+        # A single-valued group's chosen values count what choosing them lists (the request's own
+        # facets): in semantic and hybrid modes a filtered retrieval ranks the filtered papers to its
+        # full depth, deeper than the unfiltered list reaches; the other values count the unfiltered
+        # list's papers. (A paper has several institutions: the request's own institution counts are
+        # its papers' other institutions too, so that group is counted as its filter were off.)
+        chosen = {value.value: value.count for value in facets.get(name, [])} if name in SINGLE_VALUED else {}
         beside = [FacetValue(value.value, chosen.pop(value.value, value.count))
                   for value in count(without(request.filters, name))[1].get(name, [])]
         beside += [FacetValue(value, papers) for value, papers in chosen.items()]
