@@ -151,3 +151,24 @@ def test_status_and_topic_coverage_in_chromium_in_both_languages(browser, status
             assert expected[lang]["/topics"][1] in facet, (lang, facet)
         context.close()
     assert errors == []
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_data_dir_without_the_background_chain_has_a_status_page_too(tmp_path, sample_records, lang):
+    """`papersift index` + `serve` (no quickstart): no background.json, so no log line to show."""
+    import gzip
+
+    import orjson
+
+    source = tmp_path / "papers.jsonl.gz"
+    with gzip.open(source, "wb") as handle:
+        handle.write(b"".join(orjson.dumps(record) + b"\n" for record in sample_records[:30]))
+    data_dir = tmp_path / "data"
+    store = Store(data_dir)
+    ingest_paths(store, [source])
+    store.close()
+    lexical.build(data_dir)
+    with _local(data_dir) as client:
+        response = client.get(f"/status?lang={lang}")
+    assert response.status_code == 200, response.text
+    assert "status_last_log" not in response.text and ("Last line of the log" not in response.text)

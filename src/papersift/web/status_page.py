@@ -57,8 +57,9 @@ def _lines(status: dict, lang: Lang) -> dict:
         "topic_model": t("status_topic_model", version=status["topics"]["model_version"])
         if status["topics"]["model_version"] else None,
     }
-    if background is None:
+    if background is None:  # a data dir that quickstart's background chain never ran in
         lines["background"] = [t("status_no_background")]
+        lines["last_log"] = None
     else:
         stages = []
         for number_, stage in enumerate(background["stages"], start=1):
