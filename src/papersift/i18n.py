@@ -107,8 +107,9 @@ MESSAGES: dict[str, dict[Lang, str]] = {
                              "{without} 篇尚无主题。",
                        "en": "{labelled} papers carry the topic their source lists ({lists}); {predicted} have a topic "
                              "predicted by a classifier (marked “predicted”); {without} have none yet."},
-    "topic_coverage_pending": {"zh": "其余论文的主题正在预测；完成之前，这里的计数只包含已有主题的论文。",
-                               "en": "The other papers' topics are being predicted; until then these counts cover "
+    # said the same whether or not a background prediction runs now (a data dir indexed by hand has none)
+    "topic_coverage_pending": {"zh": "其余论文还没有主题；在它们得到主题之前，这里的计数只包含已有主题的论文。",
+                               "en": "The other papers have no topic yet; until they get one, these counts cover "
                                      "only the papers that have one."},
     "topic_area_labelled": {"zh": "其中 {count} 篇来自来源列表", "en": "{count} of them from the source lists"},
     "api_docs": {"zh": "API 文档", "en": "API docs"},
