@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import orjson
 import uvicorn
@@ -130,6 +131,14 @@ SCREENSHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
 # CSP): every Content-Security-Policy violation the page reports lands in window.__csp.
 CSP_WATCH = ("window.__csp = []; document.addEventListener('securitypolicyviolation', "
              "(e) => window.__csp.push(e.violatedDirective + ' ' + (e.blockedURI || 'inline') + ' ' + e.sourceFile));")
+
+
+def watched_page(context) -> tuple[Any, list[str]]:
+    """A new page of `context` and the list its uncaught script errors land in."""
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return page, errors
 
 
 @contextmanager

@@ -27,6 +27,7 @@ from served_papers import (
     CSP_WATCH,
     SCREENSHOTS,
     serve_in_thread,
+    watched_page,
 )
 
 pytestmark = pytest.mark.browser
@@ -84,9 +85,7 @@ def check_topic_map(live_server: str) -> None:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         context = browser.new_context(base_url=live_server, viewport={"width": 1400, "height": 1000})
         context.add_init_script(CSP_WATCH)
-        page = context.new_page()
-        errors = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
+        page, errors = watched_page(context)
         page.on("console", lambda message: "Content Security Policy" in message.text and errors.append(message.text))
 
         def serve_big_map(route):

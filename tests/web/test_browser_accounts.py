@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from account_clients import PASSWORDS, Clock, accounts_app
-from served_papers import build_served_data_dir, serve_in_thread
+from served_papers import build_served_data_dir, serve_in_thread, watched_page
 
 pytestmark = pytest.mark.browser
 TAG = "carols-private-tag"
@@ -94,9 +94,7 @@ def test_a_signed_in_user_tags_likes_and_dismisses_with_javascript_on(browser, s
     with serve_in_thread(app) as base_url:
         context = browser.new_context(base_url=base_url, locale="en-US")
         context.add_init_script(CSP_WATCH)
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
+        page, errors = watched_page(context)
         page.goto("/login?next=/&lang=en")
         page.fill("input[name=name]", "bob")
         page.fill("input[name=password]", PASSWORDS["bob"])

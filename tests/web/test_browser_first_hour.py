@@ -18,7 +18,7 @@ import uvicorn
 from typer.testing import CliRunner
 
 from papersift.cli import app
-from served_papers import CSP_WATCH, SCREENSHOTS, serve_in_thread
+from served_papers import CSP_WATCH, SCREENSHOTS, serve_in_thread, watched_page
 
 pytestmark = pytest.mark.browser
 TAG = "图学习"
@@ -37,9 +37,7 @@ def test_a_new_user_in_the_first_hour(browser, sample_records, tmp_path, monkeyp
         with serve_in_thread(server_app) as base_url:
             context = browser.new_context(base_url=base_url, locale="zh-CN")
             context.add_init_script(CSP_WATCH)
-            page = context.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
+            page, errors = watched_page(context)
             page.goto(f"/signin?token={token}&next=" + quote("/?q=learning&mode=keyword&lang=zh", safe=""))
             page.wait_for_url("**/?q=learning&mode=keyword&lang=zh")
             page.screenshot(path=SCREENSHOTS / "first-hour-1-results.png", full_page=False)

@@ -122,7 +122,7 @@ def test_the_status_page_is_refused_off_the_servers_machine(status_dir, lang):
 def test_status_and_topic_coverage_in_chromium_in_both_languages(browser, status_dir, javascript):
     """The operator's page and the topic browser's coverage line as Chromium shows them (served on
     127.0.0.1: the status page's own machine), zh and en, with JavaScript on and off."""
-    from served_papers import SCREENSHOTS, serve_in_thread
+    from served_papers import SCREENSHOTS, serve_in_thread, watched_page
 
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     app = create_app(status_dir, allowed_hosts=("127.0.0.1",))
@@ -135,9 +135,7 @@ def test_status_and_topic_coverage_in_chromium_in_both_languages(browser, status
     }
     with serve_in_thread(app) as base_url:
         context = browser.new_context(base_url=base_url, java_script_enabled=javascript)
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
+        page, errors = watched_page(context)
         for lang, pages in expected.items():
             for path, sentences in pages.items():
                 page.goto(f"{path}?lang={lang}")

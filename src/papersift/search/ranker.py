@@ -102,11 +102,16 @@ class LearnedRanker:
 
 def _load(model_path: Path, meta_path: Path):
     try:
+        meta = orjson.loads(meta_path.read_bytes())
+    except (OSError, ValueError):
+        return None, {}
+    if not meta.get("active", True):  # `rank train` writes models inactive: no booster (nor lightgbm) on the query path
+        return None, meta
+    try:
         import lightgbm
     except ImportError:  # the rank extra is not installed: the fusion ranks
         return None, {}
     try:
-        meta = orjson.loads(meta_path.read_bytes())
         return lightgbm.Booster(model_file=str(model_path)), meta
     except (OSError, ValueError, lightgbm.basic.LightGBMError):
         return None, {}

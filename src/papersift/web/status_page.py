@@ -56,10 +56,10 @@ def _lines(status: dict, lang: Lang) -> dict:
                     without=number(status["topics"]["without"])),
         "topic_model": t("status_topic_model", version=status["topics"]["model_version"])
         if status["topics"]["model_version"] else None,
+        "last_log": background["last_line"] if background else None,
     }
     if background is None:  # a data dir that quickstart's background chain never ran in
         lines["background"] = [t("status_no_background")]
-        lines["last_log"] = None
     else:
         stages = []
         for number_, stage in enumerate(background["stages"], start=1):
@@ -71,7 +71,6 @@ def _lines(status: dict, lang: Lang) -> dict:
         if not background["alive"] and not all(stage["state"] == "done" for stage in background["stages"]):
             stages.append(t("status_background_stopped"))
         lines["background"] = stages
-        lines["last_log"] = background["last_line"]
     if ingest is None:
         lines["ingest"] = t("status_no_ingest")
     else:
