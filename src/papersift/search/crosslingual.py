@@ -36,10 +36,12 @@ from papersift.index.termlexicon import analyzed
 from papersift.search import cedict, zhnorm
 from papersift.search import glossary as bilingual_glossary
 from papersift.search.cedict import english_glosses
-from papersift.search.phrasebridge import PhraseBridge, choose
+from papersift.search.phrasebridge import NEIGHBOUR_CONFIDENCE, PhraseBridge, choose, holds_in_place, nearest_holding
 from papersift.search.query import ParsedQuery, merge_filters, natural_text_query
 from papersift.search.termlexicon import (
     ALTERNATIVES,
+    COMPOSED_SURE_CONFIDENCE,
+    MIN_COMPOSED_PAPERS,
     NAME_SOURCE,
     QueryReading,
     TermLexicon,
@@ -172,15 +174,17 @@ def _read_form(text: str, lexicon: TermLexicon | None, encoder: Encoder | None, 
             # a character the glossary left alone is noise read on its own (弱 of 弱监督学习 reads
             # "good"): the token is read whole, as without the glossary
             pieces = [(token, None)]
+        read: list[TermReading] = []
         for piece, known in pieces:
             if known is not None:
-                terms.append(known)
+                read.append(known)
                 continue
             name = _name_reading(piece, token, lexicon, names)
             if name is not None:
-                terms.append(name)
+                read.append(name)
                 continue
-            terms.extend(_composed(piece, lexicon, encoder, bridge, doc_freq, phrases))
+            read.extend(_composed(piece, lexicon, encoder, bridge, doc_freq, phrases))
+        terms.extend(_phrase_papers_use(token, pieces, read, lexicon, phrases, glossary))
     english = english_text(text, searched_words(terms))
     extra = ""
     if len(CJK_CHARACTER.findall(text)) > DESCRIPTION_CHARS:
@@ -272,18 +276,10 @@ def _agreeing_composition(token: str, pieces: list[tuple[str, TermReading | None
     if reading is None or len(reading.terms) != 1 or not reading.terms[0].english:
         return None
     composed = reading.terms[0]
-    # compared without spaces: the glossary's "nonconvex" is the composition's "non-convex"
-    words = analyzed(composed.english).replace(" ", "")
-    at = 0
-    for text, known_reading in pieces:
-        if known_reading is not None:
-            # in place: a glossary term that starts the token starts the phrase, one that ends
-            # it ends it (梯度提升 composes "improved gradient", which 梯度 "gradient" does not start)
-            part = analyzed(known_reading.english).replace(" ", "")
-            if (not part or part not in words or (at == 0 and not words.startswith(part))
-                    or (at + len(text) == len(token) and not words.endswith(part))):
-                return None
-        at += len(text)
+    # in place: a glossary term that starts the token starts the phrase, one that ends it ends it
+    # (梯度提升 composes "improved gradient", which 梯度 "gradient" does not start)
+    if not holds_in_place(composed.english, _parts(token, pieces, lambda known: (known.english,))):
+        return None
     # less sure than the glossary's own terms by the share of the token it did not know: 集成学习
     # composes "integrated learning", which holds the glossary's 学习 "learning", but that is
     # half the token (zhterms keyword half A, MRR@10: pieces read apart when the glossary
@@ -291,6 +287,60 @@ def _agreeing_composition(token: str, pieces: list[tuple[str, TermReading | None
     confidence = min(term.confidence for term in known) * covered / len(token)
     return TermReading(token, composed.english, composed.alternatives, composed.papers, sure=True,
                        confidence=confidence, source="glossary+composition")
+
+
+def _parts(token: str, pieces: list[tuple[str, TermReading | None]],
+           forms: Callable[[TermReading], tuple[str, ...]]) -> list[tuple[bool, bool, tuple[str, ...]]]:
+    """The glossary's pieces of a token for `holds_in_place`: (starts the token, ends it, forms)."""
+    parts = []
+    at = 0
+    for text, known in pieces:
+        if known is not None:
+            parts.append((at == 0, at + len(text) == len(token), forms(known)))
+        at += len(text)
+    return parts
+
+
+def _phrase_papers_use(token: str, pieces: list[tuple[str, TermReading | None]], read: list[TermReading],
+                       lexicon: TermLexicon, phrases: PhraseBridge | None,
+                       glossary: TermGlossary | None) -> list[TermReading]:
+    """A token read in pieces (the glossary knew some of its words) whose pieces' words put
+    together are no phrase papers use (fewer papers than the lexicon asks of any composed
+    phrase) is read as one phrase papers use, when there is one:
+
+    - its whole composition, when that is one sure phrase: 线性规划 is "linear programming" (260
+      papers), not the glossary's 线性 + 规划 "linear planning" (no paper); 稀疏编码 "sparse
+      coding" (98), not "sparse encoding" (3); as sure as a composition;
+    - else its nearest phrase that holds each glossary piece in place (one of the piece's glossary
+      entries: phrasebridge.nearest_holding): 对抗网络 "adversarial networks" holds 网络 "networks";
+      a guess, as a neighbour is. A token of two terms (图神经网络过平滑) keeps its pieces: no
+      one phrase holds both.
+
+    The pieces' reading stays an alternative."""
+    if len(read) < 2 or any(term.source == NAME_SOURCE for term in read):
+        return read
+    joined = " ".join(term.english for term in read if term.english)
+    together = lexicon.phrase(analyzed(joined)) if joined else None
+    if together is not None and together[1] >= MIN_COMPOSED_PAPERS:  # 状态序列's "state sequence", 15 papers, stays
+        return read
+    reading = lexicon.read(token)
+    whole = reading.terms[0] if reading is not None and len(reading.terms) == 1 else None
+    if whole is not None and whole.english and whole.sure and whole.papers >= MIN_COMPOSED_PAPERS:
+        others = tuple(dict.fromkeys(o for o in (joined, *whole.alternatives) if o and o != whole.english))
+        return [TermReading(token, whole.english, others[:ALTERNATIVES], whole.papers, sure=True,
+                            confidence=COMPOSED_SURE_CONFIDENCE, source="composition")]
+    if phrases is None or glossary is None or not any(known for _, known in pieces):
+        return read
+
+    def forms(known: TermReading) -> tuple[str, ...]:
+        return (known.english, *(entry.en for entry in glossary.lookup_zh(known.chinese)))
+
+    found = nearest_holding(token, _parts(token, pieces, forms), phrases, lexicon)
+    if not found:
+        return read
+    (best, papers), others = found[0], [text for text, _ in found[1:]]
+    return [TermReading(token, best, tuple(dict.fromkeys([joined, *others]))[:ALTERNATIVES], papers, sure=False,
+                        confidence=NEIGHBOUR_CONFIDENCE, source="neighbours")]
 
 
 def _name_reading(piece: str, token: str, lexicon: TermLexicon, names: NameReader | None) -> TermReading | None:

@@ -273,3 +273,32 @@ def candidate_cosines(bridge: PhraseBridge, text: str, keys: list[str], surfaces
             for key, surface in zip(keys, surfaces)]
 
 
+
+
+def holds_in_place(phrase: str, parts: list[tuple[bool, bool, tuple[str, ...]]]) -> bool:
+    """Whether a phrase holds, for each part, one of its English forms: at its start for a part
+    that starts the term, at its end for one that ends it, anywhere otherwise; compared as
+    analyzed words without spaces ("non-convex learning" holds "nonconvex"). `parts`: (starts
+    the term, ends it, the part's English forms)."""
+    words = analyzed(phrase).replace(" ", "")
+    if not words:
+        return False
+    for first, last, forms in parts:
+        keys = [key for key in (analyzed(form).replace(" ", "") for form in forms) if key]
+        if not any(key in words and (not first or words.startswith(key)) and (not last or words.endswith(key))
+                   for key in keys):
+            return False
+    return True
+
+
+def nearest_holding(token: str, parts: list[tuple[bool, bool, tuple[str, ...]]], bridge: PhraseBridge,
+                    lexicon: TermLexicon) -> list[tuple[str, int]]:
+    """The token's nearest phrases (as `choose` scores them) that hold each known part in place
+    (`holds_in_place`), best first, as (spelling, papers): 对抗网络, whose 网络 the glossary reads
+    "networks", is "adversarial networks", a neighbour holding "networks" at its end."""
+    found: dict[str, tuple[float, int]] = {}
+    for neighbour in bridge.neighbours(token, NEIGHBOURS):
+        spelled = lexicon.phrase(neighbour.key)
+        if neighbour.cosine >= MIN_COSINE and spelled is not None and holds_in_place(spelled[0], parts):
+            found.setdefault(spelled[0], (neighbour.cosine + PAPERS_WEIGHT * math.log1p(spelled[1]), spelled[1]))
+    return [(text, found[text][1]) for text in sorted(found, key=lambda text: -found[text][0])]
