@@ -1,0 +1,133 @@
+"""A Chinese term read as a phrase papers write (issue 26, reading without a glossary entry for
+the whole term): a sense's other word forms, and a token the glossary cut into words whose
+words together no paper writes."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from tests.search.test_reading_order import Entry, FakeGlossary
+
+from papersift.index.cedict import dictionary_path
+from papersift.index.phrasevectors import DIM, build_phrase_vectors
+from papersift.index.termlexicon import build_lexicon, dictionary
+from papersift.search.crosslingual import read_query
+from papersift.search.phrasebridge import PhraseBridge, holds_in_place
+from papersift.search.termlexicon import TermLexicon, word_forms
+
+PAPERS = [
+    # 贝叶斯 is "Bayes" in CC-CEDICT; papers write the adjective with 优化 (optimize)
+    *[f"Bayesian optimization of hyperparameters, study {n}" for n in range(12)],
+    *[f"A Bayes optimal classifier under label noise, note {n}" for n in range(5)],
+    # 线性 + 规划 (plan, program): papers say "linear programming", none "linear planning"
+    *[f"Linear programming relaxations for scheduling, case {n}" for n in range(8)],
+    *[f"Motion planning for robots, part {n}" for n in range(4)],
+    # 对抗 composes "resistance" (to resist); papers say "adversarial networks"
+    *[f"Antibiotic resistance in bacteria, item {n}" for n in range(4)],
+    *[f"Generative adversarial networks for images, figure {n}" for n in range(10)],
+    *[f"Adversarial attacks on classifiers, table {n}" for n in range(10)],
+]
+# What a multilingual encoder would say: each Chinese term sits on one English phrase.
+TWINS = {"对抗网络": "adversarial networks", "对抗攻击网络": "adversarial attacks"}
+
+
+def fake_encode(texts: list[str]) -> np.ndarray:
+    rows = []
+    for text in texts:
+        seed = int(hashlib.sha1(TWINS.get(text, text).encode()).hexdigest()[:8], 16)
+        rows.append(np.random.default_rng(seed).normal(size=DIM))
+    rows = np.array(rows, dtype=np.float32).reshape(len(texts), DIM)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def lexicon_of(folder: Path, papers: list[str]) -> TermLexicon:
+    build_lexicon(folder, papers, dictionary(str(dictionary_path())), len(papers), 1)
+    lexicon = TermLexicon.open(folder)
+    assert lexicon is not None
+    return lexicon
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("reading-phrases")
+    lexicon_of(folder, PAPERS)
+    build_phrase_vectors(folder, fake_encode, min_papers=2)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def lexicon(data_dir) -> TermLexicon:
+    found = TermLexicon.open(data_dir)
+    assert found is not None
+    return found
+
+
+@pytest.fixture()
+def bridge(data_dir) -> PhraseBridge:
+    found = PhraseBridge.open(data_dir, fake_encode)
+    assert found is not None
+    return found
+
+
+GLOSSARY = FakeGlossary([
+    Entry("线性", "linear", ("d2l",), 0.9),
+    Entry("规划", "planning", ("d2l",), 0.9),
+    Entry("网络", "networks", ("d2l",), 0.9),
+])
+
+
+def test_word_forms_are_adjectives_of_nouns_and_names_and_nouns_of_participles():
+    assert "bayesian" in word_forms("bayes")
+    assert "categorical" in word_forms("categories")  # the phrase table's spelling is often a plural
+    assert "reduction" in word_forms("reduced")
+    assert "gaussian" in word_forms("gauss")
+    assert word_forms("k-means") == [] and word_forms("of") == []
+
+
+def test_a_sense_takes_the_word_form_papers_use_with_the_rest_of_the_term(lexicon):
+    # the stemmer keeps "bayes" and "bayesian" apart: the composition tries both, papers choose
+    (term,) = lexicon.read("贝叶斯优化").terms
+    assert term.english == "bayesian optimization" and term.papers == 12 and term.sure
+    assert "bayes optimal" in term.alternatives
+
+
+def test_glossary_words_no_paper_writes_together_give_way_to_the_whole_composition(lexicon):
+    reading = read_query("线性规划", lexicon, glossary=GLOSSARY)
+    (term,) = reading.terms
+    assert term.english == "linear programming" and term.source == "composition"
+    assert "linear planning" in term.alternatives
+    assert not reading.shown_sure  # a composition is a guess, as before
+
+
+def test_glossary_words_papers_write_together_stay_the_reading(tmp_path):
+    lexicon = lexicon_of(tmp_path, [*PAPERS, *[f"Linear planning of budgets, row {n}" for n in range(5)]])
+    reading = read_query("线性规划", lexicon, glossary=GLOSSARY)
+    assert [(term.english, term.source) for term in reading.terms] == [("linear", "glossary"), ("planning", "glossary")]
+
+
+def test_a_token_cut_at_a_glossary_word_reads_as_the_nearest_phrase_holding_that_word(lexicon, bridge):
+    # 对抗 composes "resistance"; "resistance networks" no paper writes, no composition reads the whole
+    assert read_query("对抗网络", lexicon, glossary=GLOSSARY).english == "resistance networks"
+    reading = read_query("对抗网络", lexicon, phrases=bridge, glossary=GLOSSARY)
+    (term,) = reading.terms
+    assert (term.english, term.source) == ("adversarial networks", "neighbours")
+    assert "resistance networks" in term.alternatives and not reading.shown_sure
+
+
+def test_a_nearest_phrase_that_drops_a_glossary_word_is_not_the_reading(lexicon, bridge):
+    # the nearest phrase of this token is "adversarial attacks", which does not end in "networks"
+    reading = read_query("对抗攻击网络", lexicon, phrases=bridge, glossary=GLOSSARY)
+    assert "adversarial attacks" not in reading.english
+    assert reading.terms[-1].english == "networks"
+
+
+def test_a_phrase_holds_each_part_in_place():
+    parts = [(False, True, ("networks",))]
+    assert holds_in_place("adversarial networks", parts)
+    assert not holds_in_place("networks of neurons", parts)  # a part that ends the term ends the phrase
+    assert holds_in_place("non-convex learning", [(True, False, ("nonconvex",))])
+    assert holds_in_place("real-time recurrent learning", [(False, False, ("loop", "recurrent"))])
+    assert not holds_in_place("adversarial attacks", parts)
