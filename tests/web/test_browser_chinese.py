@@ -84,13 +84,7 @@ def zh_page(browser, chinese_site):
     context.close()
 
 
-# The bilingual glossary has no 贝叶斯优化 yet, and its 优化 "optimization" agrees with the
-# composition "bayes optimal" (optimal and optimization share a stem): shown as a guess.
-KNOWN_MISREAD = {"贝叶斯优化": "no glossary entry; composition reads 'bayes optimal', shown as maybe"}
-
-
-@pytest.mark.parametrize("query", [pytest.param(query, marks=pytest.mark.xfail(reason=KNOWN_MISREAD[query], strict=True))
-                                   if query in KNOWN_MISREAD else query for query in CASES])
+@pytest.mark.parametrize("query", list(CASES))
 def test_a_chinese_query_shows_its_reading_and_relevant_papers_first(zh_page, query):
     reading, relevant = CASES[query]
     zh_page.goto("/")
