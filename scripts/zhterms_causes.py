@@ -43,6 +43,7 @@ def main() -> None:
     parser.add_argument("data_dir")
     parser.add_argument("--half", default="A")
     parser.add_argument("--traditional")
+    parser.add_argument("--examples", type=int, default=3)
     args = parser.parse_args()
     rows = json.loads(Path(args.report).read_text())["per_query"]["keyword"]
     trad = json.loads(Path(args.traditional).read_text())["per_query"]["keyword"] if args.traditional else {}
@@ -94,7 +95,7 @@ def main() -> None:
         examples.setdefault(cause, []).append(f"{row['text']} → {english!r} ({term_en})")
     print(f"half {args.half}: {far} terms with zh RR at least {GAP} below en")
     for cause, count in causes.most_common():
-        print(f"| {cause} | {count} | {'; '.join(examples[cause][:3])} |")
+        print(f"| {cause} | {count} | {'; '.join(examples[cause][:args.examples])} |")
     if trad:
         print(f"traditional script worse than simplified (any gap): {worse_traditional}")
 

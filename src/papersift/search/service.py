@@ -32,7 +32,7 @@ from papersift.search import facet_counts
 from papersift.search.author_ids import AuthorPapers
 from papersift.search.backend import BackendResult, SearchBackend
 from papersift.search.cited import CITED_DEPTH, CitationCounts
-from papersift.search.crosslingual import carried_over_query, read_query, term_glossary
+from papersift.search.crosslingual import carried_over_query, phrase_query, read_query, term_glossary
 from papersift.search.facet_counts import Counter, FacetSummary
 from papersift.search.intent import NAV_MAX_WORDS, NO_INTENT, PLAIN, Intent, IntentReader
 from papersift.search.notices import Notice
@@ -466,9 +466,12 @@ class SearchService:
         reading = known[text]
         if reading is None or not (reading.searched or reading.authors):
             return None
-        # Searched like its English twin (all words), ranked by any word when none has all.
-        for match, depth in (("all", None), ("any", RELAXED_DEPTH)):
-            carried = carried_over_query(query, reading.searched, match, reading.authors)
+        # Searched as the phrases papers write (crosslingual.phrase_query), else like its English
+        # twin (all words), ranked by any word when none has all.
+        phrased = phrase_query(query, reading)
+        attempts = [(carried_over_query(query, reading.searched, match, reading.authors), depth)
+                    for match, depth in (("all", None), ("any", RELAXED_DEPTH))]
+        for carried, depth in ([(phrased, None)] if phrased is not None else []) + attempts:
             translated = run(carried, depth)
             if translated.total:
                 notices.append(Notice("carried_over", english=reading.searched, total=translated.total,
