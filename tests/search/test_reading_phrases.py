@@ -14,9 +14,10 @@ from tests.search.test_reading_order import Entry, FakeGlossary
 from papersift.index.cedict import dictionary_path
 from papersift.index.phrasevectors import DIM, build_phrase_vectors
 from papersift.index.termlexicon import build_lexicon, dictionary
-from papersift.search.crosslingual import read_query
+from papersift.search.crosslingual import phrase_query, read_query
 from papersift.search.phrasebridge import PhraseBridge, holds_in_place
-from papersift.search.termlexicon import TermLexicon, word_forms
+from papersift.search.query import AnyOf, ParsedQuery, Words
+from papersift.search.termlexicon import QueryReading, TermLexicon, TermReading, word_forms
 
 PAPERS = [
     # 贝叶斯 is "Bayes" in CC-CEDICT; papers write the adjective with 优化 (optimize)
@@ -131,3 +132,36 @@ def test_a_phrase_holds_each_part_in_place():
     assert holds_in_place("non-convex learning", [(True, False, ("nonconvex",))])
     assert holds_in_place("real-time recurrent learning", [(False, False, ("loop", "recurrent"))])
     assert not holds_in_place("adversarial attacks", parts)
+
+
+def _reading(text: str, *terms: TermReading, english: str | None = None, extra: str = "") -> QueryReading:
+    return QueryReading(text, english if english is not None else " ".join(t.english for t in terms if t.source != "name"),
+                        terms, extra)
+
+
+def test_a_term_is_searched_as_its_phrase_and_a_guess_as_it_or_its_first_alternative():
+    sure = TermReading("反向传播", "backpropagation", ("back propagation",), 300, confidence=0.95, source="glossary")
+    guess = TermReading("贝叶斯优化", "bayesian optimization", ("bayes optimal", "optimal bayesian"), 12,
+                        confidence=0.5, source="composition")
+    query = phrase_query(ParsedQuery(excluded=(Words("survey"),)), _reading("反向传播 贝叶斯优化", sure, guess))
+    assert query is not None and query.match_all and query.excluded == (Words("survey"),)
+    assert query.required == (
+        AnyOf((Words("backpropagation", phrase=True),)),
+        AnyOf((Words("bayesian optimization", phrase=True), Words("bayes optimal", phrase=True))),
+    )
+
+
+def test_a_description_or_latin_words_beside_the_terms_are_not_searched_as_phrases():
+    term = TermReading("网络", "networks", (), 9, confidence=0.9, source="glossary")
+    assert phrase_query(ParsedQuery(), _reading("Hopfield网络", term, english="Hopfield networks")) is None
+    assert phrase_query(ParsedQuery(), _reading("网络", term, extra="network net")) is None
+    unread = TermReading("啊", "", (), 0)
+    assert phrase_query(ParsedQuery(), _reading("啊", unread)) is None
+
+
+def test_a_named_person_filters_and_the_terms_are_phrases():
+    name = TermReading("何恺明", "Kaiming He", (), 20, confidence=0.9, source="name")
+    term = TermReading("残差网络", "residual networks", (), 50, confidence=0.9, source="glossary")
+    query = phrase_query(ParsedQuery(), _reading("何恺明 残差网络", name, term))
+    assert query is not None and query.filters.authors == ("Kaiming He",)
+    assert query.required == (AnyOf((Words("residual networks", phrase=True),)),)

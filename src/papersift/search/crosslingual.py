@@ -404,7 +404,8 @@ def phrase_query(query: ParsedQuery, reading: QueryReading) -> ParsedQuery | Non
     0.550 -> 0.623 for one-term queries, half B 0.549 -> 0.638."""
     terms = [term for term in reading.terms if term.source != NAME_SOURCE]
     # nothing searched but the terms' readings (no Latin word typed beside or inside a term: "Hopfield网络")
-    if reading.extra or not terms or reading.english != " ".join(term.english for term in terms):
+    if (reading.extra or not terms or any(not term.english for term in terms)
+            or reading.english != " ".join(term.english for term in terms)):
         return None
     nodes = []
     for term in terms:
