@@ -15,6 +15,7 @@ from papersift.index.cedict import dictionary_path
 from papersift.index.phrasevectors import DIM, build_phrase_vectors
 from papersift.index.termlexicon import build_lexicon, dictionary
 from papersift.search.crosslingual import phrase_query, read_query
+from papersift.search.hybrid import HybridRetriever
 from papersift.search.phrasebridge import PhraseBridge, holds_in_place
 from papersift.search.query import AnyOf, ParsedQuery, Words
 from papersift.search.termlexicon import QueryReading, TermLexicon, TermReading, word_forms
@@ -165,3 +166,30 @@ def test_a_named_person_filters_and_the_terms_are_phrases():
     query = phrase_query(ParsedQuery(), _reading("何恺明 残差网络", name, term))
     assert query is not None and query.filters.authors == ("Kaiming He",)
     assert query.required == (AnyOf((Words("residual networks", phrase=True),)),)
+
+
+class _Hybrid:
+    """What HybridRetriever.translated_ranking asks of itself: the reading and a keyword ranking."""
+
+    def __init__(self, reading: QueryReading, found: dict[bool, list[tuple[str, float]]]):
+        self.reading = reading
+        self.found = found  # phrase query? -> ranking
+        self.asked: list[ParsedQuery] = []
+
+    def reading_for(self, text: str) -> QueryReading:
+        return self.reading
+
+    def lexical_ranking(self, query: ParsedQuery, k: int, candidate_ids=None) -> list[tuple[str, float]]:
+        self.asked.append(query)
+        return self.found[any(isinstance(node, AnyOf) for node in query.required)]
+
+
+def test_hybrid_ranks_the_translated_list_by_the_terms_phrases_and_falls_back_to_their_words():
+    term = TermReading("贝叶斯优化", "bayesian optimization", ("bayes optimal",), 12, confidence=0.5)
+    reading = _reading("贝叶斯优化", term)
+    side = _Hybrid(reading, {True: [("p1", 2.0)], False: [("p2", 1.0)]})
+    assert HybridRetriever.translated_ranking(side, ParsedQuery((Words("贝叶斯优化"),)), 10) == [("p1", 2.0)]  # type: ignore[arg-type]
+    assert side.asked[0].required == (AnyOf((Words("bayesian optimization", phrase=True),
+                                             Words("bayes optimal", phrase=True))),)
+    side = _Hybrid(reading, {True: [], False: [("p2", 1.0)]})  # no paper has the phrases
+    assert HybridRetriever.translated_ranking(side, ParsedQuery((Words("贝叶斯优化"),)), 10) == [("p2", 1.0)]  # type: ignore[arg-type]

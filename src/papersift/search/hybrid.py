@@ -22,7 +22,7 @@ from typing import Protocol
 
 from papersift.index.analyzers import has_cjk
 from papersift.models import ModelError, get_spec, is_built
-from papersift.search.crosslingual import carried_over_query
+from papersift.search.crosslingual import carried_over_query, phrase_query
 from papersift.search.dense import make_retriever as make_dense_retriever
 from papersift.search.fusion import fuse_hybrid, zscore_sum
 from papersift.search.query import ParsedQuery, query_text
@@ -40,6 +40,7 @@ LEXICAL_DEPTH = 200  # fusion rarely lifts a paper from below lexical rank 200 i
 DENSE_DEPTH = 200
 ENGLISH_MODEL = "all-MiniLM-L6-v2"
 FULL_COVERAGE = 0.999
+PHRASES = True  # the translated list ranks the reading's phrases first (crosslingual.phrase_query)
 
 
 class DenseSide(Protocol):
@@ -94,6 +95,11 @@ class HybridRetriever:
         reading = self.reading_for(query_text(query))
         if reading is None or not (reading.searched or reading.authors):
             return None
+        phrased = phrase_query(query, reading) if PHRASES else None  # the phrases papers write, as keyword mode
+        if phrased is not None:
+            ranked = self.lexical_ranking(phrased, k, candidate_ids)
+            if ranked:
+                return ranked
         return self.lexical_ranking(carried_over_query(query, reading.searched, authors=reading.authors), k,
                                     candidate_ids)
 
