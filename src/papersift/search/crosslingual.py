@@ -342,8 +342,9 @@ def _phrase_papers_use(token: str, pieces: list[tuple[str, TermReading | None]],
     found = nearest_holding(token, _parts(token, pieces, forms), phrases, lexicon)
     if not found:
         return read
-    (best, papers), others = found[0], [text for text, _ in found[1:]]
-    return [TermReading(token, best, tuple(dict.fromkeys([joined, *others]))[:ALTERNATIVES], papers, sure=False,
+    best, papers = found[0]
+    others = tuple(dict.fromkeys([joined, *(text for text, _ in found[1:])]))
+    return [TermReading(token, best, others[:ALTERNATIVES], papers, sure=False,
                         confidence=NEIGHBOUR_CONFIDENCE, source="neighbours")]
 
 

@@ -211,23 +211,23 @@ class TermLexicon:
         return found
 
     def _forms(self, key: str) -> tuple[str, ...]:
-        """The other forms of a one-word sense that papers use as a word, marked as the sense is:
+        """The other forms of a one-word dictionary sense that papers use as a word:
         the adjective of a name or noun ("bayes" → "bayesian", "category" → "categorical") and the
         noun of a participle ("reduced" → "reduction"), which the stemmer keeps apart. The phrase
         table then says which form a composition takes, as it chooses among senses: "bayesian
         optimization" (327 papers), not "bayes optimal" (89)."""
-        bare = key.lstrip(SECONDARY)
-        if not bare or " " in bare:
+        # a dictionary sense as it is, not a word of a longer one or an induced one (those are
+        # guesses already: their forms only cost phrase checks, which a long description runs out of)
+        if not key or key.startswith(SECONDARY) or " " in key:
             return ()
-        spelled = self.phrase(bare)
+        spelled = self.phrase(key)
         if spelled is None:
             return ()
-        mark = key[: len(key) - len(bare)]
         found = []
         for form in word_forms(spelled[0].lower()):
             other = analyzed(form)
-            if other and other != bare and " " not in other and self.phrase(other) is not None:
-                found.append(mark + other)
+            if other and other != key and " " not in other and self.phrase(other) is not None:
+                found.append(other)
         return tuple(dict.fromkeys(found))
 
     def phrase(self, key: str) -> tuple[str, int] | None:
