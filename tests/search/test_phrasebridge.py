@@ -25,13 +25,22 @@ PAPERS = [
 TWINS = {"迁移学习": "transfer learning", "弱监督学习": "weak supervision", "迁移学习和迁移学习": "transfer learning"}
 
 
-def fake_encode(texts: list[str]) -> np.ndarray:
-    rows = []
-    for text in texts:
-        seed = int(hashlib.sha1(TWINS.get(text, text).encode()).hexdigest()[:8], 16)
-        rows.append(np.random.default_rng(seed).normal(size=DIM))
-    rows = np.array(rows, dtype=np.float32).reshape(len(texts), DIM)
-    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+def fake_encoder(twins: dict[str, str]):
+    """An encoder placing each text on a random unit vector of its own, a Chinese term of `twins`
+    on its English twin's."""
+
+    def encode(texts: list[str]) -> np.ndarray:
+        rows = []
+        for text in texts:
+            seed = int(hashlib.sha1(twins.get(text, text).encode()).hexdigest()[:8], 16)
+            rows.append(np.random.default_rng(seed).normal(size=DIM))
+        rows = np.array(rows, dtype=np.float32).reshape(len(texts), DIM)
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+    return encode
+
+
+fake_encode = fake_encoder(TWINS)
 
 
 @pytest.fixture(scope="module")

@@ -4,15 +4,14 @@ words together no paper writes."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
-import numpy as np
 import pytest
+from tests.search.test_phrasebridge import fake_encoder
 from tests.search.test_reading_order import Entry, FakeGlossary
 
 from papersift.index.cedict import dictionary_path
-from papersift.index.phrasevectors import DIM, build_phrase_vectors
+from papersift.index.phrasevectors import build_phrase_vectors
 from papersift.index.termlexicon import build_lexicon, dictionary
 from papersift.search.crosslingual import phrase_query, read_query
 from papersift.search.hybrid import HybridRetriever
@@ -36,13 +35,7 @@ PAPERS = [
 TWINS = {"对抗网络": "adversarial networks", "对抗攻击网络": "adversarial attacks"}
 
 
-def fake_encode(texts: list[str]) -> np.ndarray:
-    rows = []
-    for text in texts:
-        seed = int(hashlib.sha1(TWINS.get(text, text).encode()).hexdigest()[:8], 16)
-        rows.append(np.random.default_rng(seed).normal(size=DIM))
-    rows = np.array(rows, dtype=np.float32).reshape(len(texts), DIM)
-    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+fake_encode = fake_encoder(TWINS)
 
 
 def lexicon_of(folder: Path, papers: list[str]) -> TermLexicon:
