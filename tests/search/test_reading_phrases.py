@@ -164,6 +164,8 @@ def test_a_named_person_filters_and_the_terms_are_phrases():
 class _Hybrid:
     """What HybridRetriever.translated_ranking asks of itself: the reading and a keyword ranking."""
 
+    keyword = None  # no keyword side: no document frequencies, every alternative kept
+
     def __init__(self, reading: QueryReading, found: dict[bool, list[tuple[str, float]]]):
         self.reading = reading
         self.found = found  # phrase query? -> ranking
@@ -186,3 +188,16 @@ def test_hybrid_ranks_the_translated_list_by_the_terms_phrases_and_falls_back_to
                                              Words("bayes optimal", phrase=True))),)
     side = _Hybrid(reading, {True: [], False: [("p2", 1.0)]})  # no paper has the phrases
     assert HybridRetriever.translated_ranking(side, ParsedQuery((Words("贝叶斯优化"),)), 10) == [("p2", 1.0)]  # type: ignore[arg-type]
+
+
+def test_a_guess_is_not_searched_with_an_alternative_rarer_than_itself():
+    # by BM25 a rarer alternative's papers would rank above the reading's own ("bayes optimal"
+    # papers before "bayesian optimization" ones for 贝叶斯优化)
+    guess = TermReading("贝叶斯优化", "bayesian optimization", ("bayes optimal",), 12, confidence=0.5)
+    papers = {"bayesian": 2692, "optim": 9000, "bay": 529}
+    query = phrase_query(ParsedQuery(), _reading("贝叶斯优化", guess), lambda term: papers.get(term, 0))
+    assert query is not None and query.required == (AnyOf((Words("bayesian optimization", phrase=True),)),)
+    papers["bay"] = 5000  # as common as the reading's rarest word: searched with it
+    query = phrase_query(ParsedQuery(), _reading("贝叶斯优化", guess), lambda term: papers.get(term, 0))
+    assert query is not None and query.required == (AnyOf((Words("bayesian optimization", phrase=True),
+                                                           Words("bayes optimal", phrase=True))),)

@@ -394,7 +394,7 @@ def carried_over_query(query: ParsedQuery, english: str, match: str = "any",
     return ParsedQuery(natural_text_query(english).required, query.excluded, filters, match=match)
 
 
-def phrase_query(query: ParsedQuery, reading: QueryReading) -> ParsedQuery | None:
+def phrase_query(query: ParsedQuery, reading: QueryReading, doc_freq: DocFreq | None = None) -> ParsedQuery | None:
     """The reading as the phrases papers write, with the filters and exclusions typed: each
     term's reading as one phrase, and a term whose reading is a guess as its reading or its
     first alternatives (PHRASE_ALTERNATIVES), any of them. A Chinese term names one thing, and
@@ -402,7 +402,11 @@ def phrase_query(query: ParsedQuery, reading: QueryReading) -> ParsedQuery | Non
     paper on Bayesian networks that optimizes something). None for a description (its reading
     is searched with the words it may say) or a query with words typed in Latin letters beside
     its terms (searched as before). zhterms keyword, MRR@10 (docs/crosslingual.md): half A
-    0.550 -> 0.623 for one-term queries, half B 0.549 -> 0.638."""
+    0.550 -> 0.623 for one-term queries, half B 0.549 -> 0.638.
+
+    With `doc_freq` (papers having an analyzed word), an alternative rarer than the reading (its
+    rarest word in fewer papers) is left out: ranked by BM25, its rarity alone would put its papers
+    above the reading's (贝叶斯优化: "bayes optimal" papers before "bayesian optimization" ones)."""
     terms = [term for term in reading.terms if term.source != NAME_SOURCE]
     # nothing searched but the terms' readings (no Latin word typed beside or inside a term: "Hopfield网络")
     if (reading.extra or not terms or any(not term.english for term in terms)
@@ -410,10 +414,18 @@ def phrase_query(query: ParsedQuery, reading: QueryReading) -> ParsedQuery | Non
         return None
     nodes = []
     for term in terms:
-        phrases = (term.english,) if term.shown_sure else (term.english, *term.alternatives[:PHRASE_ALTERNATIVES])
+        others = () if term.shown_sure else term.alternatives[:PHRASE_ALTERNATIVES]
+        if doc_freq is not None:
+            others = tuple(other for other in others if _rarest(other, doc_freq) >= _rarest(term.english, doc_freq))
+        phrases = (term.english, *others)
         nodes.append(AnyOf(tuple(Words(phrase, phrase=True) for phrase in dict.fromkeys(phrases))))
     filters = merge_filters(query.filters, Filters(authors=reading.authors)) if reading.authors else query.filters
     return ParsedQuery(tuple(nodes), query.excluded, filters, match="all")
+
+
+def _rarest(phrase: str, doc_freq: DocFreq) -> int:
+    """Papers having the phrase's rarest word (an upper bound of the phrase's own)."""
+    return min((doc_freq(term) for term in terms(phrase, ENGLISH)), default=0)
 
 
 def dictionary_terms(segments: list[str], doc_freq: DocFreq | None = None) -> list[str]:

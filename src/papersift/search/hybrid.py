@@ -95,7 +95,8 @@ class HybridRetriever:
         reading = self.reading_for(query_text(query))
         if reading is None or not (reading.searched or reading.authors):
             return None
-        phrased = phrase_query(query, reading) if PHRASES else None  # the phrases papers write, as keyword mode
+        # the phrases papers write, as keyword mode
+        phrased = phrase_query(query, reading, getattr(self.keyword, "term_doc_freq", None)) if PHRASES else None
         if phrased is not None:
             ranked = self.lexical_ranking(phrased, k, candidate_ids)
             if ranked:
