@@ -402,7 +402,7 @@ def phrase_query(query: ParsedQuery, reading: QueryReading, doc_freq: DocFreq | 
     paper on Bayesian networks that optimizes something). None for a description (its reading
     is searched with the words it may say) or a query with words typed in Latin letters beside
     its terms (searched as before). zhterms keyword, MRR@10 (docs/crosslingual.md): half A
-    0.550 -> 0.623 for one-term queries, half B 0.549 -> 0.638.
+    0.550 -> 0.623 (one-term queries, measured offline), half B 0.549 -> 0.638.
 
     With `doc_freq` (papers having an analyzed word), an alternative rarer than the reading (its
     rarest word in fewer papers) is left out: ranked by BM25, its rarity alone would put its papers
