@@ -199,3 +199,73 @@ def test_remembered_checks_compose_what_checking_each_sense_in_turn_does(lexicon
                     _composed_one_check_at_a_time(lexicon, part, left)
                 compared += 1
     assert compared > 1000
+
+
+class _SwapOneCheckAtATime(TermLexicon):
+    """The walk as it was before its checks skipped the call layers (pagespeed): the halves read
+    the other way round checked through _lookup, each sense's key through phrase() (the
+    reference the faster walk must read alike)."""
+
+    def _known_phrase(self, key: str):
+        return self.phrase(key)
+
+    def _compose(self, units, start, end, budget):
+        from papersift.search.termlexicon import MIN_COMPOSED_PAPERS, _Composed, _keep, _rank
+
+        found: dict = {}
+        for composed in self._in_order(units, start, end, budget):
+            _keep(found, composed)
+        for split in range(start + 1, end):
+            for right in self._in_order(units, split, end, budget):
+                for left in self._in_order(units, start, split, budget):
+                    key = f"{right.key} {left.key}"
+                    spelled = self._lookup(key, budget)
+                    if spelled and spelled[1] >= MIN_COMPOSED_PAPERS:
+                        _keep(found, _Composed(key, spelled[1], left.pieces + right.pieces,
+                                               left.secondary + right.secondary, swapped=True))
+        return sorted(found.values(), key=_rank)
+
+
+def _read_both_ways(path, texts: list[str], keys_held: bool) -> tuple[list, list]:
+    faster, reference = TermLexicon(path), _SwapOneCheckAtATime(path)
+    if keys_held:
+        faster.load_keys()
+        reference.load_keys()
+    return [faster.read(text) for text in texts], [reference.read(text) for text in texts]
+
+
+TERMS = ["图神经网络过平滑", "弱监督学习", "Softmax函数", "网络", "神经网络图", "学习监督弱", "图论的监督学习",
+         "过平滑的图神经网络", "平滑网络学习图", "互联网流量孪生素数", "监督的弱学习网络图"]
+
+
+@pytest.mark.parametrize("keys_held", [False, True])
+def test_the_faster_walk_reads_as_checking_each_key_in_turn(lexicon, monkeypatch, keys_held):
+    # the same readings however soon the budget runs out (checks charged and refused in the same order)
+    for checks in [*range(1, 160), 400, 4000]:
+        monkeypatch.setattr("papersift.search.termlexicon.MAX_LOOKUPS", checks)
+        faster, reference = _read_both_ways(lexicon.path, TERMS, keys_held)
+        assert faster == reference, checks
+    assert any(reading.english for reading in faster)
+
+
+@pytest.fixture(scope="module")
+def corpus_lexicon(tmp_path_factory):
+    """A lexicon of the fixture corpus's 1,992 ICLR papers: phrases enough for the dev terms to compose."""
+    from tests.conftest import LABELED, read_jsonl_gz
+
+    texts = [f"{record['title']}. {record.get('abstract') or ''}" for record in read_jsonl_gz(LABELED)]
+    data_dir = tmp_path_factory.mktemp("corpus-lexicon")
+    build_lexicon(data_dir, texts, dictionary(str(dictionary_path())), len(texts), 1)
+    return TermLexicon.open(data_dir)
+
+
+@pytest.mark.parametrize("keys_held", [False, True])
+def test_the_faster_walk_reads_every_zhterms_dev_term_as_before(shared_data, corpus_lexicon, keys_held):
+    import orjson
+
+    lines = (shared_data / "zhterms" / "queries_dev.jsonl").read_bytes().splitlines()
+    terms = [record["text"] for record in map(orjson.loads, lines) if record["lang"] == "zh"]
+    assert len(terms) == 300
+    faster, reference = _read_both_ways(corpus_lexicon.path, terms, keys_held)
+    assert faster == reference
+    assert sum(bool(reading.english) for reading in faster) > 100  # terms that composed, not 300 empty readings

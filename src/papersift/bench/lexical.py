@@ -28,7 +28,7 @@ import orjson
 
 from papersift.config import DEFAULT_PAGE_SIZE, shared_data_dir
 from papersift.index import lexical
-from papersift.index.rows import RowReader, unpack_row
+from papersift.index.rows import RowReader
 from papersift.ingest.pipeline import ingest_paths
 from papersift.record import Paper
 from papersift.search.query import parse_query
@@ -250,7 +250,7 @@ def row_decoding(folder: Path, pages: int = 500, seed: int = 1) -> dict[str, flo
         return [unpacker.unpack(records, offsets[row], offsets[row + 1]) for row in rows]
 
     def fresh(rows: list[int]) -> list[bytes]:
-        return [unpack_row(records[offsets[row]:offsets[row + 1]], unpacker.zdict) for row in rows]
+        return [unpacker.fresh(records, offsets[row], offsets[row + 1]) for row in rows]
 
     def best_ms(decode: Callable[[list[int]], object]) -> float:
         passes = []

@@ -68,7 +68,9 @@ META_FILE = "papersift.json"
 # 6: facet codes in two groups (publication, topic) instead of one; 7: `code` (a code link)
 # in the publication key and an exact field, `institution` fields (filter, facet counts);
 # 8: rows compressed (zlib with a dictionary of the build's first records, rows.zdict);
-# 9: text without PDF-extraction debris (index/debris.py: soft hyphens joined, line-end pairs added joined)
+# 9: text without PDF-extraction debris (index/debris.py: soft hyphens joined, line-end pairs added joined).
+# Rows of builds since are zstd (rows.zstd-dict, index/rows.py); schema 9 generations with zlib rows
+# (rows.zdict) read and update as they are, so that change needs no new schema version.
 SCHEMA_VERSION = 9
 WRITER_HEAP_BYTES = 256_000_000
 # One indexing thread (Python feeds it on another) whose memory budget holds the whole build:
