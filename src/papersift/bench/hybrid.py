@@ -20,7 +20,7 @@ import numpy as np
 import orjson
 
 from papersift.config import cpu_threads, shared_data_dir
-from papersift.models import DEFAULT_MODEL, get_spec
+from papersift.models import DEFAULT_MODEL, query_variant
 from papersift.search.crosslingual import load_resources
 from papersift.search.service import SearchService
 from papersift.search.stages import timed
@@ -71,9 +71,8 @@ def run(data_dir: str | Path, langs: Sequence[str] = ("en", "zh"),
     service = SearchService(data_dir)
     load_resources()  # jieba and CC-CEDICT, as a server loads them at start
     service.search(SearchRequest(query=WARM_UP, mode="hybrid", size=PAGE_SIZE))
-    spec = get_spec(DEFAULT_MODEL)
     report: dict = {"data_dir": str(data_dir), "threads": cpu_threads(),
-                    "query_encoder": f"{spec.name} {spec.query_variant}",
+                    "query_encoder": f"{DEFAULT_MODEL} {query_variant(DEFAULT_MODEL)}",
                     "load_before": round(os.getloadavg()[0], 2), "runs": {}}
     for lang in langs:
         queries = known_item_queries(lang)
