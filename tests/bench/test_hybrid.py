@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from types import SimpleNamespace
 
-from papersift.bench.hybrid import known_item_queries, markdown, summarize, time_pages
+from papersift.bench.hybrid import known_item_queries, markdown, query_encoder_name, summarize, time_pages
 from papersift.search.stages import stage
 
 
@@ -57,3 +57,8 @@ def test_markdown_names_every_run_and_puts_the_largest_stage_first():
 def test_the_known_item_queries_are_25_a_language(shared_data):
     assert len(known_item_queries("en", shared_data)) == 25
     assert len(known_item_queries("zh", shared_data)) == 25
+
+
+def test_the_report_says_when_e5_is_not_built(tmp_path, monkeypatch):
+    monkeypatch.setenv("PAPERSIFT_MODELS_DIR", str(tmp_path))
+    assert query_encoder_name() == "multilingual-e5-small not built"

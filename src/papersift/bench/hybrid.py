@@ -20,7 +20,7 @@ import numpy as np
 import orjson
 
 from papersift.config import cpu_threads, shared_data_dir
-from papersift.models import DEFAULT_MODEL, query_variant
+from papersift.models import DEFAULT_MODEL, ModelError, query_variant
 from papersift.search.crosslingual import load_resources
 from papersift.search.service import SearchService
 from papersift.search.stages import timed
@@ -66,13 +66,21 @@ def summarize(pages: Sequence[dict]) -> dict:
             "stages_ms": {name: summary([page["stages_ms"].get(name, 0.0) for page in pages]) for name in stages}}
 
 
+def query_encoder_name() -> str:
+    """e5 and the file its queries run (models/built.py query_variant), or that it is not built."""
+    try:
+        return f"{DEFAULT_MODEL} {query_variant(DEFAULT_MODEL)}"
+    except ModelError:
+        return f"{DEFAULT_MODEL} not built"
+
+
 def run(data_dir: str | Path, langs: Sequence[str] = ("en", "zh"),
         log: Callable[[str], None] = lambda _: None) -> dict:
     service = SearchService(data_dir)
     load_resources()  # jieba and CC-CEDICT, as a server loads them at start
     service.search(SearchRequest(query=WARM_UP, mode="hybrid", size=PAGE_SIZE))
     report: dict = {"data_dir": str(data_dir), "threads": cpu_threads(),
-                    "query_encoder": f"{DEFAULT_MODEL} {query_variant(DEFAULT_MODEL)}",
+                    "query_encoder": query_encoder_name(),
                     "load_before": round(os.getloadavg()[0], 2), "runs": {}}
     for lang in langs:
         queries = known_item_queries(lang)
