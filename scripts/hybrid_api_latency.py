@@ -5,7 +5,9 @@
 
 SRC is the source tree the server runs (PYTHONPATH, e.g. /work/main/src to compare branches),
 LANG en or zh. Pass 1: each query once with no query vector remembered (a fresh server); pass 2:
-the same queries again. Prints p50 / p95 / mean ms of each pass and the load average.
+the same queries again. Prints p50 / p95 / mean ms of each pass, the server's CPU ms a page
+(its process time over the pass: what other jobs on a shared machine barely move) and the load
+average.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 
 import httpx
 import orjson
+import psutil
 from serve_latency import wait_until_ready  # scripts/, this script's folder
 
 from papersift.config import shared_data_dir
@@ -34,17 +37,20 @@ def main(src: str, data_dir: str, port: int, lang: str) -> None:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=120) as client:
             wait_until_ready(client, server, log)
             client.get("/api/search", params={"q": "warm up the encoder on graph networks", "mode": "hybrid", "size": 20})
+            process = psutil.Process(server.pid)
             for label in ("pass 1", "pass 2"):
                 took = []
+                cpu_before = sum(process.cpu_times()[:2])
                 for query in queries:
                     started = time.perf_counter()
                     response = client.get("/api/search", params={"q": query, "mode": "hybrid", "size": 20})
                     took.append(time.perf_counter() - started)
                     response.raise_for_status()
                 took.sort()
+                cpu_ms = (sum(process.cpu_times()[:2]) - cpu_before) / len(took) * 1000
                 print(f"{src} {lang} {label}: p50 {took[len(took) // 2] * 1000:.1f} ms, "
                       f"p95 {took[round(0.95 * (len(took) - 1))] * 1000:.1f} ms, mean {statistics.fmean(took) * 1000:.1f} ms, "
-                      f"load {os.getloadavg()[0]:.1f}")
+                      f"server CPU {cpu_ms:.1f} ms a page, load {os.getloadavg()[0]:.1f}")
     finally:
         server.terminate()
         server.wait()

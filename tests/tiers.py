@@ -67,6 +67,9 @@ def _models() -> str | None:
         if not spec.distilled_from and not models.is_built(spec):
             return (f"models tier: {spec.name} is not built in {models.models_dir()}; "
                     "run `papersift models build --all` (or set $PAPERSIFT_MODELS_DIR)")
+        if not spec.distilled_from and models.query_variant(spec.name) != spec.query_variant:
+            return (f"models tier: {spec.name} has no query encoder file (model.{spec.query_variant}.onnx) in "
+                    f"{models.models_dir()}; run `papersift models build --all` to add it")
     return None
 
 

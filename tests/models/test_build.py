@@ -6,7 +6,15 @@ import numpy as np
 import pytest
 from tokenizers import Tokenizer
 
-from papersift.models import DEFAULT_MODEL, ModelError, build_model, get_spec, list_models, load_built
+from papersift.models import (
+    DEFAULT_MODEL,
+    QUERY_INT8,
+    ModelError,
+    build_model,
+    get_spec,
+    list_models,
+    load_built,
+)
 from papersift.models.weights import read_weights
 
 from .bert_reference import bert_mean_pool, run_onnx
@@ -71,3 +79,25 @@ def test_build_is_idempotent(minilm_dir):
 def test_an_unbuilt_model_says_how_to_build_it(tmp_path):
     with pytest.raises(ModelError, match="papersift models build"):
         load_built(MINILM, tmp_path)
+
+
+@pytest.mark.models
+def test_the_query_file_is_int8_per_channel_and_closer_to_fp32_than_the_int8_file(minilm_dir):
+    built = load_built(MINILM, minilm_dir)
+    ids, mask = _tokens(built.tokenizer_path, TEXTS)
+    fp32 = run_onnx(built.onnx_path("fp32"), ids, mask)
+    per_channel = np.sum(fp32 * run_onnx(built.onnx_path(QUERY_INT8), ids, mask), axis=1)
+    per_tensor = np.sum(fp32 * run_onnx(built.onnx_path("int8"), ids, mask), axis=1)
+    assert per_channel.min() > 0.99 and per_channel.min() > per_tensor.min()
+    assert built.onnx_path(QUERY_INT8).stat().st_size < built.onnx_path("fp32").stat().st_size / 3
+
+
+@pytest.mark.models
+def test_an_up_to_date_build_without_the_query_file_gets_it_and_nothing_else_rebuilt(minilm_dir):
+    built = load_built(MINILM, minilm_dir)
+    stamps = {variant: built.onnx_path(variant).stat().st_mtime_ns for variant in ("fp32", "int8")}
+    built.onnx_path(QUERY_INT8).unlink()
+    messages = []
+    build_model(MINILM, minilm_dir, log=messages.append)
+    assert built.onnx_path(QUERY_INT8).is_file() and "added model.query-int8.onnx" in messages[0]
+    assert {variant: built.onnx_path(variant).stat().st_mtime_ns for variant in ("fp32", "int8")} == stamps

@@ -192,6 +192,24 @@ def bench_nav(
     emit_report("bench-nav", report, nav.markdown(report), reports_dir, as_json)
 
 
+@bench_app.command("hybrid")
+def bench_hybrid(
+    data_dir: DataDirOption = None,
+    lang: Annotated[list[str], typer.Option("--lang", help="Known-item query languages (repeatable).")] = ["en", "zh"],  # noqa: B006
+    reports_dir: ReportsDirOption = Path("reports"),
+    as_json: JsonOption = False,
+) -> None:
+    """Hybrid pages of the known-item dev queries split by stage (encode, engine, dense, fusion, rows,
+    highlights, facets, ...), wall and CPU time, first asked and asked again."""
+    from papersift.bench import hybrid
+
+    for name in lang:
+        if name not in ("en", "zh"):
+            fail(f"--lang must be en or zh, not {name!r}")
+    report = hybrid.run(data_dir_of(data_dir), lang, log=lambda message: err_console.print(f"[dim]{message}[/]"))
+    emit_report("bench-hybrid", report, hybrid.markdown(report), reports_dir, as_json)
+
+
 @bench_app.command("floor")
 def bench_floor(
     data_dir: DataDirOption = None,

@@ -8,11 +8,20 @@ where built ones live. The names below are the package's API; the modules hold t
 """
 
 from papersift.models.build import build_model
-from papersift.models.built import BuiltModel, built_files, is_built, list_models, load_built, manifest_expected
+from papersift.models.built import (
+    BuiltModel,
+    built_files,
+    is_built,
+    list_models,
+    load_built,
+    manifest_expected,
+    query_variant,
+)
 from papersift.models.registry import (
     DEFAULT_MODEL,
     MODELS,
     MODELS_DIR_ENV,
+    QUERY_INT8,
     STATIC_MODEL,
     ModelError,
     ModelSpec,
@@ -22,7 +31,7 @@ from papersift.models.registry import (
 )
 
 __all__ = [
-    "DEFAULT_MODEL", "MODELS", "MODELS_DIR_ENV", "STATIC_MODEL", "BuiltModel", "ModelError", "ModelSpec",
+    "DEFAULT_MODEL", "MODELS", "MODELS_DIR_ENV", "QUERY_INT8", "STATIC_MODEL", "BuiltModel", "ModelError", "ModelSpec",
     "PackagedFile", "build_model", "built_files", "get_spec", "is_built", "list_models", "load_built",
-    "manifest_expected", "models_dir",
+    "manifest_expected", "models_dir", "query_variant",
 ]

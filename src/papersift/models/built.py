@@ -62,6 +62,17 @@ def load_built(name: str = DEFAULT_MODEL, root: str | os.PathLike | None = None)
     return BuiltModel(spec, models_dir(root) / spec.name)
 
 
+def query_variant(name: str, root: str | os.PathLike | None = None) -> str:
+    """The variant a model's query encoder runs: its spec's query variant once built, else its
+    passages' (a build from before QUERY_INT8 existed has no such file; `papersift models build`
+    adds it)."""
+    spec = get_spec(name)
+    if spec.distilled_from or spec.query_variant == spec.default_variant:
+        return spec.query_variant
+    built = load_built(name, root)
+    return spec.query_variant if built.onnx_path(spec.query_variant).is_file() else spec.default_variant
+
+
 def list_models(root: str | os.PathLike | None = None) -> list[dict]:
     rows = []
     for spec in MODELS.values():

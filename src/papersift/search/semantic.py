@@ -24,7 +24,7 @@ from papersift.index import vectors as vector_store
 from papersift.index.analyzers import ENGLISH, has_cjk, terms
 from papersift.index.bridge import TermBridge, terms_model
 from papersift.index.embeddings import Encoder, make_encoder, paper_text
-from papersift.models import DEFAULT_MODEL, get_spec
+from papersift.models import DEFAULT_MODEL, get_spec, query_variant
 from papersift.search.fusion import STATIC_DENSE_TRUST
 from papersift.search.memo import Memo
 from papersift.search.notices import Notice
@@ -63,8 +63,9 @@ QUERY_VECTORS_KEPT = 256  # query texts whose vectors are remembered (384 floats
 
 @lru_cache(maxsize=4)
 def shared_encoder(model: str) -> Encoder:
-    """One query encoder per model per process (loading the ONNX session takes about a second)."""
-    return make_encoder(model, variant=get_spec(model).query_variant)
+    """One query encoder per model per process (loading the ONNX session takes about a second), in
+    the model's query variant (models/built.py query_variant: e5's per-channel int8 once built)."""
+    return make_encoder(model, variant=query_variant(model))
 
 
 class DenseRetriever:

@@ -1,0 +1,64 @@
+"""bench hybrid: pages timed by stage, summarised per run, and its report."""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+
+from papersift.bench.hybrid import known_item_queries, markdown, query_encoder_name, summarize, time_pages
+from papersift.search.stages import stage
+
+
+class StagedService:
+    """Stands in for SearchService: each page spends known time in two stages."""
+
+    def __init__(self):
+        self.asked = []
+
+    def search(self, request):
+        self.asked.append((request.query, request.mode, request.size))
+        with stage("encode"):
+            time.sleep(0.02)
+        with stage("engine"):
+            time.sleep(0.005)
+        return SimpleNamespace(hits=[1, 2, 3])
+
+
+def test_each_page_is_a_hybrid_page_of_20_timed_by_stage():
+    service = StagedService()
+    pages = time_pages(service, ["graph neural networks for molecules", "attention is all"])
+    assert service.asked == [("graph neural networks for molecules", "hybrid", 20), ("attention is all", "hybrid", 20)]
+    for page in pages:
+        assert page["hits"] == 3
+        assert page["stages_ms"]["encode"] >= 19
+        assert 4 <= page["stages_ms"]["engine"] < page["stages_ms"]["encode"]
+        assert page["wall_ms"] >= page["stages_ms"]["encode"] + page["stages_ms"]["engine"]
+
+
+def test_summary_gives_each_stage_p50_p95_mean_and_zero_where_a_page_lacks_it():
+    pages = [{"wall_ms": float(ms), "cpu_ms": 1.0, "stages_ms": {"encode": float(ms)}} for ms in range(1, 11)]
+    pages[0]["stages_ms"]["reading"] = 10.0
+    result = summarize(pages)
+    assert result["pages"] == 10
+    assert result["wall_ms"] == {"p50": 5.5, "p95": 9.55, "mean": 5.5}
+    assert result["stages_ms"]["reading"] == {"p50": 0.0, "p95": 5.5, "mean": 1.0}
+
+
+def test_markdown_names_every_run_and_puts_the_largest_stage_first():
+    run = {"pages": 2, "load": 1.2, "wall_ms": {"p50": 30.0, "p95": 70.0, "mean": 40.0},
+           "cpu_ms": {"p50": 20.0, "p95": 30.0, "mean": 22.0},
+           "stages_ms": {"dense": {"p50": 5.0, "p95": 6.0, "mean": 5.5}, "encode": {"p50": 20.0, "p95": 40.0, "mean": 25.0}}}
+    text = markdown({"data_dir": "D", "query_encoder": "e5 int8", "threads": 2, "load_before": 1.0,
+                     "runs": {"en fresh": run}})
+    assert "| en fresh | 2 | 30.0 | 70.0 | 40.0 | 22.0 | 1.2 |" in text
+    assert text.index("| encode | 20.0 | 40.0 | 25.0 |") < text.index("| dense | 5.0 | 6.0 | 5.5 |")
+
+
+def test_the_known_item_queries_are_25_a_language(shared_data):
+    assert len(known_item_queries("en", shared_data)) == 25
+    assert len(known_item_queries("zh", shared_data)) == 25
+
+
+def test_the_report_says_when_e5_is_not_built(tmp_path, monkeypatch):
+    monkeypatch.setenv("PAPERSIFT_MODELS_DIR", str(tmp_path))
+    assert query_encoder_name() == "multilingual-e5-small not built"
