@@ -4,6 +4,8 @@ markdown tables with named columns (term-table)."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -105,3 +107,19 @@ def test_a_term_table_gives_each_rows_chinese_and_english_cells_by_the_header_na
     ]
     # the contributor and note columns, and a table naming no English and Chinese column, are not read
     assert not {en for _, en, _ in found} & {"wang", "li", "zhang", "10M", "chen"}
+
+
+def test_a_git_source_lists_and_reads_files_named_in_chinese(tmp_path):
+    work = tmp_path / "work"
+    shutil.copytree(FIXTURE / "table", work)
+    (work / "GLOSSARY.md").rename(work / "术语表.md")
+    git = ["git", "-C", str(work), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    for command in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "fixture"]):
+        subprocess.run([*git, *command], check=True, capture_output=True)
+    manifest = tmp_path / "sources.toml"
+    manifest.write_text((FIXTURE / "table.toml").read_text().replace('location = "table"', 'location = "work/.git"')
+                        .replace('"GLOSSARY.md"', '"术语*.md"'))
+    (source,) = load_manifest(manifest)
+    assert source.tree().is_git
+    assert source.tree().files() == ["LICENSE", "术语表.md"]
+    assert ("注意力机制", "attention") in {(candidate.zh, candidate.en) for candidate in read_source(source)}

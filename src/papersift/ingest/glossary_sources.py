@@ -170,8 +170,9 @@ class SourceTree:
             self.commit = self._git("rev-parse", "HEAD").strip()
 
     def _git(self, *args: str) -> str:
-        done = subprocess.run(["git", "--git-dir", str(self.location), *args], check=False, capture_output=True,
-                              text=True)
+        # core.quotepath off: a path with non-ASCII characters ("Textbook/术语表.md") listed as it is, not quoted
+        done = subprocess.run(["git", "-c", "core.quotepath=off", "--git-dir", str(self.location), *args], check=False,
+                              capture_output=True, text=True)
         if done.returncode:
             raise SourceError(f"{self.location}: git {' '.join(args)}: {done.stderr.strip()}")
         return done.stdout
