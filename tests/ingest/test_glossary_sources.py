@@ -1,13 +1,17 @@
 """The glossary's readers of translation files kept unit by unit (ingest/glossary_sources.py):
-gettext catalogues (po) and cheatsheet translation templates."""
+gettext catalogues (po) and cheatsheet translation templates; and of glossaries kept as
+markdown tables with named columns (term-table)."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from papersift.ingest.glossary_sources import (
+    LISTED,
     PROSE,
     TRANSLATED,
     SourceError,
@@ -88,3 +92,34 @@ def test_a_manifest_naming_an_unknown_reader_fails_with_the_readers_known(tmp_pa
     manifest.write_text((FIXTURE / "units.toml").read_text().replace('reader = "cheatsheet"', 'reader = "xliff"'))
     with pytest.raises(SourceError, match=r"unknown reader \['xliff'\].*po, cheatsheet"):
         load_manifest(manifest)
+
+
+def test_a_term_table_gives_each_rows_chinese_and_english_cells_by_the_header_names():
+    (source,) = load_manifest(FIXTURE / "table.toml")
+    found = [(candidate.zh, candidate.en, candidate.how) for candidate in read_source(source)]
+    assert found == [
+        ("注意力机制", "attention", LISTED),
+        ("阿姆达尔定律", "amdahl's law", LISTED),  # a link cell gives its text
+        ("长短时记忆", "long short-term memory", LISTED),
+        ("长短时记忆", "LSTM", LISTED),  # the abbreviation column is a second English form
+        ("作业", "job", LISTED),
+        ("批尺寸", "batch size", LISTED),  # columns found by their names, in any order
+    ]
+    # the contributor and note columns, and a table naming no English and Chinese column, are not read
+    assert not {en for _, en, _ in found} & {"wang", "li", "zhang", "10M", "chen"}
+
+
+def test_a_git_source_lists_and_reads_files_named_in_chinese(tmp_path):
+    work = tmp_path / "work"
+    shutil.copytree(FIXTURE / "table", work)
+    (work / "GLOSSARY.md").rename(work / "术语表.md")
+    git = ["git", "-C", str(work), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    for command in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "fixture"]):
+        subprocess.run([*git, *command], check=True, capture_output=True)
+    manifest = tmp_path / "sources.toml"
+    manifest.write_text((FIXTURE / "table.toml").read_text().replace('location = "table"', 'location = "work/.git"')
+                        .replace('"GLOSSARY.md"', '"术语*.md"'))
+    (source,) = load_manifest(manifest)
+    assert source.tree().is_git
+    assert source.tree().files() == ["LICENSE", "术语表.md"]
+    assert ("注意力机制", "attention") in {(candidate.zh, candidate.en) for candidate in read_source(source)}

@@ -9,6 +9,9 @@ Weighing the evidence and writing the vendored file is index/glossary_build.py's
 Readers:
 - `term-list`: one pair a line, "中文，English" / "中文, English" / "中文：English", or a
   markdown table row with a Chinese cell and an English cell;
+- `term-table`: markdown tables whose header names their columns ("|英文|中文|缩写|首次提交人|"):
+  each row's Chinese cell with its English cell (and its abbreviation cell); the other columns
+  (a contributor, a note) are not read;
 - `parallel`: documents that exist in both languages (a Chinese file and its English twin,
   found by a path rewrite, in this source or another one of the manifest): yields the pair of
   texts; index/glossary_align.py aligns their terms;
@@ -55,7 +58,7 @@ ALLOWED_LICENCES: dict[str, tuple[str, ...]] = {
     "CC-BY-SA-4.0": ("Attribution-ShareAlike 4.0",),
 }
 UNIT_READERS = ("po", "cheatsheet")
-READERS = ("term-list", "prose", "parallel", *UNIT_READERS)
+READERS = ("term-list", "term-table", "prose", "parallel", *UNIT_READERS)
 # how a pair was found: a term list, a marked term, an English term glossed in Chinese in running
 # text ("Transformer（变换器）": both ends sure), a Chinese term in running text (its start a guess)
 LISTED, MARKED, GLOSSED, PROSE = "listed", "marked", "glossed", "prose"
@@ -97,6 +100,10 @@ _CHEATSHEET_ITEM = re.compile(rf"{_CHEATSHEET_START}(.+?)\*\*\s*$\s*(?:&#10230;|
                               re.MULTILINE | re.DOTALL)
 _CHEATSHEET_HEAD = re.compile(r"\s*(?:―|—|–|\s-\s|：|:)\s*")
 _LIST_ITEMS = re.compile(r"\s*[,，、;；]\s*")
+# term-table: the header cells naming a table's English, Chinese and abbreviation columns
+_TABLE_HEADS = {"en": ("英文", "英文术语", "英文名称", "english", "english term"),
+                "zh": ("中文", "中文术语", "中文名称", "中文翻译", "译名", "chinese", "chinese term"),
+                "abbr": ("缩写", "简称", "abbreviation", "acronym")}
 _EN_NOT_TERM = re.compile(r"\b(?:e\.g|i\.e|etc|see|http|www|figure|fig|section|chapter|such as)\b")
 
 
@@ -163,8 +170,9 @@ class SourceTree:
             self.commit = self._git("rev-parse", "HEAD").strip()
 
     def _git(self, *args: str) -> str:
-        done = subprocess.run(["git", "--git-dir", str(self.location), *args], check=False, capture_output=True,
-                              text=True)
+        # core.quotepath off: a path with non-ASCII characters ("Textbook/术语表.md") listed as it is, not quoted
+        done = subprocess.run(["git", "-c", "core.quotepath=off", "--git-dir", str(self.location), *args], check=False,
+                              capture_output=True, text=True)
         if done.returncode:
             raise SourceError(f"{self.location}: git {' '.join(args)}: {done.stderr.strip()}")
         return done.stdout
@@ -341,6 +349,34 @@ def read_prose(text: str) -> Iterator[tuple[str, str, str]]:
         yield found.group(3), found.group(2), GLOSSED
 
 
+def _table_cells(line: str) -> list[str]:
+    return [_LINK.sub(r"\1", cell).strip() for cell in fold_width(line).strip().strip("|").split("|")]
+
+
+def read_term_table(text: str) -> Iterator[tuple[str, str, str]]:
+    """(zh, en inside, how) from the rows of markdown tables whose header row names an English
+    and a Chinese column (_TABLE_HEADS); a link cell gives its text; the abbreviation column's
+    cell is a second English form. Other tables, and the other columns, are not read."""
+    columns: dict[str, int] = {}
+    header = True  # the next table row is a header
+    for raw in text.splitlines():
+        if not raw.strip().startswith("|"):
+            columns, header = {}, True
+            continue
+        cells = _table_cells(raw)
+        if header:
+            names = [cell.lower() for cell in cells]
+            columns = {role: names.index(head) for role, heads in _TABLE_HEADS.items() for head in heads if head in names}
+            header = False
+            continue
+        if "en" not in columns or "zh" not in columns or all(re.fullmatch(r":?-*:?", cell) for cell in cells):
+            continue
+        zh, en = (cells[columns[role]] if columns[role] < len(cells) else "" for role in ("zh", "en"))
+        abbr = cells[columns["abbr"]] if "abbr" in columns and columns["abbr"] < len(cells) else ""
+        if has_han(zh) and en and not has_han(en):
+            yield zh, ", ".join(part for part in (en, abbr) if part and not has_han(part)), LISTED
+
+
 def prose_of(path: str, text: str) -> str:
     """The prose of a markdown, mdx, rst or notebook file."""
     return markdown_text(notebook_markdown(text) if path.endswith(".ipynb") else text)
@@ -473,7 +509,7 @@ def read_source(source: Source, converter=None) -> Iterator[Candidate]:
             if reading.reader in UNIT_READERS:
                 yield from unit_candidates(_units_of(reading.reader, text, source, path), source.key, path, convert)
                 continue
-            read = read_term_list if reading.reader == "term-list" else read_prose
+            read = {"term-list": read_term_list, "term-table": read_term_table}.get(reading.reader, read_prose)
             found = read(notebook_markdown(text) if path.endswith(".ipynb") else text)
             yield from prose_candidates(found, source.key, path, convert)
 
