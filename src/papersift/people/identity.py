@@ -33,6 +33,7 @@ from papersift.names import split_name
 from papersift.people.affiliations import institution
 from papersift.people.venues import precompute
 from papersift.store import Store
+from papersift.store import identities as stored
 
 # Chosen on the dev half of the OpenReview ids (sha1(id) % 2 == 0): F1 0.977 at 150, 0.979 at
 # 250, 0.978 at 400; the held-out half is reported beside it by `papersift authors evaluate`.
@@ -271,11 +272,10 @@ def build(store: Store) -> dict:
     (every link of the rule stays within a surname): memory holds a few numbers per author row
     (its paper, its spelling as a 64-bit hash, for co-author evidence) and one surname's rows.
     Identities are staged as they come and swapped in in one transaction (the store's
-    `staging_author_identities`): a killed build changes nothing."""
-    with store.staging_author_identities() as stage, closing(store.author_rows_grouped(_surname)) as grouped:
-        position_of, paper_of, paper_start, key_hashes = _corpus_arrays(store.author_rows_by_paper())
-        rows: list[tuple[int, str | None, int | None]] = []
-        people: list[tuple[int, str, int]] = []
+    `store.identities.staging`): a killed build changes nothing."""
+    with stored.staging(store) as stage, closing(stored.author_rows_grouped(store, _surname)) as grouped:
+        position_of, paper_of, paper_start, key_hashes = _corpus_arrays(stored.author_rows_by_paper(store))
+        rows: list[tuple[int, str | None, str | None, int | None, int | None]] = []
         spellings = 0
         for _, group in groupby(grouped, key=itemgetter(0)):
             mentions = sorted((int(position_of[rowid]), rowid, key, openreview_id, affiliation)
@@ -291,19 +291,18 @@ def build(store: Store) -> dict:
             for indexes, identities, slug in _people(_clusters(keys, coauthors, [mention[4] for mention in mentions]),
                                                      keys, [mention[3] for mention in mentions]):
                 if identities is not None:
-                    rows.extend((mentions[i][1], identity, None) for i, identity in zip(indexes, identities))
+                    rows.extend((mentions[i][1], identity, None, None, None) for i, identity in zip(indexes, identities))
                 else:
                     first = mentions[indexes[0]][0]
-                    rows.extend((mentions[i][1], None, first) for i in indexes)
-                    people.append((first, slug, len(indexes)))
+                    rows.extend((mentions[i][1], None, slug, len(indexes), first) for i in indexes)
             if len(rows) >= STAGE_ROWS:
-                stage.add(rows, people)
-                rows, people = [], []
-        stage.add(rows, people)
+                stage.add(rows)
+                rows = []
+        stage.add(rows)
         if spellings != len(np.unique(key_hashes)):  # two spellings, one hash: co-author evidence would mix them
             raise RuntimeError(f"author identities: {spellings:,} spellings but {len(np.unique(key_hashes)):,}"
                                " distinct hashes of them; run again (Python draws a new hash seed each run)")
-    mentions_count, authors, with_openreview_id = store.author_identity_counts()
+    mentions_count, authors, with_openreview_id = stored.author_identity_counts(store)
     return {"mentions": mentions_count, "authors": authors,
             "venue_summaries": precompute(store),  # venue pages count authors by identity
             "with_openreview_id": with_openreview_id}
