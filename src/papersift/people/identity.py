@@ -19,14 +19,21 @@ from __future__ import annotations
 
 import hashlib
 import re
+from array import array
 from collections import Counter, defaultdict
+from collections.abc import Hashable, Iterable, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, groupby
+from operator import itemgetter
+
+import numpy as np
 
 from papersift.names import split_name
 from papersift.people.affiliations import institution
 from papersift.people.venues import precompute
 from papersift.store import Store
+from papersift.store import identities as stored
 
 # Chosen on the dev half of the OpenReview ids (sha1(id) % 2 == 0): F1 0.977 at 150, 0.979 at
 # 250, 0.978 at 400; the held-out half is reported beside it by `papersift authors evaluate`.
@@ -95,33 +102,45 @@ def cluster_by_exact_name(mentions: list[Mention]) -> list[int]:
 
 def cluster_by_rule(mentions: list[Mention]) -> list[int]:
     """A cluster number per mention, by the rule in the module docstring (ids not used)."""
-    coauthors: dict[str, list[int]] = defaultdict(list)
+    papers: dict[str, list[int]] = defaultdict(list)
     for index, mention in enumerate(mentions):
-        coauthors[mention.paper_id].append(index)
+        papers[mention.paper_id].append(index)
+    coauthors = [[mentions[other].name_key for other in papers[mention.paper_id] if other != index]
+                 for index, mention in enumerate(mentions)]
+    return _clusters([mention.name_key for mention in mentions], coauthors,
+                     [mention.affiliation for mention in mentions])
+
+
+def _clusters(keys: Sequence[str], coauthors: Sequence[Sequence[Hashable]],
+              affiliations: Sequence[str | None]) -> list[int]:
+    """The rule on mentions in corpus order (by paper and position), given each one's name key,
+    its co-authors' name keys (as any token that tells spellings apart) and its affiliation: a
+    cluster number per mention, the index of the cluster's first mention. Every link stays
+    within one surname, so any set of whole surnames gives the same clusters alone as with the
+    rest of the corpus (what `build` relies on)."""
     spellings: dict[str, list[int]] = defaultdict(list)
-    for index, mention in enumerate(mentions):
-        spellings[mention.name_key].append(index)
+    for index, key in enumerate(keys):
+        spellings[key].append(index)
     parts = {key: split_name(key) for key in spellings}
     given_per_surname = Counter(surname for _, surname in parts.values())
 
-    groups = _UnionFind(len(mentions))
+    groups = _UnionFind(len(keys))
     for key, members in spellings.items():
         if given_per_surname[parts[key][1]] < CROWDED_SURNAME:
             for other in members[1:]:
                 groups.union(members[0], other)
             continue
-        by_evidence: dict[str, int] = {}  # crowded: link mentions that share a co-author or affiliation
+        by_evidence: dict[Hashable, int] = {}  # crowded: link mentions that share a co-author or affiliation
         for index in members:
-            evidence = [mentions[other].name_key for other in coauthors[mentions[index].paper_id] if other != index]
-            affiliation = mentions[index].affiliation
+            evidence: list[Hashable] = list(coauthors[index])
+            affiliation = affiliations[index]
             if USE_AFFILIATION and affiliation:
                 evidence.append("@" + institution(affiliation))
             for item in evidence:
                 groups.union(by_evidence.setdefault(item, index), index)
 
-    def collaborators(root_members: list[int]) -> set[str]:
-        return {mentions[other].name_key for index in root_members
-                for other in coauthors[mentions[index].paper_id] if other != index}
+    def collaborators(root_members: list[int]) -> set[Hashable]:
+        return {other for index in root_members for other in coauthors[index]}
 
     # Variants: compatible spellings of one surname that share a co-author.
     blocks: dict[tuple[str, str], set[str]] = defaultdict(set)
@@ -130,48 +149,59 @@ def cluster_by_rule(mentions: list[Mention]) -> list[int]:
             blocks[(surname, given[0][0])].add(key)
             if len(given[0]) == 1 and len(given) > 1:
                 blocks[(surname, given[1][0])].add(key)
-    for keys in blocks.values():
-        if len(keys) < 2:
+    for keys_in_block in blocks.values():
+        if len(keys_in_block) < 2:
             continue
         roots: dict[int, list[int]] = defaultdict(list)
         key_roots: dict[str, set[int]] = defaultdict(set)
-        for key in keys:
+        for key in keys_in_block:
             for index in spellings[key]:
                 root = groups.find(index)
                 roots[root].append(index)
                 key_roots[key].add(root)
         circles = {root: collaborators(members) for root, members in roots.items()}
-        for first, second in combinations(sorted(keys), 2):
+        for first, second in combinations(sorted(keys_in_block), 2):
             if not given_names_compatible(parts[first][0], parts[second][0]):
                 continue
             for root_a in key_roots[first]:
                 for root_b in key_roots[second]:
                     if circles[root_a] & circles[root_b]:
                         groups.union(root_a, root_b)
-    return [groups.find(index) for index in range(len(mentions))]
+    return [groups.find(index) for index in range(len(keys))]
+
+
+def _people(clusters: list[int], keys: Sequence[str],
+            openreview_ids: Sequence[str | None]) -> Iterator[tuple[list[int], list[str] | None, str]]:
+    """Per cluster, in order of first mention: (its mentions, their identities when the cluster
+    holds OpenReview ids, else None; the slug of its most used spelling, fullest on a tie)."""
+    members: dict[int, list[int]] = defaultdict(list)
+    for index, cluster in enumerate(clusters):
+        members[cluster].append(index)
+    for indexes in members.values():
+        ids = Counter(openreview_id for i in indexes if (openreview_id := openreview_ids[i]))
+        if ids:  # a cluster holding several ids is split by id; its id-less mentions join its most frequent id
+            main_id = ids.most_common(1)[0][0]
+            yield indexes, [openreview_ids[i] or main_id for i in indexes], ""
+            continue
+        spellings = Counter(keys[i] for i in indexes)
+        yield indexes, None, _slug(max(spellings, key=lambda key: (spellings[key], len(key), key)))
 
 
 def assign_identities(mentions: list[Mention]) -> list[str]:
     """An author id per mention: the rule's clusters, with OpenReview ids as ground truth (a
     cluster holding several ids is split by id; its id-less mentions join its most frequent id).
     Ids: the OpenReview id, else the folded spelling as a slug ('zico-kolter', 'wei-wang-2')."""
-    clusters = cluster_by_rule(mentions)
-    members: dict[int, list[int]] = defaultdict(list)
-    for index, cluster in enumerate(clusters):
-        members[cluster].append(index)
+    keys = [mention.name_key for mention in mentions]
     identities = [""] * len(mentions)
     named: dict[str, list[list[int]]] = defaultdict(list)
-    for indexes in members.values():
-        ids = Counter(openreview_id for i in indexes if (openreview_id := mentions[i].openreview_id))
-        if ids:
-            main_id = ids.most_common(1)[0][0]
-            for i in indexes:
-                identities[i] = mentions[i].openreview_id or main_id
-            continue
-        spellings = Counter(mentions[i].name_key for i in indexes)  # the most used, fullest on a tie
-        spelling = max(spellings, key=lambda key: (spellings[key], len(key), key))
-        named[_slug(spelling)].append(indexes)
-    for slug, groups in named.items():
+    for indexes, given, slug in _people(cluster_by_rule(mentions), keys,
+                                        [mention.openreview_id for mention in mentions]):
+        if given is not None:
+            for i, identity in zip(indexes, given):
+                identities[i] = identity
+        else:
+            named[slug].append(indexes)
+    for slug, groups in named.items():  # the same numbering as the store's RANK_NAMED
         for rank, indexes in enumerate(sorted(groups, key=len, reverse=True), 1):
             for i in indexes:
                 identities[i] = slug if rank == 1 else f"{slug}-{rank}"
@@ -233,12 +263,70 @@ def is_stale(store: Store) -> bool:
     return not store.read("SELECT 1 FROM people_summaries WHERE stamp=? LIMIT 1", (store.people_stamp(),))
 
 
+def _surname(name_key: str) -> str:
+    return split_name(name_key)[1]
+
+
 def build(store: Store) -> dict:
-    """Assign every author row its identity (one transaction); returns counts."""
-    mentions = load_mentions(store)
-    identities = assign_identities(mentions)
-    store.set_author_identities((identity, mention.paper_id, mention.position)
-                                for identity, mention in zip(identities, mentions))
-    return {"mentions": len(mentions), "authors": len(set(identities)),
+    """Assign every author row its identity; returns counts. Streamed, one surname at a time
+    (every link of the rule stays within a surname): memory holds a few numbers per author row
+    (its paper, its spelling as a 64-bit hash, for co-author evidence) and one surname's rows.
+    Identities are staged as they come and swapped in in one transaction (the store's
+    `store.identities.staging`): a killed build changes nothing."""
+    with stored.staging(store) as stage, closing(stored.author_rows_grouped(store, _surname)) as grouped:
+        position_of, paper_of, paper_start, key_hashes = _corpus_arrays(stored.author_rows_by_paper(store))
+        rows: list[tuple[int, str | None, str | None, int | None, int | None]] = []
+        spellings = 0
+        for _, group in groupby(grouped, key=itemgetter(0)):
+            mentions = sorted((int(position_of[rowid]), rowid, key, openreview_id, affiliation)
+                              for _, rowid, key, openreview_id, affiliation in group)
+            coauthors = []
+            for index, *_ in mentions:
+                paper = paper_of[index]
+                others = key_hashes[paper_start[paper]:paper_start[paper + 1]].tolist()
+                del others[index - paper_start[paper]]
+                coauthors.append(others)
+            keys = [mention[2] for mention in mentions]
+            spellings += len(set(keys))
+            for indexes, identities, slug in _people(_clusters(keys, coauthors, [mention[4] for mention in mentions]),
+                                                     keys, [mention[3] for mention in mentions]):
+                if identities is not None:
+                    rows.extend((mentions[i][1], identity, None, None, None) for i, identity in zip(indexes, identities))
+                else:
+                    first = mentions[indexes[0]][0]
+                    rows.extend((mentions[i][1], None, slug, len(indexes), first) for i in indexes)
+            if len(rows) >= STAGE_ROWS:
+                stage.add(rows)
+                rows = []
+        stage.add(rows)
+        if spellings != len(np.unique(key_hashes)):  # two spellings, one hash: co-author evidence would mix them
+            raise RuntimeError(f"author identities: {spellings:,} spellings but {len(np.unique(key_hashes)):,}"
+                               " distinct hashes of them; run again (Python draws a new hash seed each run)")
+    mentions_count, authors, with_openreview_id = stored.author_identity_counts(store)
+    return {"mentions": mentions_count, "authors": authors,
             "venue_summaries": precompute(store),  # venue pages count authors by identity
-            "with_openreview_id": len({identity for identity in identities if identity.startswith("~")})}
+            "with_openreview_id": with_openreview_id}
+
+
+STAGE_ROWS = 5_000
+
+
+def _corpus_arrays(rows: Iterable[tuple[int, str, str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """From (rowid, paper id, name key) by paper and position: each row's mention index (by
+    rowid), each mention's paper number, each paper's first mention (and one past the last),
+    and each mention's name key as a 64-bit hash (checked free of collisions)."""
+    rowids, papers, hashes, starts = array("q"), array("i"), array("q"), array("i")
+    last = None
+    for rowid, paper_id, key in rows:
+        if paper_id != last:
+            starts.append(len(rowids))
+            last = paper_id
+        rowids.append(rowid)
+        papers.append(len(starts) - 1)
+        hashes.append(hash(key))
+    starts.append(len(rowids))
+    rowid_array = np.frombuffer(rowids, dtype=np.int64)
+    position_of = np.full(int(rowid_array.max()) + 1 if len(rowids) else 0, -1, dtype=np.int32)
+    position_of[rowid_array] = np.arange(len(rowids), dtype=np.int32)
+    key_hashes = np.frombuffer(hashes, dtype=np.int64)
+    return position_of, np.frombuffer(papers, dtype=np.int32), np.frombuffer(starts, dtype=np.int32), key_hashes

@@ -28,13 +28,6 @@ class PeopleTables(Connections):
                 " authors=excluded.authors, status=excluded.status, source=excluded.source", rows)
         return len(rows)
 
-    def set_author_identities(self, assignments: Iterable[tuple[str, str, int]]) -> None:
-        """(author id, paper id, position) for every author row, in one transaction; rows not
-        named keep no identity (NULL: readers fall back to the name key)."""
-        with self._write_lock, self._writing("store author identities") as conn:
-            conn.execute("UPDATE paper_authors SET author_id=NULL")
-            conn.executemany("UPDATE paper_authors SET author_id=? WHERE paper_id=? AND position=?", assignments)
-
     def people_stamp(self) -> str:
         """What people_summaries depend on: the papers' write generation and the submissions."""
         conn = self._conn()
