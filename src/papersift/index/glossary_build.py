@@ -32,6 +32,9 @@ import numpy as np
 
 from papersift.index.glossary_align import unit_rows
 from papersift.ingest.glossary_sources import (
+    DICTIONARY,
+    DICTIONARY_GENERAL,
+    DICTIONARY_READERS,
     GLOSSED,
     LISTED,
     MARKED,
@@ -57,8 +60,13 @@ COPY_SHARE = 0.5  # a source holding more than this share of the reference pairs
 
 # a translated unit (a heading, a list item: "梯度" / "Gradient") is sure of both ends, but a
 # heading is not always a term: between a gloss and a marked term
-CONFIDENCE_BY_HOW = {LISTED: 0.6, MARKED: 0.55, TRANSLATED: 0.45, GLOSSED: 0.4, PROSE: 0.3, PARALLEL: 0.3}
-UNSURE_HOWS = frozenset({PROSE, PARALLEL})  # a guessed start, an alignment: need more evidence to be kept
+# a dictionary's sense under a technical tag is sure of both ends, but a general dictionary lists
+# many senses of a word (as a gloss); any other sense of it only counts where another source agrees
+CONFIDENCE_BY_HOW = {LISTED: 0.6, MARKED: 0.55, TRANSLATED: 0.45, GLOSSED: 0.4, DICTIONARY: 0.4, PROSE: 0.3,
+                     PARALLEL: 0.3, DICTIONARY_GENERAL: 0.3}
+# a guessed start, an alignment, a dictionary's sense: need more evidence to be kept
+UNSURE_HOWS = frozenset({PROSE, PARALLEL, DICTIONARY, DICTIONARY_GENERAL})
+DICTIONARY_HOWS = frozenset({DICTIONARY, DICTIONARY_GENERAL})
 CONFIDENCE_PER_SOURCE = 0.15  # each further source that gives the pair (up to two)
 CONFIDENCE_SECOND_HOW = 0.05  # the same source gives it two ways (listed and marked)
 CONFIDENCE_ACRONYM = -0.1  # "CNN" for 卷积神经网络: an alternative, the full term first
@@ -286,16 +294,23 @@ def build(sources: Sequence[Source], reference: set[tuple[str, str]], *,
     encode = remembered(encode) if encode is not None else None
     by_key = {source.key: source for source in sources}
     documents: list[DocumentPair] = []
+    copy_only: list[Candidate] = []  # dictionary senses held back (agreement only): for the no-copy rule
     for source in sources:
         check_licence(source)
-        read = list(read_source(source, converter))
+        read, held_back = [], 0
+        for candidate in read_source(source, converter):
+            held_back += candidate.how == DICTIONARY_GENERAL
+            if candidate.how != DICTIONARY_GENERAL:
+                read.append(candidate)
+            elif (candidate.zh, english_key(candidate.en)) in reference:
+                copy_only.append(candidate)
         if has_documents(source):
             if align_encode is None or phrases is None:
                 log(f"{source.key}: documents in both languages not aligned (needs the corpus phrases and an encoder)")
             else:
                 documents.extend(read_pairs(source, by_key, converter))
         report.commits[source.key] = source.tree().commit
-        report.candidates[source.key] = len(read)
+        report.candidates[source.key] = len(read) + held_back
         report.paths[source.key] = sorted({candidate.path for candidate in read})
         log(f"{source.key}: {len(read):,} candidate pairs from {len(report.paths[source.key])} files")
         candidates.extend(read)
@@ -305,25 +320,51 @@ def build(sources: Sequence[Source], reference: set[tuple[str, str]], *,
             report.candidates[key] = report.candidates.get(key, 0) + sum(candidate.source == key for candidate in aligned)
             report.paths[key] = sorted({*report.paths.get(key, []), *(c.path for c in aligned if c.source == key)})
         candidates.extend(aligned)
-    report.copy_share = copy_shares(candidates, reference)
+    report.copy_share = copy_shares([*candidates, *copy_only], reference)
     for key, share in report.copy_share.items():
         if share > COPY_SHARE:
             report.dropped_sources[key] = (f"holds {share:.0%} of the reference pairs verbatim "
                                            f"(more than {COPY_SHARE:.0%}): treated as a copy")
             log(f"{key}: dropped, {report.dropped_sources[key]}")
     kept = [candidate for candidate in candidates if candidate.source not in report.dropped_sources]
-    pairs = group_pairs(resolve_prose(kept, encode))
+    resolved = resolve_prose(kept, encode)
+    resolved += agreeing_senses(sources, resolved, report, converter)
+    pairs = group_pairs(resolved)
+    repo_of = {source.key: source.repo for source in sources}
     if papers is not None:
         pairs = [Pair(**{**pair.__dict__, "papers": papers(pair.en)}) for pair in pairs]
+    # a dictionary's sense that nothing else gives and papers do not use cannot be kept (keep):
+    # weighed without the model, which it would only crowd
+    unused = [pair for pair in pairs if set(pair.hows) <= DICTIONARY_HOWS and (pair.papers or 0) < 2
+              and independent_sources(pair, lambda key: repo_of.get(key, key)) < 2]
+    if unused:
+        dropped = {(pair.zh, pair.en) for pair in unused}
+        report.rejected.extend(Pair(**{**pair.__dict__, "confidence": confidence(pair)}) for pair in unused)
+        pairs = [pair for pair in pairs if (pair.zh, pair.en) not in dropped]
+        log(f"dictionary senses no other source gives and under 2 papers use: {len(unused):,} passed over")
     if encode is not None and pairs:
         pairs = [Pair(**{**pair.__dict__, "model_rank": rank}) for pair, rank in zip(pairs, model_ranks(pairs, encode))]
-    repo_of = {source.key: source.repo for source in sources}
     for pair in pairs:
         weighed = Pair(**{**pair.__dict__, "confidence": confidence(pair, lambda key: repo_of.get(key, key))})
         (report.kept if keep(weighed, lambda key: repo_of.get(key, key)) else report.rejected).append(weighed)
     log(f"glossary: {len(report.kept):,} pairs kept ({len({pair.zh for pair in report.kept}):,} Chinese terms), "
         f"{len(report.rejected):,} rejected")
     return report
+
+
+def agreeing_senses(sources: Sequence[Source], resolved: Sequence[Candidate], report: BuildReport,
+                    converter: Callable[[str], str] | None = None) -> list[Candidate]:
+    """The general senses of the dictionary sources (DICTIONARY_GENERAL: no technical tag) that
+    another source gives too: read again (a dictionary holds about a million), each kept only when
+    its (Chinese, English) pair is among the other sources' resolved candidates."""
+    readers = [source for source in sources if source.key not in report.dropped_sources
+               and any(reading.reader in DICTIONARY_READERS for reading in source.readings)]
+    if not readers:
+        return []
+    given = {(candidate.zh, merge_key(candidate.en)) for candidate in resolved if candidate.how not in DICTIONARY_HOWS}
+    agreeing = [candidate for source in readers for candidate in read_source(source, converter)
+                if candidate.how == DICTIONARY_GENERAL and (candidate.zh, merge_key(candidate.en)) in given]
+    return agreeing
 
 
 def glossary_bytes(pairs: Sequence[Pair]) -> bytes:

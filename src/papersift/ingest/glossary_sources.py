@@ -20,7 +20,12 @@ Readers:
   catalogues, msgid / msgstr, either side Chinese), `cheatsheet` (numbered items, "N. **English**"
   or "**N. English**", then "&#10230; 中文"). Each unit is a document pair for the alignment; a
   unit whose two sides are each one term ("梯度" / "Gradient", a heading, an item of a bracketed
-  list) is a pair itself (TRANSLATED); the Chinese side is read as prose too.
+  list) is a pair itself (TRANSLATED); the Chinese side is read as prose too;
+- `ecdict`: an English-Chinese dictionary in ECDICT's CSV layout (`word`, `translation`: senses
+  split on "；", ";", "，", "," and lines, a line may start with a domain tag "[计]" and a part of
+  speech "n."): each Chinese sense maps back to the English headword. A sense under a technical
+  domain tag (TECHNICAL_TAGS) is a DICTIONARY pair; any other sense is DICTIONARY_GENERAL, which
+  the build keeps only where another source gives the same pair (index/glossary_build.py).
 
 A source lives in a folder or a bare git directory (read at its recorded commit, HEAD by
 default, with `git`). Only the licences in ALLOWED_LICENCES are read; the licence file must
@@ -55,12 +60,19 @@ ALLOWED_LICENCES: dict[str, tuple[str, ...]] = {
     "CC-BY-SA-4.0": ("Attribution-ShareAlike 4.0",),
 }
 UNIT_READERS = ("po", "cheatsheet")
-READERS = ("term-list", "prose", "parallel", *UNIT_READERS)
+DICTIONARY_READERS = ("ecdict",)
+READERS = ("term-list", "prose", "parallel", *UNIT_READERS, *DICTIONARY_READERS)
 # how a pair was found: a term list, a marked term, an English term glossed in Chinese in running
 # text ("Transformer（变换器）": both ends sure), a Chinese term in running text (its start a guess)
 LISTED, MARKED, GLOSSED, PROSE = "listed", "marked", "glossed", "prose"
 PARALLEL = "parallel"  # aligned from documents in both languages (index/glossary_align.py)
 TRANSLATED = "translated"  # a unit of a translation (heading, list item) whose two sides are each one term
+# a dictionary's sense under a technical domain tag; any other sense of it (agreement only)
+DICTIONARY, DICTIONARY_GENERAL = "dictionary", "dictionary-general"
+# ECDICT's domain tags of computing, mathematics, electronics and physics (read from the data: the
+# tags by count are 医 化 计 网络 经 法 电 人名 机 地名 建 ...; 网络 marks senses mined from the web,
+# not a field; 机 is mechanical engineering and processes)
+TECHNICAL_TAGS = frozenset({"计", "数", "电", "物"})
 MAX_ZH_CHARS = 12
 MAX_EN_WORDS = 6
 
@@ -97,6 +109,10 @@ _CHEATSHEET_ITEM = re.compile(rf"{_CHEATSHEET_START}(.+?)\*\*\s*$\s*(?:&#10230;|
                               re.MULTILINE | re.DOTALL)
 _CHEATSHEET_HEAD = re.compile(r"\s*(?:―|—|–|\s-\s|：|:)\s*")
 _LIST_ITEMS = re.compile(r"\s*[,，、;；]\s*")
+# ECDICT: a line's domain tag and part of speech, a sense's parenthesised notes, sense separators
+_DICT_LINE = re.compile(r"^\s*(?:\[([^\]]{1,8})\])?\s*(?:(?:[a-z]{1,5}\.\s*)+(?=[^a-z]))?")
+_DICT_NOTE = re.compile(r"[（(][^（）()]*[）)]|[【\[][^】\]]*[】\]]")
+_DICT_SENSES = re.compile(r"\s*[；;，,]\s*")
 _EN_NOT_TERM = re.compile(r"\b(?:e\.g|i\.e|etc|see|http|www|figure|fig|section|chapter|such as)\b")
 
 
@@ -413,6 +429,43 @@ def unit_candidates(units: Iterable[tuple[str, str]], source: str, path: str, co
         yield from prose_candidates(read_prose(zh), source, path, convert)
 
 
+def dictionary_senses(translation: str) -> Iterator[tuple[str, str]]:
+    """(domain tag or "", Chinese sense) of an ECDICT translation field ("\\n" between lines)."""
+    for line in translation.replace("\\n", "\n").splitlines():
+        head = _DICT_LINE.match(line)
+        tag = (head.group(1) or "") if head else ""
+        body = _DICT_NOTE.sub("", line[head.end():] if head else line)
+        for sense in _DICT_SENSES.split(body):
+            if sense and "…" not in sense and "..." not in sense and "~" not in sense:
+                yield tag, sense
+
+
+def read_ecdict(text: str, path: str, source: str) -> Iterator[Candidate]:
+    """Candidates of a dictionary in ECDICT's CSV layout: each Chinese sense of 2+ characters with
+    its English headword; DICTIONARY under a technical tag, DICTIONARY_GENERAL otherwise."""
+    import csv
+    import io
+
+    rows = csv.reader(io.StringIO(text))
+    header = next(rows, [])
+    if "word" not in header or "translation" not in header:
+        raise SourceError(f"source {source}: {path}: not an ECDICT table (needs the columns word, translation)")
+    word_at, translation_at = header.index("word"), header.index("translation")
+    for row in rows:
+        if len(row) <= max(word_at, translation_at):
+            continue
+        english = clean_english(row[word_at])
+        if not english or not has_han(row[translation_at]):
+            continue
+        seen = set()
+        for tag, sense in dictionary_senses(row[translation_at]):
+            term = chinese_term(sense)
+            how = DICTIONARY if tag in TECHNICAL_TAGS else DICTIONARY_GENERAL
+            if term and len(term) >= 2 and (term, how) not in seen and not re.search("[A-Za-z0-9]", term):
+                seen.add((term, how))
+                yield Candidate(term, english, source, how, path)
+
+
 def has_documents(source: Source) -> bool:
     """Whether a source has documents in both languages to align (parallel or unit readings)."""
     return any(reading.reader == "parallel" or reading.reader in UNIT_READERS for reading in source.readings)
@@ -470,6 +523,9 @@ def read_source(source: Source, converter=None) -> Iterator[Candidate]:
         if reading.reader == "parallel":
             continue
         for path, text in tree.read_many(tree.matching(reading.paths)):
+            if reading.reader == "ecdict":
+                yield from read_ecdict(text, path, source.key)
+                continue
             if reading.reader in UNIT_READERS:
                 yield from unit_candidates(_units_of(reading.reader, text, source, path), source.key, path, convert)
                 continue
