@@ -240,6 +240,10 @@ def test_a_dictionarys_senses_need_a_technical_tag_and_the_corpus_or_another_sou
     assert kept[("感受野", "receptive field")].sources == ("book", "dict")
     assert kept[("感受野", "receptive field")].confidence == pytest.approx(
         before[("感受野", "receptive field")].confidence + builder.CONFIDENCE_PER_SOURCE)
+    # two dictionaries giving a tagged sense are two sources; a general sense agrees with another's tagged one
+    assert kept[("随机游走", "random walk")].sources == ("cedict", "dict")
+    assert ("gradient", "dictionary-general") not in {(pair.en, how) for pair in report.kept + report.rejected
+                                                       for how in pair.hows}  # 梯度 in CC-CEDICT's layout only
     # a general sense nothing else gives is no entry, kept or weighed
     assert ("银行", "bank") not in kept and ("银行", "bank") not in rejected
     assert ("感受区", "receptive field") not in kept and ("感受区", "receptive field") not in rejected

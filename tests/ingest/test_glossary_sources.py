@@ -100,7 +100,7 @@ def test_a_dictionary_translation_splits_into_senses_with_their_domain_tag():
 
 
 def test_the_ecdict_reader_maps_each_sense_back_to_its_headword_tagged_or_general():
-    (_, dictionary) = load_manifest(FIXTURE / "dictionary.toml")
+    (_, dictionary, _) = load_manifest(FIXTURE / "dictionary.toml")
     found = {(candidate.zh, candidate.en, candidate.how) for candidate in read_source(dictionary)}
     assert {("梯度下降", "gradient descent", DICTIONARY), ("随机游动", "random walk", DICTIONARY),
             ("随机游走", "random walk", DICTIONARY), ("存储体", "bank", DICTIONARY),
@@ -122,6 +122,15 @@ def test_a_table_that_is_not_ecdicts_is_named(tmp_path):
     (folder / "ecdict.csv").write_text("headword,gloss\nbank,银行\n")
     manifest = tmp_path / "dictionary.toml"
     manifest.write_text((FIXTURE / "dictionary.toml").read_text())
-    (_, dictionary) = load_manifest(manifest)
+    (_, dictionary, _) = load_manifest(manifest)
     with pytest.raises(SourceError, match=r"source dict: ecdict\.csv: not an ECDICT table"):
         list(read_source(dictionary))
+
+
+def test_the_cedict_reader_gives_each_english_sense_with_its_simplified_headword():
+    (_, _, cedict) = load_manifest(FIXTURE / "dictionary.toml")
+    found = {(candidate.zh, candidate.en, candidate.how) for candidate in read_source(cedict)}
+    assert found == {("方差", "variance", DICTIONARY), ("梯度", "gradient", DICTIONARY_GENERAL),
+                     ("银行", "bank", DICTIONARY_GENERAL), ("鞍点", "saddle point", DICTIONARY),
+                     ("鞍点", "minimax point", DICTIONARY), ("随机游走", "random walk", DICTIONARY)}
+    # a measure word (CL:), a cross-reference (see also), a one-character headword: no pair

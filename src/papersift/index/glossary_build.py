@@ -355,15 +355,21 @@ def build(sources: Sequence[Source], reference: set[tuple[str, str]], *,
 def agreeing_senses(sources: Sequence[Source], resolved: Sequence[Candidate], report: BuildReport,
                     converter: Callable[[str], str] | None = None) -> list[Candidate]:
     """The general senses of the dictionary sources (DICTIONARY_GENERAL: no technical tag) that
-    another source gives too: read again (a dictionary holds about a million), each kept only when
-    its (Chinese, English) pair is among the other sources' resolved candidates."""
+    another work gives too: read again (a dictionary holds about a million), each kept only when
+    its (Chinese, English) pair is among another work's resolved candidates (a general sense of
+    another dictionary is no such agreement; its tagged sense is)."""
+    repo_of = {source.key: source.repo for source in sources}
     readers = [source for source in sources if source.key not in report.dropped_sources
                and any(reading.reader in DICTIONARY_READERS for reading in source.readings)]
     if not readers:
         return []
-    given = {(candidate.zh, merge_key(candidate.en)) for candidate in resolved if candidate.how not in DICTIONARY_HOWS}
+    given: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for candidate in resolved:
+        if candidate.how != DICTIONARY_GENERAL:
+            given[(candidate.zh, merge_key(candidate.en))].add(repo_of.get(candidate.source, candidate.source))
     agreeing = [candidate for source in readers for candidate in read_source(source, converter)
-                if candidate.how == DICTIONARY_GENERAL and (candidate.zh, merge_key(candidate.en)) in given]
+                if candidate.how == DICTIONARY_GENERAL
+                and given.get((candidate.zh, merge_key(candidate.en)), set()) - {source.repo}]
     return agreeing
 
 
