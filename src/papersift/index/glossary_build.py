@@ -212,10 +212,17 @@ def model_ranks(pairs: Sequence[Pair], encode: Callable[[list[str]], np.ndarray]
     zh_at = {text: at for at, text in enumerate(chinese)}
     en_vectors = unit_rows(encode(english))
     zh_vectors = unit_rows(encode(chinese))
-    ranks = []
-    for pair in pairs:
-        scores = en_vectors @ zh_vectors[zh_at[pair.zh]]
-        ranks.append(int((scores > scores[en_at[pair.en]]).sum()) + 1)
+    ranks = [0] * len(pairs)
+    rows_of: dict[int, list[int]] = defaultdict(list)  # a Chinese term -> its pairs
+    for at, pair in enumerate(pairs):
+        rows_of[zh_at[pair.zh]].append(at)
+    chinese_rows = sorted(rows_of)
+    for start in range(0, len(chinese_rows), 512):  # one matrix product per block of Chinese terms
+        block = chinese_rows[start:start + 512]
+        scores = zh_vectors[block] @ en_vectors.T
+        for row, zh_row in zip(scores, block):
+            for at in rows_of[zh_row]:
+                ranks[at] = int((row > row[en_at[pairs[at].en]]).sum()) + 1
     return ranks
 
 
