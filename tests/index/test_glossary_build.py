@@ -16,6 +16,7 @@ from papersift.cli.app import app
 from papersift.index import glossary_build as builder
 from papersift.index.glossary_build import resolve_prose
 from papersift.ingest.glossary_sources import Candidate, SourceError, check_licence, load_manifest
+from papersift.search.crosslingual import GLOSSARY_CUT_CONFIDENCE
 from papersift.search.glossary import index_entries, read_entries
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "glossary"
@@ -219,3 +220,43 @@ def test_translation_units_give_pairs_and_documents_to_align(tmp_path):
     aligned = builder.build(sources, set(), phrases=phrases, align_encode=fake_encoder({"梯度裁剪": "gradient clipping"}))
     found = {(pair.zh, pair.en): pair for pair in aligned.kept + aligned.rejected}
     assert "parallel" in found[("梯度裁剪", "gradient clipping")].hows
+
+
+def test_a_dictionarys_senses_need_a_technical_tag_and_the_corpus_or_another_source(tmp_path):
+    sources = load_manifest(FIXTURE / "dictionary.toml")
+    papers = {"gradient descent": 30, "random walk": 5, "saddle point": 40, "receptive field": 3, "bank": 10}.get
+    encode = fake_encoder({"梯度下降": "gradient descent", "随机游动": "random walk"})
+    report = builder.build(sources, set(), papers=lambda en: papers(en, 0), encode=encode)
+    kept = {(pair.zh, pair.en): pair for pair in report.kept}
+    rejected = {(pair.zh, pair.en): pair for pair in report.rejected}
+    # a sense under a technical tag that papers use and the model agrees with
+    assert kept[("梯度下降", "gradient descent")].hows == ("dictionary",)
+    assert kept[("梯度下降", "gradient descent")].confidence == pytest.approx(0.3 + 0.15 + 0.1)
+    assert kept[("梯度下降", "gradient descent")].confidence < GLOSSARY_CUT_CONFIDENCE  # no cut point, never sure
+    # one no paper uses is passed over before the model
+    assert rejected[("普通术语", "plain term")].model_rank is None
+    # a general sense counts only as agreement: the book's receptive field gains the dictionary as a
+    # source, and no confidence (a dictionary never makes a reading sure)
+    plain = builder.build(sources[:1], set(), papers=lambda en: papers(en, 0), encode=encode)
+    before = {(pair.zh, pair.en): pair for pair in plain.kept}
+    assert kept[("感受野", "receptive field")].sources == ("book", "dict")
+    assert kept[("感受野", "receptive field")].confidence == before[("感受野", "receptive field")].confidence
+    # two dictionaries giving a tagged sense are two sources; a general sense agrees with another's tagged one
+    assert kept[("随机游走", "random walk")].sources == ("cedict", "dict")
+    assert kept[("随机游走", "random walk")].confidence < GLOSSARY_CUT_CONFIDENCE  # two dictionaries: still no more
+    assert ("gradient", "dictionary-general") not in {(pair.en, how) for pair in report.kept + report.rejected
+                                                       for how in pair.hows}  # 梯度 in CC-CEDICT's layout only
+    # a general sense nothing else gives is no entry, kept or weighed
+    assert ("银行", "bank") not in kept and ("银行", "bank") not in rejected
+    assert ("感受区", "receptive field") not in kept and ("感受区", "receptive field") not in rejected
+    _, notice = builder.write(tmp_path, sources, report)
+    assert "## dict" in notice.read_text(encoding="utf-8")
+
+
+def test_the_no_copy_rule_counts_a_dictionarys_general_senses_too():
+    # the made-up reference: the dictionary holds 甲术语 and 乙术语 untagged and 丙术语 tagged, 3 of 4
+    report = builder.build(load_manifest(FIXTURE / "dictionary.toml"),
+                           builder.reference_pairs(FIXTURE / "reference.jsonl"))
+    assert report.copy_share["dict"] == pytest.approx(0.75)
+    assert "dict" in report.dropped_sources
+    assert not [pair for pair in report.kept + report.rejected if "dict" in pair.sources]

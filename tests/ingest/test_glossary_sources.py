@@ -11,10 +11,13 @@ from pathlib import Path
 import pytest
 
 from papersift.ingest.glossary_sources import (
+    DICTIONARY,
+    DICTIONARY_GENERAL,
     LISTED,
     PROSE,
     TRANSLATED,
     SourceError,
+    dictionary_senses,
     has_documents,
     load_manifest,
     read_pairs,
@@ -123,3 +126,44 @@ def test_a_git_source_lists_and_reads_files_named_in_chinese(tmp_path):
     assert source.tree().is_git
     assert source.tree().files() == ["LICENSE", "术语表.md"]
     assert ("注意力机制", "attention") in {(candidate.zh, candidate.en) for candidate in read_source(source)}
+def test_a_dictionary_translation_splits_into_senses_with_their_domain_tag():
+    senses = list(dictionary_senses("n. 罩；风帽；（布质）面罩\\nvt. 存入银行\\n[计] 存储体, 存储库\\n[数] 随机游走(的)"))
+    assert senses == [("", "罩"), ("", "风帽"), ("", "面罩"), ("", "存入银行"), ("计", "存储体"), ("计", "存储库"),
+                      ("数", "随机游走")]
+
+
+def test_the_ecdict_reader_maps_each_sense_back_to_its_headword_tagged_or_general():
+    (_, dictionary, _) = load_manifest(FIXTURE / "dictionary.toml")
+    found = {(candidate.zh, candidate.en, candidate.how) for candidate in read_source(dictionary)}
+    assert {("梯度下降", "gradient descent", DICTIONARY), ("随机游动", "random walk", DICTIONARY),
+            ("随机游走", "random walk", DICTIONARY), ("存储体", "bank", DICTIONARY),
+            ("鞍点", "saddle point", DICTIONARY), ("极小极大点", "saddle point", DICTIONARY)} <= found
+    # senses without a technical tag (none, a part of speech, [网络] from the web, [医]) are general
+    assert {("银行", "bank", DICTIONARY_GENERAL), ("河岸", "bank", DICTIONARY_GENERAL),
+            ("感受野", "receptive field", DICTIONARY_GENERAL), ("兜帽", "hood", DICTIONARY_GENERAL),
+            ("面罩", "hood", DICTIONARY_GENERAL)} <= found
+    assert ("鞍点", "saddle point", DICTIONARY_GENERAL) in found  # untagged in one line, tagged in another
+    # one character ("库", "罩"), an elided sense ("给…加罩"): no term
+    assert not {zh for zh, _, _ in found if len(zh) < 2 or "…" in zh or "加罩" in zh}
+    assert len([1 for zh, en, how in found if (zh, en) == ("银行", "bank")]) == 1  # once though given twice
+
+
+def test_a_table_that_is_not_ecdicts_is_named(tmp_path):
+    folder = tmp_path / "dictionary"
+    folder.mkdir()
+    (folder / "LICENSE").write_text((FIXTURE / "dictionary" / "LICENSE").read_text())
+    (folder / "ecdict.csv").write_text("headword,gloss\nbank,银行\n")
+    manifest = tmp_path / "dictionary.toml"
+    manifest.write_text((FIXTURE / "dictionary.toml").read_text())
+    (_, dictionary, _) = load_manifest(manifest)
+    with pytest.raises(SourceError, match=r"source dict: ecdict\.csv: not an ECDICT table"):
+        list(read_source(dictionary))
+
+
+def test_the_cedict_reader_gives_each_english_sense_with_its_simplified_headword():
+    (_, _, cedict) = load_manifest(FIXTURE / "dictionary.toml")
+    found = {(candidate.zh, candidate.en, candidate.how) for candidate in read_source(cedict)}
+    assert found == {("方差", "variance", DICTIONARY), ("梯度", "gradient", DICTIONARY_GENERAL),
+                     ("银行", "bank", DICTIONARY_GENERAL), ("鞍点", "saddle point", DICTIONARY),
+                     ("鞍点", "minimax point", DICTIONARY), ("随机游走", "random walk", DICTIONARY)}
+    # a measure word (CL:), a cross-reference (see also), a one-character headword: no pair

@@ -23,7 +23,15 @@ Readers:
   catalogues, msgid / msgstr, either side Chinese), `cheatsheet` (numbered items, "N. **English**"
   or "**N. English**", then "&#10230; 中文"). Each unit is a document pair for the alignment; a
   unit whose two sides are each one term ("梯度" / "Gradient", a heading, an item of a bracketed
-  list) is a pair itself (TRANSLATED); the Chinese side is read as prose too.
+  list) is a pair itself (TRANSLATED); the Chinese side is read as prose too;
+- `ecdict`: an English-Chinese dictionary in ECDICT's CSV layout (`word`, `translation`: senses
+  split on "；", ";", "，", "," and lines, a line may start with a domain tag "[计]" and a part of
+  speech "n."): each Chinese sense maps back to the English headword. A sense under a technical
+  domain tag (TECHNICAL_TAGS) is a DICTIONARY pair; any other sense is DICTIONARY_GENERAL, which
+  the build keeps only where another source gives the same pair (index/glossary_build.py);
+- `cedict`: a Chinese-English dictionary in CC-CEDICT's layout ("繁 简 [pin1 yin1] /sense/sense/"):
+  each English sense with the simplified headword; a sense marked with a technical field
+  ("(math.)", "(computing)", CEDICT_TECHNICAL) is DICTIONARY, any other DICTIONARY_GENERAL.
 
 A source lives in a folder or a bare git directory (read at its recorded commit, HEAD by
 default, with `git`). Only the licences in ALLOWED_LICENCES are read; the licence file must
@@ -58,12 +66,23 @@ ALLOWED_LICENCES: dict[str, tuple[str, ...]] = {
     "CC-BY-SA-4.0": ("Attribution-ShareAlike 4.0",),
 }
 UNIT_READERS = ("po", "cheatsheet")
-READERS = ("term-list", "term-table", "prose", "parallel", *UNIT_READERS)
+DICTIONARY_READERS = ("ecdict", "cedict")
+READERS = ("term-list", "term-table", "prose", "parallel", *UNIT_READERS, *DICTIONARY_READERS)
 # how a pair was found: a term list, a marked term, an English term glossed in Chinese in running
 # text ("Transformer（变换器）": both ends sure), a Chinese term in running text (its start a guess)
 LISTED, MARKED, GLOSSED, PROSE = "listed", "marked", "glossed", "prose"
 PARALLEL = "parallel"  # aligned from documents in both languages (index/glossary_align.py)
 TRANSLATED = "translated"  # a unit of a translation (heading, list item) whose two sides are each one term
+# a dictionary's sense under a technical domain tag; any other sense of it (agreement only)
+DICTIONARY, DICTIONARY_GENERAL = "dictionary", "dictionary-general"
+# ECDICT's domain tags of computing, mathematics, electronics and physics (read from the data: the
+# tags by count are 医 化 计 网络 经 法 电 人名 机 地名 建 ...; 网络 marks senses mined from the web,
+# not a field; 机 is mechanical engineering and processes)
+TECHNICAL_TAGS = frozenset({"计", "数", "电", "物"})
+# CC-CEDICT's field notes of the same fields (by count: math. 476, computing 382, physics 134,
+# computer 44, electronics 39, statistics 34, geometry 26, math 14, electricity 13, elec. 10)
+CEDICT_TECHNICAL = frozenset({"math.", "math", "computing", "computer", "physics", "electronics", "statistics",
+                              "geometry", "electricity", "elec."})
 MAX_ZH_CHARS = 12
 MAX_EN_WORDS = 6
 
@@ -104,6 +123,12 @@ _LIST_ITEMS = re.compile(r"\s*[,，、;；]\s*")
 _TABLE_HEADS = {"en": ("英文", "英文术语", "英文名称", "english", "english term"),
                 "zh": ("中文", "中文术语", "中文名称", "中文翻译", "译名", "chinese", "chinese term"),
                 "abbr": ("缩写", "简称", "abbreviation", "acronym")}
+# ECDICT: a line's domain tag and part of speech, a sense's parenthesised notes, sense separators
+_DICT_LINE = re.compile(r"^\s*(?:\[([^\]]{1,8})\])?\s*(?:(?:[a-z]{1,5}\.\s*)+(?=[^a-z]))?")
+_DICT_NOTE = re.compile(r"[（(][^（）()]*[）)]|[【\[][^】\]]*[】\]]")
+_DICT_SENSES = re.compile(r"\s*[；;，,]\s*")
+_CEDICT_ENTRY = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
+_CEDICT_NOT_SENSE = re.compile(r"^(?:CL:|see |see also |variant of |old variant of |abbr\. |surname |used in |\(old\))")
 _EN_NOT_TERM = re.compile(r"\b(?:e\.g|i\.e|etc|see|http|www|figure|fig|section|chapter|such as)\b")
 
 
@@ -449,6 +474,66 @@ def unit_candidates(units: Iterable[tuple[str, str]], source: str, path: str, co
         yield from prose_candidates(read_prose(zh), source, path, convert)
 
 
+def dictionary_senses(translation: str) -> Iterator[tuple[str, str]]:
+    """(domain tag or "", Chinese sense) of an ECDICT translation field ("\\n" between lines)."""
+    for line in translation.replace("\\n", "\n").splitlines():
+        head = _DICT_LINE.match(line)
+        tag = (head.group(1) or "") if head else ""
+        body = _DICT_NOTE.sub("", line[head.end():] if head else line)
+        for sense in _DICT_SENSES.split(body):
+            if sense and "…" not in sense and "..." not in sense and "~" not in sense:
+                yield tag, sense
+
+
+def read_ecdict(text: str, path: str, source: str) -> Iterator[Candidate]:
+    """Candidates of a dictionary in ECDICT's CSV layout: each Chinese sense of 2+ characters with
+    its English headword; DICTIONARY under a technical tag, DICTIONARY_GENERAL otherwise."""
+    import csv
+    import io
+
+    rows = csv.reader(io.StringIO(text))
+    header = next(rows, [])
+    if "word" not in header or "translation" not in header:
+        raise SourceError(f"source {source}: {path}: not an ECDICT table (needs the columns word, translation)")
+    word_at, translation_at = header.index("word"), header.index("translation")
+    for row in rows:
+        if len(row) <= max(word_at, translation_at):
+            continue
+        english = clean_english(row[word_at])
+        if not english or not has_han(row[translation_at]):
+            continue
+        seen = set()
+        for tag, sense in dictionary_senses(row[translation_at]):
+            term = chinese_term(sense)
+            how = DICTIONARY if tag in TECHNICAL_TAGS else DICTIONARY_GENERAL
+            if term and len(term) >= 2 and (term, how) not in seen and not re.search("[A-Za-z0-9]", term):
+                seen.add((term, how))
+                yield Candidate(term, english, source, how, path)
+
+
+def read_cedict(text: str, path: str, source: str) -> Iterator[Candidate]:
+    """Candidates of a dictionary in CC-CEDICT's layout: each English sense that is a term, with
+    the simplified headword (2+ characters); DICTIONARY when the sense notes a technical field."""
+    for line in text.splitlines():
+        entry = _CEDICT_ENTRY.match(line)
+        if not entry or line.startswith("#"):
+            continue
+        term = chinese_term(entry.group(2))
+        if not term or len(term) < 2 or re.search("[A-Za-z0-9]", term):
+            continue
+        seen = set()
+        for sense in entry.group(3).split("/"):
+            if not sense or _CEDICT_NOT_SENSE.match(sense):
+                continue
+            notes = {note.strip().lower() for note in re.findall(r"\(([^()]*)\)", sense)}
+            how = DICTIONARY if notes & CEDICT_TECHNICAL else DICTIONARY_GENERAL
+            for part in re.split(r"\s*;\s*", re.sub(r"\s*\([^()]*\)\s*", " ", sense)):
+                english = clean_english(part)
+                if english and (english, how) not in seen:
+                    seen.add((english, how))
+                    yield Candidate(term, english, source, how, path)
+
+
 def has_documents(source: Source) -> bool:
     """Whether a source has documents in both languages to align (parallel or unit readings)."""
     return any(reading.reader == "parallel" or reading.reader in UNIT_READERS for reading in source.readings)
@@ -506,6 +591,9 @@ def read_source(source: Source, converter=None) -> Iterator[Candidate]:
         if reading.reader == "parallel":
             continue
         for path, text in tree.read_many(tree.matching(reading.paths)):
+            if reading.reader in DICTIONARY_READERS:
+                yield from (read_ecdict if reading.reader == "ecdict" else read_cedict)(text, path, source.key)
+                continue
             if reading.reader in UNIT_READERS:
                 yield from unit_candidates(_units_of(reading.reader, text, source, path), source.key, path, convert)
                 continue
