@@ -72,6 +72,12 @@ BRIDGE_CONFIDENCE = 0.3  # the term bridge's nearest corpus term: a guess
 # zhterms keyword half A, MRR@10, one-term queries searched as phrases: the reading alone 0.573,
 # with 1 alternative 0.577, 2: 0.577, 4: 0.569 (the fewest of the best kept).
 PHRASE_ALTERNATIVES = 1
+# What a guess's alternative phrase adds to a paper's score, times this (phrase_query): the
+# reading's papers first, an alternative's papers still found. zhterms keyword zh MRR@10, half A
+# decided (1.0 0.637, 0.9 0.641, 0.8 0.642, 0.7 0.641, 0.6 0.645, 0.5 0.643, 0.4 0.634, 0.2 0.630,
+# 0.05 0.631; a rarer alternative left out instead 0.644), half B confirmed (0.6: 0.667, against
+# 0.639 all at 1.0 and 0.624 rarer left out); docs/crosslingual.md.
+ALTERNATIVE_WEIGHT = 0.6
 DocFreq = Callable[[str], int]  # papers whose text has an (analyzed) term
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")
 
@@ -394,7 +400,7 @@ def carried_over_query(query: ParsedQuery, english: str, match: str = "any",
     return ParsedQuery(natural_text_query(english).required, query.excluded, filters, match=match)
 
 
-def phrase_query(query: ParsedQuery, reading: QueryReading, doc_freq: DocFreq | None = None) -> ParsedQuery | None:
+def phrase_query(query: ParsedQuery, reading: QueryReading) -> ParsedQuery | None:
     """The reading as the phrases papers write, with the filters and exclusions typed: each
     term's reading as one phrase, and a term whose reading is a guess as its reading or its
     first alternatives (PHRASE_ALTERNATIVES), any of them. A Chinese term names one thing, and
@@ -404,9 +410,9 @@ def phrase_query(query: ParsedQuery, reading: QueryReading, doc_freq: DocFreq | 
     its terms (searched as before). zhterms keyword, MRR@10 (docs/crosslingual.md): half A
     0.550 -> 0.623 (one-term queries, measured offline), half B 0.549 -> 0.638.
 
-    With `doc_freq` (papers having an analyzed word), an alternative rarer than the reading (its
-    rarest word in fewer papers) is left out: ranked by BM25, its rarity alone would put its papers
-    above the reading's (贝叶斯优化: "bayes optimal" papers before "bayesian optimization" ones)."""
+    An alternative weighs ALTERNATIVE_WEIGHT of the reading: ranked by BM25 at full weight, a
+    rarer alternative's papers would come first by its rarity alone (贝叶斯优化: "bayes optimal"
+    papers before "bayesian optimization" ones)."""
     terms = [term for term in reading.terms if term.source != NAME_SOURCE]
     # nothing searched but the terms' readings (no Latin word typed beside or inside a term: "Hopfield网络")
     if (reading.extra or not terms or any(not term.english for term in terms)
@@ -415,17 +421,11 @@ def phrase_query(query: ParsedQuery, reading: QueryReading, doc_freq: DocFreq | 
     nodes = []
     for term in terms:
         others = () if term.shown_sure else term.alternatives[:PHRASE_ALTERNATIVES]
-        if doc_freq is not None:
-            others = tuple(other for other in others if _rarest(other, doc_freq) >= _rarest(term.english, doc_freq))
-        phrases = (term.english, *others)
-        nodes.append(AnyOf(tuple(Words(phrase, phrase=True) for phrase in dict.fromkeys(phrases))))
+        alternatives = (Words(other, phrase=True, weight=ALTERNATIVE_WEIGHT)
+                        for other in dict.fromkeys(others) if other != term.english)
+        nodes.append(AnyOf((Words(term.english, phrase=True), *alternatives)))
     filters = merge_filters(query.filters, Filters(authors=reading.authors)) if reading.authors else query.filters
     return ParsedQuery(tuple(nodes), query.excluded, filters, match="all")
-
-
-def _rarest(phrase: str, doc_freq: DocFreq) -> int:
-    """Papers having the phrase's rarest word (an upper bound of the phrase's own)."""
-    return min((doc_freq(term) for term in terms(phrase, ENGLISH)), default=0)
 
 
 def dictionary_terms(segments: list[str], doc_freq: DocFreq | None = None) -> list[str]:
