@@ -66,7 +66,8 @@ MIN_WORD_CHARS = 2  # one-character jieba words (的, 在, 用) carry grammar, n
 SENSE_SHARE = 0.1
 MAX_GLOSSARY_CHARS = 16  # the longest glossary term tried at a position
 GLOSSARY_CUT_CONFIDENCE = 0.6  # the glossary terms a query is cut at (_reading_terms)
-GLOSSARY_MARGIN = 0.1  # glossary entries this close to the surest one count as about as sure
+GLOSSARY_MARGIN = 0.1
+GLOSSARY_CANDIDATES = True  # EXPERIMENT  # glossary entries this close to the surest one count as about as sure
 BRIDGE_CONFIDENCE = 0.3  # the term bridge's nearest corpus term: a guess
 # A guessed reading is searched as any of itself and this many alternatives (phrase_query):
 # zhterms keyword half A, MRR@10, one-term queries searched as phrases: the reading alone 0.573,
@@ -173,7 +174,7 @@ def _read_form(text: str, lexicon: TermLexicon | None, encoder: Encoder | None, 
             # composition lost the phrases across them: known-item zh dev keyword MRR@10 0.793 ->
             # 0.750); the glossary's terms in it are searched beside its reading
             described += [known.english for _, known in glossary_pieces(token, glossary, lexicon) if known]
-            terms.extend(_composed(token, lexicon, encoder, bridge, doc_freq, phrases))
+            terms.extend(_composed(token, lexicon, encoder, bridge, doc_freq, phrases, glossary))
             continue
         pieces = glossary_pieces(token, glossary, lexicon)
         whole = _agreeing_composition(token, pieces, lexicon)
@@ -193,7 +194,7 @@ def _read_form(text: str, lexicon: TermLexicon | None, encoder: Encoder | None, 
             if name is not None:
                 read.append(name)
                 continue
-            read.extend(_composed(piece, lexicon, encoder, bridge, doc_freq, phrases))
+            read.extend(_composed(piece, lexicon, encoder, bridge, doc_freq, phrases, glossary))
         terms.extend(_phrase_papers_use(token, pieces, read, lexicon, phrases, glossary))
     english = english_text(text, searched_words(terms))
     extra = ""
@@ -369,7 +370,8 @@ def _name_reading(piece: str, token: str, lexicon: TermLexicon, names: NameReade
 
 
 def _composed(token: str, lexicon: TermLexicon, encoder: Encoder | None, bridge: TermBridge | None,
-              doc_freq: DocFreq | None, phrases: PhraseBridge | None) -> list[TermReading]:
+              doc_freq: DocFreq | None, phrases: PhraseBridge | None,
+              glossary: TermGlossary | None = None) -> list[TermReading]:
     """A token (or a stretch the glossary left) read by composition, phrase neighbours, bridge."""
     reading = lexicon.read(token)
     read = reading.terms if reading is not None else ()
@@ -377,7 +379,7 @@ def _composed(token: str, lexicon: TermLexicon, encoder: Encoder | None, bridge:
     # for all it says (known-item zh dev, keyword MRR@10: 0.785 without phrase vectors, 0.728
     # reading every token, 0.793 only tokens of at most DESCRIPTION_CHARS characters).
     if phrases is not None and len(CJK_CHARACTER.findall(token)) <= DESCRIPTION_CHARS:
-        chosen = choose(token, read, phrases, lexicon)
+        chosen = choose(token, read, phrases, lexicon, _unsure_entries(token, glossary, lexicon))
         if chosen is not None:
             return [chosen]
     if bridge is not None and (len(read) > 1 or not all(term.english and term.sure for term in read)):
@@ -389,6 +391,17 @@ def _composed(token: str, lexicon: TermLexicon, encoder: Encoder | None, bridge:
     # Without a bridge, what the lexicon cannot read stays unread: every CC-CEDICT headword
     # is in the lexicon, so the dictionary has nothing more to say about it.
     return list(read)
+
+
+def _unsure_entries(token: str, glossary: TermGlossary | None, lexicon: TermLexicon) -> tuple[str, ...]:
+    """The glossary's entries for the whole token below GLOSSARY_CUT_CONFIDENCE, as papers spell
+    them (those no paper uses left out): candidates the phrase neighbours weigh (phrasebridge
+    choose), never a sure reading. EXPERIMENT"""
+    if glossary is None or not GLOSSARY_CANDIDATES:
+        return ()
+    found = (lexicon.phrase(analyzed(entry.en)) for entry in glossary.lookup_zh(token)
+             if entry.confidence < GLOSSARY_CUT_CONFIDENCE)
+    return tuple(dict.fromkeys(spelled[0] for spelled in found if spelled is not None))
 
 
 def carried_over_query(query: ParsedQuery, english: str, match: str = "any",

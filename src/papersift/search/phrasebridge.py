@@ -222,7 +222,7 @@ def warm_up(data_dir: str | os.PathLike) -> None:
 
 
 def choose(token: str, read: tuple[TermReading, ...], bridge: PhraseBridge,
-           lexicon: TermLexicon) -> TermReading | None:
+           lexicon: TermLexicon, maybe: tuple[str, ...] = ()) -> TermReading | None:
     """The token's reading when the phrase neighbours read it better than the composition did
     (None: keep the composition's `read`).
 
@@ -242,7 +242,7 @@ def choose(token: str, read: tuple[TermReading, ...], bridge: PhraseBridge,
     if not neighbours:
         return None
     composed = " ".join(term.english for term in read if term.english)
-    offered = list(dict.fromkeys([composed, *(read[0].alternatives if len(read) == 1 else ())]))
+    offered = list(dict.fromkeys([composed, *(read[0].alternatives if len(read) == 1 else ()), *maybe]))
     offered = [text for text in offered if text]
     keys = [analyzed(text) for text in offered]
     candidates: dict[str, tuple[float, int]] = {}  # spelling -> (cosine, papers)
