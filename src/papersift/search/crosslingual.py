@@ -36,7 +36,15 @@ from papersift.index.termlexicon import analyzed
 from papersift.search import cedict, zhnorm
 from papersift.search import glossary as bilingual_glossary
 from papersift.search.cedict import english_glosses
-from papersift.search.phrasebridge import NEIGHBOUR_CONFIDENCE, PhraseBridge, choose, holds_in_place, nearest_holding
+from papersift.search.phrasebridge import (
+    NEIGHBOUR_CONFIDENCE,
+    PhraseBridge,
+    choose,
+    evidence_score,
+    holds_in_place,
+    nearest_holding,
+    offered_evidence,
+)
 from papersift.search.query import AnyOf, ParsedQuery, Words, merge_filters, natural_text_query
 from papersift.search.termlexicon import (
     ALTERNATIVES,
@@ -67,7 +75,8 @@ SENSE_SHARE = 0.1
 MAX_GLOSSARY_CHARS = 16  # the longest glossary term tried at a position
 GLOSSARY_CUT_CONFIDENCE = 0.6  # the glossary terms a query is cut at (_reading_terms)
 GLOSSARY_MARGIN = 0.1
-GLOSSARY_CANDIDATES = True  # EXPERIMENT  # glossary entries this close to the surest one count as about as sure
+GLOSSARY_CANDIDATES = True  # EXPERIMENT
+GLOSSARY_WHOLE = True  # EXPERIMENT  # glossary entries this close to the surest one count as about as sure
 BRIDGE_CONFIDENCE = 0.3  # the term bridge's nearest corpus term: a guess
 # A guessed reading is searched as any of itself and this many alternatives (phrase_query):
 # zhterms keyword half A, MRR@10, one-term queries searched as phrases: the reading alone 0.573,
@@ -179,7 +188,7 @@ def _read_form(text: str, lexicon: TermLexicon | None, encoder: Encoder | None, 
         pieces = glossary_pieces(token, glossary, lexicon)
         whole = _agreeing_composition(token, pieces, lexicon)
         if whole is not None:
-            terms.append(whole)
+            terms.extend(_weighed_with_unsure_entries(token, [whole], lexicon, phrases, glossary))
             continue
         if any(known is None and len(CJK_CHARACTER.findall(piece)) == 1 for piece, known in pieces):
             # a character the glossary left alone is noise read on its own (弱 of 弱监督学习 reads
@@ -195,7 +204,8 @@ def _read_form(text: str, lexicon: TermLexicon | None, encoder: Encoder | None, 
                 read.append(name)
                 continue
             read.extend(_composed(piece, lexicon, encoder, bridge, doc_freq, phrases, glossary))
-        terms.extend(_phrase_papers_use(token, pieces, read, lexicon, phrases, glossary))
+        read = _phrase_papers_use(token, pieces, read, lexicon, phrases, glossary)
+        terms.extend(_weighed_with_unsure_entries(token, read, lexicon, phrases, glossary))
     english = english_text(text, searched_words(terms))
     extra = ""
     if len(CJK_CHARACTER.findall(text)) > DESCRIPTION_CHARS:
@@ -391,6 +401,30 @@ def _composed(token: str, lexicon: TermLexicon, encoder: Encoder | None, bridge:
     # Without a bridge, what the lexicon cannot read stays unread: every CC-CEDICT headword
     # is in the lexicon, so the dictionary has nothing more to say about it.
     return list(read)
+
+
+def _weighed_with_unsure_entries(token: str, read: list[TermReading], lexicon: TermLexicon,
+                                 phrases: PhraseBridge | None, glossary: TermGlossary | None) -> list[TermReading]:
+    """A token the glossary has only below the sure cut, read otherwise than as a sure composition
+    (from glossary pieces, a nearest phrase): its reading and those entries weighed on the phrase
+    neighbours' evidence (cosine + papers); an entry that wins is the token's reading as a guess,
+    with the old reading as its alternative. EXPERIMENT"""
+    if (not GLOSSARY_WHOLE or phrases is None or glossary is None or not read
+            or any(term.source == NAME_SOURCE or not term.english for term in read)
+            or (len(read) == 1 and read[0].source == "composition" and read[0].sure)
+            or any(entry.confidence >= GLOSSARY_CUT_CONFIDENCE for entry in glossary.lookup_zh(token))):
+        return read
+    maybe = _unsure_entries(token, glossary, lexicon)
+    if not maybe:
+        return read
+    current = " ".join(term.english for term in read)
+    evidence = offered_evidence(token, list(dict.fromkeys((current, *maybe))), phrases, lexicon)
+    best = max(evidence, key=lambda text: evidence_score(evidence[text]))
+    if best == current:
+        return read
+    others = tuple(dict.fromkeys(o for o in (current, *maybe) if o != best))
+    return [TermReading(token, best, others[:ALTERNATIVES], evidence[best][1], sure=False,
+                        confidence=NEIGHBOUR_CONFIDENCE, source="glossary-maybe")]
 
 
 def _unsure_entries(token: str, glossary: TermGlossary | None, lexicon: TermLexicon) -> tuple[str, ...]:
