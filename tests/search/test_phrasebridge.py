@@ -12,7 +12,7 @@ from tests.search.test_reading_order import Entry, FakeGlossary
 from papersift.index.cedict import dictionary_path
 from papersift.index.phrasevectors import DIM, build_phrase_vectors
 from papersift.index.termlexicon import analyzed, build_lexicon, dictionary
-from papersift.search.crosslingual import _unsure_entries, read_query
+from papersift.search.crosslingual import _unsure_entries, _weighed_with_unsure_entries, read_query
 from papersift.search.phrasebridge import Neighbour, PhraseBridge, choose
 from papersift.search.termlexicon import TermLexicon, TermReading
 
@@ -216,3 +216,25 @@ def test_the_glossary_entries_offered_are_the_unsure_ones_papers_use():
     assert _unsure_entries("狄利克雷分布", glossary, lexicon) == ("dirichlet distributions",)  # type: ignore[arg-type]
     assert _unsure_entries("分布", glossary, lexicon) == ()  # type: ignore[arg-type]
     assert _unsure_entries("分布", None, lexicon) == ()  # type: ignore[arg-type]
+
+
+def test_a_token_read_from_glossary_pieces_weighs_the_glossary_unsure_entry_for_the_whole():
+    # 梯度截断: the glossary is sure of 梯度 and 截断 only; its unsure entry for the whole term is
+    # weighed against the pieces' reading on the same evidence, and wins as a guess
+    glossary = FakeGlossary([Entry("梯度截断", "gradient clipping", ("ecdict",), 0.5),
+                             Entry("梯度", "gradient", ("d2l-zh",), 0.9), Entry("截断", "truncated", ("d2l-zh",), 0.9)])
+    pieces = [TermReading("梯度", "gradient", (), 900, sure=True, confidence=0.9, source="glossary"),
+              TermReading("截断", "truncated", (), 80, sure=True, confidence=0.9, source="glossary")]
+    phrases = _Phrases({"gradient truncated": 0.4, "gradient clipping": 0.8}, {})
+    lexicon = _Spellings({"gradient clipping": 30, "gradient truncated": 2})
+    read = _weighed_with_unsure_entries("梯度截断", pieces, lexicon, phrases, glossary)  # type: ignore[arg-type]
+    assert [(t.chinese, t.english, t.alternatives, t.sure) for t in read] == [
+        ("梯度截断", "gradient clipping", ("gradient truncated",), False)]
+    # the pieces' reading kept when it has the better evidence
+    weak = _Phrases({"gradient truncated": 0.8, "gradient clipping": 0.3}, {})
+    assert _weighed_with_unsure_entries("梯度截断", pieces, lexicon, weak, glossary) == pieces  # type: ignore[arg-type]
+    # a sure composition is kept, and so is a token the glossary is sure of
+    composed = [TermReading("梯度截断", "gradient truncated", (), 2, sure=True, source="composition")]
+    assert _weighed_with_unsure_entries("梯度截断", composed, lexicon, phrases, glossary) == composed  # type: ignore[arg-type]
+    sure = FakeGlossary([*glossary.entries, Entry("梯度截断", "gradient truncation", ("d2l-zh",), 0.8)])
+    assert _weighed_with_unsure_entries("梯度截断", pieces, lexicon, phrases, sure) == pieces  # type: ignore[arg-type]
