@@ -7,13 +7,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.search.test_reading_order import Entry, FakeGlossary
 
 from papersift.index.cedict import dictionary_path
 from papersift.index.phrasevectors import DIM, build_phrase_vectors
-from papersift.index.termlexicon import build_lexicon, dictionary
-from papersift.search.crosslingual import read_query
-from papersift.search.phrasebridge import PhraseBridge
-from papersift.search.termlexicon import TermLexicon
+from papersift.index.termlexicon import analyzed, build_lexicon, dictionary
+from papersift.search.crosslingual import _unsure_entries, _weighed_with_unsure_entries, read_query
+from papersift.search.phrasebridge import Neighbour, PhraseBridge, choose
+from papersift.search.termlexicon import TermLexicon, TermReading
 
 PAPERS = [
     *[f"Transfer learning across domains, study {n}" for n in range(6)],
@@ -160,3 +161,80 @@ def test_the_prepared_search_finds_the_same_nearest_phrases_as_the_full_product(
         near = query @ basis
         query_left_out = np.linalg.norm(query.astype(np.float64) - basis.astype(np.float64) @ near)
         assert np.all(np.abs(rows @ query - projected @ near) <= query_left_out * left_out + 1e-5)
+
+
+class _Phrases:
+    """What choose() asks of the phrase bridge: the term's neighbours and the candidates' vectors."""
+
+    def __init__(self, cosines: dict[str, float], neighbours: dict[str, float]):
+        axis = np.eye(len(cosines) + 1, dtype=np.float32)
+        self.query = axis[0]
+        # each candidate's vector at its cosine to the term (the term on axis 0)
+        self.vectors_of = {text: cosine * axis[0] + np.sqrt(1 - cosine ** 2) * axis[at]
+                           for at, (text, cosine) in enumerate(cosines.items(), 1)}
+        self.found = [Neighbour(analyzed(text), cosine) for text, cosine in neighbours.items()]
+        self.row_of: dict[str, int] = {}
+
+    def neighbours(self, text: str, k: int) -> list[Neighbour]:
+        return self.found
+
+    def query_vector(self, text: str) -> np.ndarray:
+        return self.query
+
+    def batch_vectors(self, texts: tuple[str, ...]) -> np.ndarray:
+        return np.array([self.vectors_of[text] for text in texts])
+
+
+class _Spellings:
+    def __init__(self, papers: dict[str, int]):
+        self.papers = {analyzed(text): (text, count) for text, count in papers.items()}
+
+    def phrase(self, key: str) -> tuple[str, int] | None:
+        return self.papers.get(key)
+
+
+def test_an_unsure_glossary_entry_is_a_candidate_the_neighbours_weigh():
+    # 狄利克雷分布: the composition reads pieces, the nearest phrase is a near miss; the glossary's
+    # entry below the sure cut is offered beside them and wins on the same score (cosine + papers)
+    read = (TermReading("狄利克雷", "dirichlet", (), 50), TermReading("分布", "spread", (), 900))
+    phrases = _Phrases({"dirichlet spread": 0.2, "dirichlet distributions": 0.8, "tailed distributions": 0.5},
+                       {"tailed distributions": 0.5})
+    lexicon = _Spellings({"dirichlet distributions": 40, "tailed distributions": 60})
+    assert choose("狄利克雷分布", read, phrases, lexicon).english == "tailed distributions"  # type: ignore[arg-type, union-attr]
+    chosen = choose("狄利克雷分布", read, phrases, lexicon, maybe=("dirichlet distributions",))  # type: ignore[arg-type]
+    assert chosen is not None and chosen.english == "dirichlet distributions" and not chosen.sure
+    # a sure composition is kept: the unsure entry never overrules it
+    sure = (TermReading("分布", "distributions", (), 900, sure=True),)
+    assert choose("分布", sure, phrases, lexicon, maybe=("dirichlet distributions",)) is None  # type: ignore[arg-type]
+
+
+def test_the_glossary_entries_offered_are_the_unsure_ones_papers_use():
+    glossary = FakeGlossary([Entry("狄利克雷分布", "Dirichlet distribution", ("ecdict",), 0.55),
+                             Entry("狄利克雷分布", "Dirichlet law", ("cedict",), 0.5),
+                             Entry("分布", "distribution", ("d2l-zh",), 0.9)])
+    lexicon = _Spellings({"dirichlet distributions": 40, "distributions": 900})
+    assert _unsure_entries("狄利克雷分布", glossary, lexicon) == ("dirichlet distributions",)  # type: ignore[arg-type]
+    assert _unsure_entries("分布", glossary, lexicon) == ()  # type: ignore[arg-type]
+    assert _unsure_entries("分布", None, lexicon) == ()  # type: ignore[arg-type]
+
+
+def test_a_token_read_from_glossary_pieces_weighs_the_glossary_unsure_entry_for_the_whole():
+    # 梯度截断: the glossary is sure of 梯度 and 截断 only; its unsure entry for the whole term is
+    # weighed against the pieces' reading on the same evidence, and wins as a guess
+    glossary = FakeGlossary([Entry("梯度截断", "gradient clipping", ("ecdict",), 0.5),
+                             Entry("梯度", "gradient", ("d2l-zh",), 0.9), Entry("截断", "truncated", ("d2l-zh",), 0.9)])
+    pieces = [TermReading("梯度", "gradient", (), 900, sure=True, confidence=0.9, source="glossary"),
+              TermReading("截断", "truncated", (), 80, sure=True, confidence=0.9, source="glossary")]
+    phrases = _Phrases({"gradient truncated": 0.4, "gradient clipping": 0.8}, {})
+    lexicon = _Spellings({"gradient clipping": 30, "gradient truncated": 2})
+    read = _weighed_with_unsure_entries("梯度截断", pieces, lexicon, phrases, glossary)  # type: ignore[arg-type]
+    assert [(t.chinese, t.english, t.alternatives, t.sure) for t in read] == [
+        ("梯度截断", "gradient clipping", ("gradient truncated",), False)]
+    # the pieces' reading kept when it has the better evidence
+    weak = _Phrases({"gradient truncated": 0.8, "gradient clipping": 0.3}, {})
+    assert _weighed_with_unsure_entries("梯度截断", pieces, lexicon, weak, glossary) == pieces  # type: ignore[arg-type]
+    # a sure composition is kept, and so is a token the glossary is sure of
+    composed = [TermReading("梯度截断", "gradient truncated", (), 2, sure=True, source="composition")]
+    assert _weighed_with_unsure_entries("梯度截断", composed, lexicon, phrases, glossary) == composed  # type: ignore[arg-type]
+    sure = FakeGlossary([*glossary.entries, Entry("梯度截断", "gradient truncation", ("d2l-zh",), 0.8)])
+    assert _weighed_with_unsure_entries("梯度截断", pieces, lexicon, phrases, sure) == pieces  # type: ignore[arg-type]

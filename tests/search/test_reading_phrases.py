@@ -13,7 +13,7 @@ from tests.search.test_reading_order import Entry, FakeGlossary
 from papersift.index.cedict import dictionary_path
 from papersift.index.phrasevectors import build_phrase_vectors
 from papersift.index.termlexicon import build_lexicon, dictionary
-from papersift.search.crosslingual import phrase_query, read_query
+from papersift.search.crosslingual import ALTERNATIVE_WEIGHT, phrase_query, read_query
 from papersift.search.hybrid import HybridRetriever
 from papersift.search.phrasebridge import PhraseBridge, holds_in_place
 from papersift.search.query import AnyOf, ParsedQuery, Words
@@ -141,7 +141,8 @@ def test_a_term_is_searched_as_its_phrase_and_a_guess_as_it_or_its_first_alterna
     assert query is not None and query.match_all and query.excluded == (Words("survey"),)
     assert query.required == (
         AnyOf((Words("backpropagation", phrase=True),)),
-        AnyOf((Words("bayesian optimization", phrase=True), Words("bayes optimal", phrase=True))),
+        AnyOf((Words("bayesian optimization", phrase=True),
+               Words("bayes optimal", phrase=True, weight=ALTERNATIVE_WEIGHT))),
     )
 
 
@@ -164,7 +165,6 @@ def test_a_named_person_filters_and_the_terms_are_phrases():
 class _Hybrid:
     """What HybridRetriever.translated_ranking asks of itself: the reading and a keyword ranking."""
 
-    keyword = None  # no keyword side: no document frequencies, every alternative kept
 
     def __init__(self, reading: QueryReading, found: dict[bool, list[tuple[str, float]]]):
         self.reading = reading
@@ -185,19 +185,17 @@ def test_hybrid_ranks_the_translated_list_by_the_terms_phrases_and_falls_back_to
     side = _Hybrid(reading, {True: [("p1", 2.0)], False: [("p2", 1.0)]})
     assert HybridRetriever.translated_ranking(side, ParsedQuery((Words("贝叶斯优化"),)), 10) == [("p1", 2.0)]  # type: ignore[arg-type]
     assert side.asked[0].required == (AnyOf((Words("bayesian optimization", phrase=True),
-                                             Words("bayes optimal", phrase=True))),)
+                                             Words("bayes optimal", phrase=True, weight=ALTERNATIVE_WEIGHT))),)
     side = _Hybrid(reading, {True: [], False: [("p2", 1.0)]})  # no paper has the phrases
     assert HybridRetriever.translated_ranking(side, ParsedQuery((Words("贝叶斯优化"),)), 10) == [("p2", 1.0)]  # type: ignore[arg-type]
 
 
-def test_a_guess_is_not_searched_with_an_alternative_rarer_than_itself():
-    # by BM25 a rarer alternative's papers would rank above the reading's own ("bayes optimal"
-    # papers before "bayesian optimization" ones for 贝叶斯优化)
+def test_a_guess_alternative_weighs_less_than_the_reading_even_when_rarer():
+    # kept whatever its rarity, but what it adds to a paper's score is scaled down: ranked by BM25
+    # at full weight, "bayes optimal" papers would come before "bayesian optimization" ones
     guess = TermReading("贝叶斯优化", "bayesian optimization", ("bayes optimal",), 12, confidence=0.5)
-    papers = {"bayesian": 2692, "optim": 9000, "bay": 529}
-    query = phrase_query(ParsedQuery(), _reading("贝叶斯优化", guess), lambda term: papers.get(term, 0))
-    assert query is not None and query.required == (AnyOf((Words("bayesian optimization", phrase=True),)),)
-    papers["bay"] = 5000  # as common as the reading's rarest word: searched with it
-    query = phrase_query(ParsedQuery(), _reading("贝叶斯优化", guess), lambda term: papers.get(term, 0))
-    assert query is not None and query.required == (AnyOf((Words("bayesian optimization", phrase=True),
-                                                           Words("bayes optimal", phrase=True))),)
+    query = phrase_query(ParsedQuery(), _reading("贝叶斯优化", guess))
+    assert 0 < ALTERNATIVE_WEIGHT < 1
+    assert query is not None and query.required == (AnyOf((
+        Words("bayesian optimization", phrase=True),
+        Words("bayes optimal", phrase=True, weight=ALTERNATIVE_WEIGHT))),)

@@ -7,7 +7,7 @@ import pytest
 import Stemmer
 
 from papersift.bench.lexical import paper_text
-from papersift.search.query import natural_text_query, parse_query
+from papersift.search.query import AnyOf, ParsedQuery, Words, natural_text_query, parse_query
 from papersift.store import Store
 
 K = 10
@@ -137,3 +137,23 @@ def test_candidates_alone_are_found_by_the_row_table_as_the_term_set_query_finds
     assert page.paper_ids == ranked[:5] and page.total == 5
     partial = backend.search(ParsedQuery(), "relevance", 0, 5, candidate_ids=ranked[:50], with_facets=False)
     assert partial.total == 50 and len(partial.paper_ids) == 5
+
+
+def test_a_words_weight_scales_what_its_match_adds_to_the_score(service):
+    # a reading's alternative phrase (search/crosslingual.py phrase_query) weighs less than the
+    # reading: its papers keep their order, at `weight` times the score
+    def ranked(*options: Words) -> dict[str, float]:
+        result = service.backend.search(ParsedQuery((AnyOf(options),)), limit=50, with_facets=False)
+        return dict(zip(result.paper_ids, result.scores))
+
+    full = ranked(Words("neural networks", phrase=True))
+    weighted = ranked(Words("neural networks", phrase=True, weight=0.5))
+    assert len(full) >= 5 and list(weighted) == list(full)
+    assert all(weighted[paper] == pytest.approx(0.5 * score, rel=1e-4) for paper, score in full.items())
+    # beside a phrase at full weight, a paper with both adds the weighted one's part
+    both = ranked(Words("deep learning", phrase=True), Words("neural networks", phrase=True, weight=0.5))
+    alone = ranked(Words("deep learning", phrase=True))
+    shared = set(both) & set(alone) & set(full)
+    assert shared
+    for paper in shared:
+        assert both[paper] == pytest.approx(alone[paper] + 0.5 * full[paper], rel=1e-4)

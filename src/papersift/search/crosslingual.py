@@ -36,7 +36,15 @@ from papersift.index.termlexicon import analyzed
 from papersift.search import cedict, zhnorm
 from papersift.search import glossary as bilingual_glossary
 from papersift.search.cedict import english_glosses
-from papersift.search.phrasebridge import NEIGHBOUR_CONFIDENCE, PhraseBridge, choose, holds_in_place, nearest_holding
+from papersift.search.phrasebridge import (
+    NEIGHBOUR_CONFIDENCE,
+    PhraseBridge,
+    choose,
+    evidence_score,
+    holds_in_place,
+    nearest_holding,
+    offered_evidence,
+)
 from papersift.search.query import AnyOf, ParsedQuery, Words, merge_filters, natural_text_query
 from papersift.search.termlexicon import (
     ALTERNATIVES,
@@ -72,6 +80,12 @@ BRIDGE_CONFIDENCE = 0.3  # the term bridge's nearest corpus term: a guess
 # zhterms keyword half A, MRR@10, one-term queries searched as phrases: the reading alone 0.573,
 # with 1 alternative 0.577, 2: 0.577, 4: 0.569 (the fewest of the best kept).
 PHRASE_ALTERNATIVES = 1
+# What a guess's alternative phrase adds to a paper's score, times this (phrase_query): the
+# reading's papers first, an alternative's papers still found. zhterms keyword zh MRR@10, half A
+# decided (1.0 0.637, 0.9 0.641, 0.8 0.642, 0.7 0.641, 0.6 0.645, 0.5 0.643, 0.4 0.634, 0.2 0.630,
+# 0.05 0.631; a rarer alternative left out instead 0.644), half B confirmed (0.6: 0.667, against
+# 0.639 all at 1.0 and 0.624 rarer left out); docs/crosslingual.md.
+ALTERNATIVE_WEIGHT = 0.6
 DocFreq = Callable[[str], int]  # papers whose text has an (analyzed) term
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")
 
@@ -167,12 +181,12 @@ def _read_form(text: str, lexicon: TermLexicon | None, encoder: Encoder | None, 
             # composition lost the phrases across them: known-item zh dev keyword MRR@10 0.793 ->
             # 0.750); the glossary's terms in it are searched beside its reading
             described += [known.english for _, known in glossary_pieces(token, glossary, lexicon) if known]
-            terms.extend(_composed(token, lexicon, encoder, bridge, doc_freq, phrases))
+            terms.extend(_composed(token, lexicon, encoder, bridge, doc_freq, phrases, glossary))
             continue
         pieces = glossary_pieces(token, glossary, lexicon)
         whole = _agreeing_composition(token, pieces, lexicon)
         if whole is not None:
-            terms.append(whole)
+            terms.extend(_weighed_with_unsure_entries(token, [whole], lexicon, phrases, glossary))
             continue
         if any(known is None and len(CJK_CHARACTER.findall(piece)) == 1 for piece, known in pieces):
             # a character the glossary left alone is noise read on its own (弱 of 弱监督学习 reads
@@ -187,8 +201,9 @@ def _read_form(text: str, lexicon: TermLexicon | None, encoder: Encoder | None, 
             if name is not None:
                 read.append(name)
                 continue
-            read.extend(_composed(piece, lexicon, encoder, bridge, doc_freq, phrases))
-        terms.extend(_phrase_papers_use(token, pieces, read, lexicon, phrases, glossary))
+            read.extend(_composed(piece, lexicon, encoder, bridge, doc_freq, phrases, glossary))
+        read = _phrase_papers_use(token, pieces, read, lexicon, phrases, glossary)
+        terms.extend(_weighed_with_unsure_entries(token, read, lexicon, phrases, glossary))
     english = english_text(text, searched_words(terms))
     extra = ""
     if len(CJK_CHARACTER.findall(text)) > DESCRIPTION_CHARS:
@@ -363,7 +378,8 @@ def _name_reading(piece: str, token: str, lexicon: TermLexicon, names: NameReade
 
 
 def _composed(token: str, lexicon: TermLexicon, encoder: Encoder | None, bridge: TermBridge | None,
-              doc_freq: DocFreq | None, phrases: PhraseBridge | None) -> list[TermReading]:
+              doc_freq: DocFreq | None, phrases: PhraseBridge | None,
+              glossary: TermGlossary | None = None) -> list[TermReading]:
     """A token (or a stretch the glossary left) read by composition, phrase neighbours, bridge."""
     reading = lexicon.read(token)
     read = reading.terms if reading is not None else ()
@@ -371,7 +387,7 @@ def _composed(token: str, lexicon: TermLexicon, encoder: Encoder | None, bridge:
     # for all it says (known-item zh dev, keyword MRR@10: 0.785 without phrase vectors, 0.728
     # reading every token, 0.793 only tokens of at most DESCRIPTION_CHARS characters).
     if phrases is not None and len(CJK_CHARACTER.findall(token)) <= DESCRIPTION_CHARS:
-        chosen = choose(token, read, phrases, lexicon)
+        chosen = choose(token, read, phrases, lexicon, _unsure_entries(token, glossary, lexicon))
         if chosen is not None:
             return [chosen]
     if bridge is not None and (len(read) > 1 or not all(term.english and term.sure for term in read)):
@@ -385,6 +401,46 @@ def _composed(token: str, lexicon: TermLexicon, encoder: Encoder | None, bridge:
     return list(read)
 
 
+def _weighed_with_unsure_entries(token: str, read: list[TermReading], lexicon: TermLexicon,
+                                 phrases: PhraseBridge | None, glossary: TermGlossary | None) -> list[TermReading]:
+    """A token the glossary has only below the sure cut, read otherwise than as a sure composition
+    (from glossary pieces, a nearest phrase): its reading and those entries weighed on the phrase
+    neighbours' evidence (cosine + papers); an entry that wins is the token's reading as a guess,
+    with the old reading as its alternative (深度模型: "deep models", not the pieces' "depth
+    models"; 梯度截断 "gradient clipping", not "gradient truncated"). A sure composition is kept
+    (letting it compete lost: zhterms keyword half A 0.645 -> 0.625). zhterms zh MRR@10 with the
+    rebuilt glossary, keyword A 0.650 -> 0.654 (B 0.667 both), hybrid A 0.641 -> 0.647 (B 0.643
+    -> 0.648); docs/crosslingual.md."""
+    if (phrases is None or glossary is None or not read
+            or any(term.source == NAME_SOURCE or not term.english for term in read)
+            or (len(read) == 1 and read[0].source == "composition" and read[0].sure)
+            or any(entry.confidence >= GLOSSARY_CUT_CONFIDENCE for entry in glossary.lookup_zh(token))):
+        return read
+    maybe = _unsure_entries(token, glossary, lexicon)
+    if not maybe:
+        return read
+    current = " ".join(term.english for term in read)
+    evidence = offered_evidence(token, list(dict.fromkeys((current, *maybe))), phrases, lexicon)
+    best = max(evidence, key=lambda text: evidence_score(evidence[text]))
+    if best == current:
+        return read
+    others = tuple(dict.fromkeys(o for o in (current, *maybe) if o != best))
+    return [TermReading(token, best, others[:ALTERNATIVES], evidence[best][1], sure=False,
+                        confidence=NEIGHBOUR_CONFIDENCE, source="glossary-maybe")]
+
+
+def _unsure_entries(token: str, glossary: TermGlossary | None, lexicon: TermLexicon) -> tuple[str, ...]:
+    """The glossary's entries for the whole token below GLOSSARY_CUT_CONFIDENCE, as papers spell
+    them (those no paper uses left out): candidates the phrase neighbours weigh (phrasebridge
+    choose), never a sure reading (zhterms keyword zh MRR@10, rebuilt glossary: half A 0.647 ->
+    0.650, B 0.667 both)."""
+    if glossary is None:
+        return ()
+    found = (lexicon.phrase(analyzed(entry.en)) for entry in glossary.lookup_zh(token)
+             if entry.confidence < GLOSSARY_CUT_CONFIDENCE)
+    return tuple(dict.fromkeys(spelled[0] for spelled in found if spelled is not None))
+
+
 def carried_over_query(query: ParsedQuery, english: str, match: str = "any",
                        authors: tuple[str, ...] = ()) -> ParsedQuery:
     """The carried-over English words as a query with the filters and exclusions the user
@@ -394,7 +450,7 @@ def carried_over_query(query: ParsedQuery, english: str, match: str = "any",
     return ParsedQuery(natural_text_query(english).required, query.excluded, filters, match=match)
 
 
-def phrase_query(query: ParsedQuery, reading: QueryReading, doc_freq: DocFreq | None = None) -> ParsedQuery | None:
+def phrase_query(query: ParsedQuery, reading: QueryReading) -> ParsedQuery | None:
     """The reading as the phrases papers write, with the filters and exclusions typed: each
     term's reading as one phrase, and a term whose reading is a guess as its reading or its
     first alternatives (PHRASE_ALTERNATIVES), any of them. A Chinese term names one thing, and
@@ -404,9 +460,9 @@ def phrase_query(query: ParsedQuery, reading: QueryReading, doc_freq: DocFreq | 
     its terms (searched as before). zhterms keyword, MRR@10 (docs/crosslingual.md): half A
     0.550 -> 0.623 (one-term queries, measured offline), half B 0.549 -> 0.638.
 
-    With `doc_freq` (papers having an analyzed word), an alternative rarer than the reading (its
-    rarest word in fewer papers) is left out: ranked by BM25, its rarity alone would put its papers
-    above the reading's (贝叶斯优化: "bayes optimal" papers before "bayesian optimization" ones)."""
+    An alternative weighs ALTERNATIVE_WEIGHT of the reading: ranked by BM25 at full weight, a
+    rarer alternative's papers would come first by its rarity alone (贝叶斯优化: "bayes optimal"
+    papers before "bayesian optimization" ones)."""
     terms = [term for term in reading.terms if term.source != NAME_SOURCE]
     # nothing searched but the terms' readings (no Latin word typed beside or inside a term: "Hopfield网络")
     if (reading.extra or not terms or any(not term.english for term in terms)
@@ -415,17 +471,11 @@ def phrase_query(query: ParsedQuery, reading: QueryReading, doc_freq: DocFreq | 
     nodes = []
     for term in terms:
         others = () if term.shown_sure else term.alternatives[:PHRASE_ALTERNATIVES]
-        if doc_freq is not None:
-            others = tuple(other for other in others if _rarest(other, doc_freq) >= _rarest(term.english, doc_freq))
-        phrases = (term.english, *others)
-        nodes.append(AnyOf(tuple(Words(phrase, phrase=True) for phrase in dict.fromkeys(phrases))))
+        alternatives = (Words(other, phrase=True, weight=ALTERNATIVE_WEIGHT)
+                        for other in dict.fromkeys(others) if other != term.english)
+        nodes.append(AnyOf((Words(term.english, phrase=True), *alternatives)))
     filters = merge_filters(query.filters, Filters(authors=reading.authors)) if reading.authors else query.filters
     return ParsedQuery(tuple(nodes), query.excluded, filters, match="all")
-
-
-def _rarest(phrase: str, doc_freq: DocFreq) -> int:
-    """Papers having the phrase's rarest word (an upper bound of the phrase's own)."""
-    return min((doc_freq(term) for term in terms(phrase, ENGLISH)), default=0)
 
 
 def dictionary_terms(segments: list[str], doc_freq: DocFreq | None = None) -> list[str]:

@@ -96,7 +96,7 @@ class HybridRetriever:
         if reading is None or not (reading.searched or reading.authors):
             return None
         # the phrases papers write, as keyword mode
-        phrased = phrase_query(query, reading, getattr(self.keyword, "term_doc_freq", None)) if PHRASES else None
+        phrased = phrase_query(query, reading) if PHRASES else None
         if phrased is not None:
             ranked = self.lexical_ranking(phrased, k, candidate_ids)
             if ranked:

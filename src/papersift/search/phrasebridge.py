@@ -222,7 +222,7 @@ def warm_up(data_dir: str | os.PathLike) -> None:
 
 
 def choose(token: str, read: tuple[TermReading, ...], bridge: PhraseBridge,
-           lexicon: TermLexicon) -> TermReading | None:
+           lexicon: TermLexicon, maybe: tuple[str, ...] = ()) -> TermReading | None:
     """The token's reading when the phrase neighbours read it better than the composition did
     (None: keep the composition's `read`).
 
@@ -242,23 +242,36 @@ def choose(token: str, read: tuple[TermReading, ...], bridge: PhraseBridge,
     if not neighbours:
         return None
     composed = " ".join(term.english for term in read if term.english)
-    offered = list(dict.fromkeys([composed, *(read[0].alternatives if len(read) == 1 else ())]))
+    offered = list(dict.fromkeys([composed, *(read[0].alternatives if len(read) == 1 else ()), *maybe]))
     offered = [text for text in offered if text]
-    keys = [analyzed(text) for text in offered]
-    candidates: dict[str, tuple[float, int]] = {}  # spelling -> (cosine, papers)
-    for text, key, cosine in zip(offered, keys, candidate_cosines(bridge, token, keys, offered)):
-        found = lexicon.phrase(key)
-        candidates[text] = (cosine, found[1] if found else 0)
+    candidates = offered_evidence(token, offered, bridge, lexicon)
     for neighbour in neighbours:
         spelled = lexicon.phrase(neighbour.key)
         if spelled is not None:
             candidates.setdefault(spelled[0], (neighbour.cosine, spelled[1]))
-    ranked = sorted(candidates, key=lambda text: -(candidates[text][0] + PAPERS_WEIGHT * math.log1p(candidates[text][1])))
+    ranked = sorted(candidates, key=lambda text: -evidence_score(candidates[text]))
     best = ranked[0]
     if best == composed:
         return None
     return TermReading(token, best, tuple(ranked[1:ALTERNATIVES + 1]), candidates[best][1], sure=False,
                        confidence=NEIGHBOUR_CONFIDENCE, source="neighbours")
+
+
+def offered_evidence(token: str, offered: list[str], bridge: PhraseBridge,
+                     lexicon: TermLexicon) -> dict[str, tuple[float, int]]:
+    """Each offered reading's evidence for the token: spelling -> (cosine to it, papers using it)."""
+    keys = [analyzed(text) for text in offered]
+    candidates: dict[str, tuple[float, int]] = {}
+    for text, key, cosine in zip(offered, keys, candidate_cosines(bridge, token, keys, offered)):
+        found = lexicon.phrase(key)
+        candidates[text] = (cosine, found[1] if found else 0)
+    return candidates
+
+
+def evidence_score(evidence: tuple[float, int]) -> float:
+    """How well a candidate reads a term: its cosine plus PAPERS_WEIGHT per log(1 + papers)."""
+    cosine, papers = evidence
+    return cosine + PAPERS_WEIGHT * math.log1p(papers)
 
 
 def candidate_cosines(bridge: PhraseBridge, text: str, keys: list[str], surfaces: list[str]) -> list[float]:

@@ -45,6 +45,8 @@ class Words:
     text: str
     phrase: bool = False
     field: str | None = None  # "title" | "keywords"
+    # what its match adds to a paper's score, times this (a reading's alternative phrases: < 1)
+    weight: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)

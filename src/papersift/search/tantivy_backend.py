@@ -115,6 +115,13 @@ class TantivyBackend:
         return tantivy.Query.phrase_query(self._schema, field_name, [(pos - first, term) for pos, term in positioned])
 
     def _words(self, words: Words, title_boosts: list | None = None) -> tantivy.Query | None:
+        """What must match for a typed word or phrase, its score times `words.weight`."""
+        compiled = self._weightless(words, title_boosts if words.weight == 1.0 else None)
+        if compiled is None or words.weight == 1.0:
+            return compiled
+        return tantivy.Query.boost_query(compiled, words.weight)
+
+    def _weightless(self, words: Words, title_boosts: list | None = None) -> tantivy.Query | None:
         """What must match for a typed word or phrase.
 
         A plain word matches in `text` (which holds the title) or, if some paper has an
