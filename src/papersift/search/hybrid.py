@@ -40,7 +40,6 @@ LEXICAL_DEPTH = 200  # fusion rarely lifts a paper from below lexical rank 200 i
 DENSE_DEPTH = 200
 ENGLISH_MODEL = "all-MiniLM-L6-v2"
 FULL_COVERAGE = 0.999
-PHRASES = True  # the translated list ranks the reading's phrases first (crosslingual.phrase_query)
 
 
 class DenseSide(Protocol):
@@ -96,7 +95,7 @@ class HybridRetriever:
         if reading is None or not (reading.searched or reading.authors):
             return None
         # the phrases papers write, as keyword mode
-        phrased = phrase_query(query, reading) if PHRASES else None
+        phrased = phrase_query(query, reading)
         if phrased is not None:
             ranked = self.lexical_ranking(phrased, k, candidate_ids)
             if ranked:

@@ -286,8 +286,6 @@ def candidate_cosines(bridge: PhraseBridge, text: str, keys: list[str], surfaces
             for key, surface in zip(keys, surfaces)]
 
 
-
-
 def holds_in_place(phrase: str, parts: list[tuple[bool, bool, tuple[str, ...]]]) -> bool:
     """Whether a phrase holds, for each part, one of its English forms: at its start for a part
     that starts the term, at its end for one that ends it, anywhere otherwise; compared as
@@ -313,5 +311,5 @@ def nearest_holding(token: str, parts: list[tuple[bool, bool, tuple[str, ...]]],
     for neighbour in bridge.neighbours(token, NEIGHBOURS):
         spelled = lexicon.phrase(neighbour.key)
         if neighbour.cosine >= MIN_COSINE and spelled is not None and holds_in_place(spelled[0], parts):
-            found.setdefault(spelled[0], (neighbour.cosine + PAPERS_WEIGHT * math.log1p(spelled[1]), spelled[1]))
+            found.setdefault(spelled[0], (evidence_score((neighbour.cosine, spelled[1])), spelled[1]))
     return [(text, found[text][1]) for text in sorted(found, key=lambda text: -found[text][0])]
