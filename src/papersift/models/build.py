@@ -28,13 +28,19 @@ QUERY_FILE = f"model.{QUERY_INT8}.onnx"
 def quantize_query_encoder(fp32_path: Path, out_path: Path) -> Path:
     """The query encoder's int8 file: the weight-reading MatMul and Gather nodes quantized with one
     scale per output channel (per tensor, the int8 file, moved e5's query vectors to cosine 0.989
-    with fp32 and its dense top-20 to 0.73 overlap; per channel 0.997 / 0.87). Written under a
-    temporary name and renamed, so a reader never opens half a file."""
+    with fp32 and its dense top-20 to 0.73 overlap; per channel 0.997 / 0.87)."""
+    return quantize_int8(fp32_path, out_path, per_channel=True)
+
+
+def quantize_int8(fp32_path: Path, out_path: Path, per_channel: bool = False) -> Path:
+    """An int8 copy of an fp32 encoder: its weight-reading MatMul and Gather nodes quantized (one
+    scale per tensor, or per output channel). Written under a temporary name and renamed, so a
+    reader never opens half a file."""
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     partial = out_path.with_name(out_path.name + ".partial")
-    quantize_dynamic(str(fp32_path), str(partial), weight_type=QuantType.QInt8, per_channel=True,
+    quantize_dynamic(str(fp32_path), str(partial), weight_type=QuantType.QInt8, per_channel=per_channel,
                      op_types_to_quantize=["MatMul", "Gather"], nodes_to_quantize=weight_node_names(fp32_path),
                      extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
     os.replace(partial, out_path)
@@ -70,13 +76,10 @@ def build_model(name: str, root: str | os.PathLike | None = None, force: bool = 
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     import onnx
-    from onnxruntime.quantization import QuantType, quantize_dynamic
 
     onnx.save(bert_onnx(weights, cfg), str(tmp / "model.fp32.onnx"))
     del weights
-    quantize_dynamic(str(tmp / "model.fp32.onnx"), str(tmp / "model.int8.onnx"), weight_type=QuantType.QInt8,
-                     op_types_to_quantize=["MatMul", "Gather"], nodes_to_quantize=weight_node_names(tmp / "model.fp32.onnx"),
-                     extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+    quantize_int8(tmp / "model.fp32.onnx", tmp / "model.int8.onnx")
     quantize_query_encoder(tmp / "model.fp32.onnx", tmp / QUERY_FILE)
     shutil.copyfile(tokenizer_src, tmp / "tokenizer.json")
     manifest = {**manifest_expected(spec), "spec": asdict(spec), "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

@@ -299,8 +299,9 @@ def build(store: Store) -> dict:
                 stage.add(rows)
                 rows = []
         stage.add(rows)
-        if spellings != len(np.unique(key_hashes)):  # two spellings, one hash: co-author evidence would mix them
-            raise RuntimeError(f"author identities: {spellings:,} spellings but {len(np.unique(key_hashes)):,}"
+        distinct = len(np.unique(key_hashes))
+        if spellings != distinct:  # two spellings, one hash: co-author evidence would mix them
+            raise RuntimeError(f"author identities: {spellings:,} spellings but {distinct:,}"
                                " distinct hashes of them; run again (Python draws a new hash seed each run)")
     mentions_count, authors, with_openreview_id = stored.author_identity_counts(store)
     return {"mentions": mentions_count, "authors": authors,

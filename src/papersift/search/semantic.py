@@ -300,7 +300,7 @@ class DenseRetriever:
         return ranked, self.above_floor(text, ranked)
 
     def _similar(self, request: SearchRequest, query: ParsedQuery, k: int,
-                            candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
+                 candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
         """Similar papers: a stored paper's neighbours, or pasted text's (no floor: the page asked for them)."""
         index = self.index
         if index is None:

@@ -348,11 +348,8 @@ class TermLexicon:
             lefts = self._in_order(units, start, split, budget)
             for right in rights:
                 for left in lefts:
-                    if budget.left <= 0:  # a check refused: as _lookup refuses it
-                        continue
-                    budget.left -= 1
                     key = f"{right.key} {left.key}"
-                    spelled = self._known_phrase(key)
+                    spelled = self._lookup(key, budget)
                     if spelled and spelled[1] >= MIN_COMPOSED_PAPERS:
                         _keep(found, _Composed(key, spelled[1], left.pieces + right.pieces,
                                                left.secondary + right.secondary, swapped=True))
@@ -381,7 +378,7 @@ class TermLexicon:
         if budget.left <= 0:
             return None
         budget.left -= 1
-        return self.phrase(key)
+        return self._known_phrase(key)
 
     def _extensions(self, key: str, senses: tuple[str, ...]) -> tuple[int, tuple[tuple[int, str | None, bool], ...]]:
         """What extending `key` by each of `senses` in turn finds: (the number of phrase checks,
