@@ -5,6 +5,7 @@ words together no paper writes."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from tests.search.test_phrasebridge import fake_encoder
@@ -165,6 +166,7 @@ def test_a_named_person_filters_and_the_terms_are_phrases():
 class _Hybrid:
     """What HybridRetriever.translated_ranking asks of itself: the reading and a keyword ranking."""
 
+    keyword = SimpleNamespace(term_lexicon=None)  # no phrase table: the phrases as read
 
     def __init__(self, reading: QueryReading, found: dict[bool, list[tuple[str, float]]]):
         self.reading = reading
