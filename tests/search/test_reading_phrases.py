@@ -134,7 +134,7 @@ def _reading(text: str, *terms: TermReading, english: str | None = None, extra: 
                         terms, extra)
 
 
-def test_a_term_is_searched_as_its_phrase_and_a_guess_as_it_or_its_first_alternative():
+def test_a_term_is_searched_as_its_phrase_and_a_guess_as_it_or_its_alternatives():
     sure = TermReading("反向传播", "backpropagation", ("back propagation",), 300, confidence=0.95, source="glossary")
     guess = TermReading("贝叶斯优化", "bayesian optimization", ("bayes optimal", "optimal bayesian"), 12,
                         confidence=0.5, source="composition")
@@ -143,7 +143,8 @@ def test_a_term_is_searched_as_its_phrase_and_a_guess_as_it_or_its_first_alterna
     assert query.required == (
         AnyOf((Words("backpropagation", phrase=True),)),
         AnyOf((Words("bayesian optimization", phrase=True),
-               Words("bayes optimal", phrase=True, weight=ALTERNATIVE_WEIGHT))),
+               Words("bayes optimal", phrase=True, weight=ALTERNATIVE_WEIGHT),
+               Words("optimal bayesian", phrase=True, weight=ALTERNATIVE_WEIGHT))),
     )
 
 

@@ -77,10 +77,16 @@ MAX_GLOSSARY_CHARS = 16  # the longest glossary term tried at a position
 GLOSSARY_CUT_CONFIDENCE = 0.6  # the glossary terms a query is cut at (_reading_terms)
 GLOSSARY_MARGIN = 0.1  # glossary entries this close to the surest one count as about as sure
 BRIDGE_CONFIDENCE = 0.3  # the term bridge's nearest corpus term: a guess
-# A guessed reading is searched as any of itself and this many alternatives (phrase_query):
-# zhterms keyword half A, MRR@10, one-term queries searched as phrases: the reading alone 0.573,
-# with 1 alternative 0.577, 2: 0.577, 4: 0.569 (the fewest of the best kept).
-PHRASE_ALTERNATIVES = 1
+# A guessed reading is searched as any of itself and this many alternatives (phrase_query), each
+# at ALTERNATIVE_WEIGHT: every alternative a reading keeps (termlexicon.ALTERNATIVES, 4). Measured
+# with the alternatives at full weight, more of them did not help (zhterms keyword half A, MRR@10,
+# one-term queries: the reading alone 0.573, 1 alternative 0.577, 2: 0.577, 4: 0.569), so 1 was
+# kept; at 0.6 they do (zhread5, with compound spellings; zh MRR@10 / success@10, keyword and
+# hybrid): half A decided, 1: 0.665 / 0.763, 0.686 / 0.795; 2: 0.668 / 0.788, 0.690 / 0.814; 3:
+# 0.680 / 0.801, 0.698 / 0.814; 4: 0.678 / 0.808, 0.699 / 0.821 (weight 0.4 / 0.8 with 4: keyword
+# 0.671 / 0.672); half B confirmed, 1 -> 4: 0.675 / 0.757 -> 0.691 / 0.785, 0.686 / 0.785 ->
+# 0.692 / 0.792.
+PHRASE_ALTERNATIVES = 4
 # What a guess's alternative phrase adds to a paper's score, times this (phrase_query): the
 # reading's papers first, an alternative's papers still found. zhterms keyword zh MRR@10, half A
 # decided (1.0 0.637, 0.9 0.641, 0.8 0.642, 0.7 0.641, 0.6 0.645, 0.5 0.643, 0.4 0.634, 0.2 0.630,
@@ -454,7 +460,7 @@ def carried_over_query(query: ParsedQuery, english: str, match: str = "any",
 def phrase_query(query: ParsedQuery, reading: QueryReading, phrases: Phrases | None = None) -> ParsedQuery | None:
     """The reading as the phrases papers write, with the filters and exclusions typed: each
     term's reading as one phrase, and a term whose reading is a guess as its reading or its
-    first alternatives (PHRASE_ALTERNATIVES), any of them. A Chinese term names one thing, and
+    alternatives (PHRASE_ALTERNATIVES), any of them. A Chinese term names one thing, and
     the words of its reading scattered over an abstract do not ("bayesian optimization", not a
     paper on Bayesian networks that optimizes something). None for a description (its reading
     is searched with the words it may say) or a query with words typed in Latin letters beside
