@@ -70,3 +70,13 @@ def test_a_sure_lexical_side_carries_its_paper_where_ranks_would_not():
 def test_one_weight_per_list():
     with pytest.raises(ValueError, match="weights"):
         zscore_sum([[("x", 1.0)]], [1.0, 1.0])
+
+
+def test_a_chinese_querys_reading_counts_more_than_the_dense_side():
+    # the reading's phrases (keyword list of the carry-over) name the term as papers write it; e5's
+    # neighbours of a short Chinese term are looser: where they disagree, the reading's best leads
+    translated = [("read1", 12.0), ("both", 7.0), ("read2", 5.0), ("read3", 4.0)]
+    dense = [("dense1", 0.90), ("both", 0.86), ("dense2", 0.85), ("dense3", 0.84)]
+    assert fusion_weights("超参数优化").translated > fusion_weights("超参数优化").dense
+    ranked = [doc for doc, _ in fuse_hybrid("超参数优化", [], dense, translated)]
+    assert ranked[:2] == ["read1", "dense1"]

@@ -36,6 +36,7 @@ from papersift.index.termlexicon import analyzed
 from papersift.search import cedict, zhnorm
 from papersift.search import glossary as bilingual_glossary
 from papersift.search.cedict import english_glosses
+from papersift.search.compounds import Phrases, compound_spellings, equal_weight
 from papersift.search.phrasebridge import (
     NEIGHBOUR_CONFIDENCE,
     PhraseBridge,
@@ -76,10 +77,16 @@ MAX_GLOSSARY_CHARS = 16  # the longest glossary term tried at a position
 GLOSSARY_CUT_CONFIDENCE = 0.6  # the glossary terms a query is cut at (_reading_terms)
 GLOSSARY_MARGIN = 0.1  # glossary entries this close to the surest one count as about as sure
 BRIDGE_CONFIDENCE = 0.3  # the term bridge's nearest corpus term: a guess
-# A guessed reading is searched as any of itself and this many alternatives (phrase_query):
-# zhterms keyword half A, MRR@10, one-term queries searched as phrases: the reading alone 0.573,
-# with 1 alternative 0.577, 2: 0.577, 4: 0.569 (the fewest of the best kept).
-PHRASE_ALTERNATIVES = 1
+# A guessed reading is searched as any of itself and this many alternatives (phrase_query), each
+# at ALTERNATIVE_WEIGHT: every alternative a reading keeps (termlexicon.ALTERNATIVES, 4). Measured
+# with the alternatives at full weight, more of them did not help (zhterms keyword half A, MRR@10,
+# one-term queries: the reading alone 0.573, 1 alternative 0.577, 2: 0.577, 4: 0.569), so 1 was
+# kept; at 0.6 they do (zhread5, with compound spellings; zh MRR@10 / success@10, keyword and
+# hybrid): half A decided, 1: 0.665 / 0.763, 0.686 / 0.795; 2: 0.668 / 0.788, 0.690 / 0.814; 3:
+# 0.680 / 0.801, 0.698 / 0.814; 4: 0.678 / 0.808, 0.699 / 0.821 (weight 0.4 / 0.8 with 4: keyword
+# 0.671 / 0.672); half B confirmed, 1 -> 4: 0.675 / 0.757 -> 0.691 / 0.785, 0.686 / 0.785 ->
+# 0.692 / 0.792.
+PHRASE_ALTERNATIVES = 4
 # What a guess's alternative phrase adds to a paper's score, times this (phrase_query): the
 # reading's papers first, an alternative's papers still found. zhterms keyword zh MRR@10, half A
 # decided (1.0 0.637, 0.9 0.641, 0.8 0.642, 0.7 0.641, 0.6 0.645, 0.5 0.643, 0.4 0.634, 0.2 0.630,
@@ -450,10 +457,10 @@ def carried_over_query(query: ParsedQuery, english: str, match: str = "any",
     return ParsedQuery(natural_text_query(english).required, query.excluded, filters, match=match)
 
 
-def phrase_query(query: ParsedQuery, reading: QueryReading) -> ParsedQuery | None:
+def phrase_query(query: ParsedQuery, reading: QueryReading, phrases: Phrases | None = None) -> ParsedQuery | None:
     """The reading as the phrases papers write, with the filters and exclusions typed: each
     term's reading as one phrase, and a term whose reading is a guess as its reading or its
-    first alternatives (PHRASE_ALTERNATIVES), any of them. A Chinese term names one thing, and
+    alternatives (PHRASE_ALTERNATIVES), any of them. A Chinese term names one thing, and
     the words of its reading scattered over an abstract do not ("bayesian optimization", not a
     paper on Bayesian networks that optimizes something). None for a description (its reading
     is searched with the words it may say) or a query with words typed in Latin letters beside
@@ -462,7 +469,14 @@ def phrase_query(query: ParsedQuery, reading: QueryReading) -> ParsedQuery | Non
 
     An alternative weighs ALTERNATIVE_WEIGHT of the reading: ranked by BM25 at full weight, a
     rarer alternative's papers would come first by its rarity alone (贝叶斯优化: "bayes optimal"
-    papers before "bayesian optimization" ones)."""
+    papers before "bayesian optimization" ones).
+
+    With the term lexicon's phrase table (`phrases`), each phrase is also searched in the other
+    compound spellings papers use (search/compounds.py: "hyper-parameter optimization" and
+    "hyperparameter optimization"), weighted to score as the phrase they spell (equal_weight).
+    zhterms zh, half A decided / half B confirmed (docs/crosslingual.md): keyword MRR@10 0.654 ->
+    0.665 / 0.667 -> 0.674, success@10 0.750 -> 0.763 / 0.736 -> 0.757; hybrid MRR@10 0.647 ->
+    0.659 / 0.648 -> 0.652 (spellings at full weight: keyword A 0.659, at 0.6: 0.662)."""
     terms = [term for term in reading.terms if term.source != NAME_SOURCE]
     # nothing searched but the terms' readings (no Latin word typed beside or inside a term: "Hopfield网络")
     if (reading.extra or not terms or any(not term.english for term in terms)
@@ -471,9 +485,16 @@ def phrase_query(query: ParsedQuery, reading: QueryReading) -> ParsedQuery | Non
     nodes = []
     for term in terms:
         others = () if term.shown_sure else term.alternatives[:PHRASE_ALTERNATIVES]
-        alternatives = (Words(other, phrase=True, weight=ALTERNATIVE_WEIGHT)
-                        for other in dict.fromkeys(others) if other != term.english)
-        nodes.append(AnyOf((Words(term.english, phrase=True), *alternatives)))
+        options = {term.english: 1.0}
+        options.update((other, ALTERNATIVE_WEIGHT) for other in others if other not in options)
+        if phrases is not None:  # each phrase in the other compound spellings papers use, scored alike
+            searched = {analyzed(text) for text in options}
+            for text, weight in list(options.items()):
+                for spelled in compound_spellings(text, phrases):
+                    if analyzed(spelled) not in searched:
+                        searched.add(analyzed(spelled))
+                        options[spelled] = weight * equal_weight(spelled, text, phrases)
+        nodes.append(AnyOf(tuple(Words(text, phrase=True, weight=weight) for text, weight in options.items())))
     filters = merge_filters(query.filters, Filters(authors=reading.authors)) if reading.authors else query.filters
     return ParsedQuery(tuple(nodes), query.excluded, filters, match="all")
 

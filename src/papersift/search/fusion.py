@@ -15,8 +15,8 @@ The weights say how far each side can be trusted for this query:
   the more of the query is CJK, the more the dense side leads;
 - a lexical side that found almost nothing is no evidence against a paper, so its weight
   shrinks with its hit count;
-- a Chinese query's English carry-over (search.crosslingual) is a third, keyword list; it
-  counts as much as the dense side (no weight was fitted).
+- a Chinese query's English carry-over (search.crosslingual) is a third, keyword list: the
+  reading's phrases, which count more than the dense side (TRANSLATED_WEIGHT).
 """
 
 from __future__ import annotations
@@ -36,13 +36,21 @@ Scored = Sequence[tuple[str, float]]  # (paper id, score), best first
 # nDCG@10 with static-only hybrid: 0.15 -> 0.700, 0.25 -> 0.699, 0.35 -> 0.697, 0.5 -> 0.690
 # (keyword 0.695); known-item and CSFCube stay above keyword at every value tried.
 STATIC_DENSE_TRUST = 0.25
+# The weight of a Chinese query's English reading, searched by keyword, against the dense side's
+# 1. The reading names the term as papers write it (its phrases, search/crosslingual.py
+# phrase_query); e5's neighbours of a short Chinese term are looser. zhterms hybrid zh MRR@10,
+# half A (decided) / half B (confirmed), docs/crosslingual.md: 1.0 (equal, as before, not fitted)
+# 0.659 / 0.652, 1.25 0.673, 1.5 0.686 / 0.686, 2.0 0.687; the issue's "lean on the embedding when
+# no reading is sure" measured the other way (0.75 for guessed readings: 0.629; 1.5 for guesses
+# only: 0.678).
+TRANSLATED_WEIGHT = 1.5
 
 
 @dataclass(frozen=True, slots=True)
 class FusionWeights:
     lexical: float
     dense: float
-    translated: float = 1.0  # keyword side over a Chinese query carried over to English terms
+    translated: float = TRANSLATED_WEIGHT  # keyword side over a Chinese query carried over to English terms
 
 
 def cjk_fraction(text: str) -> float:

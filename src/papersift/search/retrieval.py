@@ -16,7 +16,7 @@ from typing import Protocol
 from papersift.record import Paper
 from papersift.search.backend import SearchBackend
 from papersift.search.query import ParsedQuery
-from papersift.search.termlexicon import QueryReading
+from papersift.search.termlexicon import QueryReading, TermLexicon
 from papersift.search.types import SearchRequest
 
 
@@ -40,3 +40,6 @@ class KeywordSide(Protocol):
     def reading_of(self, text: str, encoder=None, bridge=None) -> QueryReading | None: ...
 
     def get(self, paper_id: str) -> Paper | None: ...
+
+    @property
+    def term_lexicon(self) -> TermLexicon | None: ...  # its phrase table: the spellings papers use

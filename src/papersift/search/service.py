@@ -43,7 +43,7 @@ from papersift.search.retrieval import KeywordSide, Retriever
 from papersift.search.spelling import Speller
 from papersift.search.stages import stage
 from papersift.search.tantivy_backend import TantivyBackend
-from papersift.search.termlexicon import QueryReading, lexicon_for
+from papersift.search.termlexicon import QueryReading, TermLexicon, lexicon_for
 from papersift.search.types import FacetValue, Filters, Hit, Mode, SearchRequest, SearchResponse, TotalCounts
 from papersift.search.zhnames import ChineseNames
 from papersift.store import DB_FILE, Store
@@ -468,7 +468,7 @@ class SearchService:
             return None
         # Searched as the phrases papers write (crosslingual.phrase_query), else like its English
         # twin (all words), ranked by any word when none has all.
-        phrased = phrase_query(query, reading)
+        phrased = phrase_query(query, reading, self.term_lexicon)
         attempts = [(carried_over_query(query, reading.searched, match, reading.authors), depth)
                     for match, depth in (("all", None), ("any", RELAXED_DEPTH))]
         for carried, depth in ([(phrased, None)] if phrased is not None else []) + attempts:
@@ -502,6 +502,12 @@ class SearchService:
         with stage("reading"):
             return read_query(text, lexicon_for(self.data_dir), encoder, bridge, self.term_doc_freq,
                               phrase_bridge_for(self.data_dir), term_glossary(), self.chinese_names)
+
+    @property
+    def term_lexicon(self) -> TermLexicon | None:
+        """The data dir's term lexicon (None before `papersift index` wrote one): its phrase table
+        says which spellings papers use (search/compounds.py)."""
+        return lexicon_for(self.data_dir)
 
     @property
     def chinese_names(self) -> ChineseNames:

@@ -25,7 +25,7 @@ import re
 import sqlite3
 import threading
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from rbloom import Bloom
@@ -198,6 +198,12 @@ class TermLexicon:
         """Papers with Chinese text when the lexicon was built (-1: not counted)."""
         row = self._db().execute("SELECT value FROM meta WHERE name = 'chinese_papers'").fetchone()
         return int(row[0]) if row else -1
+
+    @cached_property
+    def papers_total(self) -> int:
+        """Papers the phrase table was counted over (what its paper counts are a share of)."""
+        row = self._db().execute("SELECT value FROM meta WHERE name = 'papers_total'").fetchone()
+        return int(row[0]) if row else 0
 
     def senses(self, word: str) -> tuple[str, ...]:
         """Phrase keys of the word's senses that papers use (empty: no such headword), each

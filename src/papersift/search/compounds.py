@@ -1,0 +1,155 @@
+"""The compound spellings of an English phrase that papers use (issue 26).
+
+Papers write many compounds three ways: closed ("hyperparameter", "feedforward", "multilayer"),
+hyphenated ("hyper-parameter") or open ("feed forward"). The index's tokenizer splits at the
+hyphen, so a hyphenated and an open spelling are the same phrase query, but a closed word is
+another term: the reading "hyper-parameter optimization" finds 11 papers where "hyperparameter
+optimization" is in 87. `compound_spellings` gives a phrase's other spellings from the corpus's own
+vocabulary (the term lexicon's phrase table, index/termlexicon.py), by two general rules:
+
+- join: a hyphenated pair ("hyper-parameter") or two adjacent words ("feed forward") as one word,
+  when papers use that word;
+- split: a word ("hyperparameter") as a hyphenated pair, when both halves are words and papers
+  use the pair as a phrase.
+
+Each spelling must be used by papers about as a spelling is (MIN_SHARE of the form it varies:
+not a line-break hyphenation, "net- work"), and the whole phrase must be one papers use (when it
+is short enough for the phrase table to know it). No word list: nothing names a compound.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Protocol
+
+from papersift.index.phrasecounts import MAX_PHRASE_WORDS
+from papersift.index.termlexicon import analyzed
+
+MIN_PART_CHARS = 2  # "co-training", "re-ranking": a half is a word of two letters at least
+MAX_WORDS = 8  # longer texts are descriptions, not a term's reading
+MAX_COMBINATIONS = 32  # the spellings tried for one phrase (each word's forms combined)
+# A spelling counts when papers use it at least this share as often as the spelling it varies:
+# line-break hyphenation leaves "net- work" (23 papers against network's 10,550), "learn- ing",
+# "neu- ral" in abstracts, at most 0.016 of the word on /work/data/s6, where spellings of one
+# compound are 0.07 or more of each other (tree bank / treebank 0.07, data set / dataset 0.14,
+# crowd sourcing / crowdsourcing 0.12, feed forward / feedforward 0.93).
+MIN_SHARE = 0.05
+
+
+class Phrases(Protocol):
+    """What the spellings ask of the term lexicon (search/termlexicon.py TermLexicon)."""
+
+    def phrase(self, key: str) -> tuple[str, int] | None: ...  # (spelling, papers) of a phrase key
+
+    @property
+    def papers_total(self) -> int: ...  # the papers counted
+
+
+def compound_spellings(text: str, phrases: Phrases, limit: int = 2) -> tuple[str, ...]:
+    """Up to `limit` other spellings of `text` (a term's English reading) that papers use, the most
+    used first; each differs from `text` in its index terms (not only in hyphens or spaces,
+    which the phrase query already treats alike)."""
+    words = text.split()
+    if not words or len(words) > MAX_WORDS or limit < 1:
+        return ()
+    # options[i]: (end, spelling) for the words i..end-1
+    options: list[list[tuple[int, str]]] = []
+    for at, word in enumerate(words):
+        here = [(at + 1, word)]
+        halves = word.split("-")
+        if len(halves) == 2:
+            joined = _joined(halves[0], halves[1], phrases)
+            if joined is not None:
+                here.append((at + 1, joined))
+        else:
+            split = _split(word, phrases)
+            if split is not None:
+                here.append((at + 1, split))
+        if at + 1 < len(words) and "-" not in word and "-" not in words[at + 1]:
+            joined = _joined(word, words[at + 1], phrases)
+            if joined is not None:
+                here.append((at + 2, joined))
+        options.append(here)
+    combined: list[str] = []
+
+    def walk(at: int, parts: list[str]) -> None:
+        if len(combined) >= MAX_COMBINATIONS:
+            return
+        if at == len(words):
+            combined.append(" ".join(parts))
+            return
+        for end, spelled in options[at]:
+            walk(end, [*parts, spelled])
+
+    walk(0, [])
+    own = analyzed(text)
+    used_as_typed = phrases.phrase(own) if len(own.split()) <= MAX_PHRASE_WORDS else None
+    floor = MIN_SHARE * used_as_typed[1] if used_as_typed is not None else 0.0
+    found: dict[str, tuple[int, str]] = {}  # phrase key -> (papers, spelling)
+    for spelled in combined:
+        key = analyzed(spelled)
+        if not key or key == own or key in found:
+            continue
+        if len(key.split()) <= MAX_PHRASE_WORDS:
+            used = phrases.phrase(key)
+            if used is None or used[1] < floor:  # no paper writes the whole phrase so, or hardly any
+                continue
+            found[key] = (used[1], spelled)
+        else:  # longer than the phrase table's phrases: each part was checked
+            found[key] = (0, spelled)
+    ranked = sorted(found.values(), key=lambda item: -item[0])
+    return tuple(spelled for _, spelled in ranked[:limit])
+
+
+def _joined(first: str, second: str, phrases: Phrases) -> str | None:
+    """The two words as one word, when papers use it ("feed" + "forward": "feedforward")."""
+    if not (first.isalpha() and second.isalpha()):
+        return None
+    word = (first + second).lower()
+    key = analyzed(word)
+    pair = phrases.phrase(analyzed(f"{first} {second}"))
+    used = phrases.phrase(key) if key and " " not in key else None
+    if used is None or (pair is not None and used[1] < MIN_SHARE * pair[1]):
+        return None
+    return word
+
+
+def _split(word: str, phrases: Phrases) -> str | None:
+    """The word as a hyphenated pair of words papers use as a phrase, the most used cut
+    ("hyperparameter": "hyper-parameter"); None when there is none."""
+    if not word.isalpha() or len(word) < 2 * MIN_PART_CHARS:
+        return None
+    best: tuple[int, str] | None = None
+    lowered = word.lower()
+    whole = phrases.phrase(analyzed(lowered))
+    floor = MIN_SHARE * whole[1] if whole is not None else 0.0
+    for cut in range(MIN_PART_CHARS, len(lowered) - MIN_PART_CHARS + 1):
+        first, second = lowered[:cut], lowered[cut:]
+        halves = (analyzed(first), analyzed(second))
+        if any(not half or " " in half for half in halves):  # a stop word, or no word
+            continue
+        used = phrases.phrase(f"{halves[0]} {halves[1]}")
+        if used is not None and used[1] >= floor and (best is None or used[1] > best[0]):
+            best = (used[1], f"{first}-{second}")
+    return best[1] if best is not None else None
+
+
+def equal_weight(spelled: str, text: str, phrases: Phrases) -> float:
+    """What a match of `spelled` is multiplied by to score as a match of `text` does. BM25 weighs
+    a phrase by the summed idf of its words, so a spelling of more words outscores the other by
+    its word count alone ("hyper-parameter optimization", three words, over "hyperparameter
+    optimization", two): the ratio of the two sums evens that out."""
+    own, other = _summed_idf(text, phrases), _summed_idf(spelled, phrases)
+    return own / other if own > 0 and other > 0 else 1.0
+
+
+def _summed_idf(text: str, phrases: Phrases) -> float:
+    """BM25's idf (as tantivy computes it) of each index term of `text`, summed; a term the phrase
+    table lacks (under its two papers) counts as in one paper."""
+    total = max(phrases.papers_total, 1)
+    summed = 0.0
+    for term in analyzed(text).split():
+        used = phrases.phrase(term)
+        papers = used[1] if used is not None else 1
+        summed += math.log(1 + (total - papers + 0.5) / (papers + 0.5))
+    return summed

@@ -1,0 +1,116 @@
+"""A reading's words in every compound spelling papers use (issue 26): "hyper-parameter
+optimization" also as "hyperparameter optimization", "multilayer perceptrons" also as
+"multi-layer perceptrons", found from the corpus's own phrase table (search/compounds.py)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from papersift.index.termlexicon import analyzed
+from papersift.search.compounds import compound_spellings, equal_weight
+from papersift.search.crosslingual import ALTERNATIVE_WEIGHT, phrase_query
+from papersift.search.query import AnyOf, ParsedQuery, Words
+from papersift.search.termlexicon import QueryReading, TermReading
+
+
+class Table:
+    """A phrase table: spelling -> papers, keyed as the term lexicon keys them (analyzed)."""
+
+    def __init__(self, used: dict[str, int], papers_total: int = 10_000):
+        self.used = {analyzed(text): (text, papers) for text, papers in used.items()}
+        self.papers_total = papers_total
+
+    def phrase(self, key: str) -> tuple[str, int] | None:
+        return self.used.get(key)
+
+
+TABLE = Table({
+    "hyperparameter": 600, "hyper": 300, "parameter": 2000, "optimization": 5000, "hyper-parameter": 190,
+    "hyperparameter optimization": 87, "hyper-parameter optimization": 11,
+    "multilayer": 140, "multi": 900, "layer": 3000, "multi-layer": 215, "perceptrons": 300,
+    "multilayer perceptrons": 57, "multi-layer perceptrons": 76,
+    "feedforward": 216, "feed": 400, "forward": 1500, "feed forward": 200,
+    "network": 10_000, "net": 800, "work": 4000, "net work": 23,  # "net- work": a line-break hyphenation
+    "neural": 8000, "neural networks": 6000,
+    "crowdsourcing": 113, "crowd": 90, "sourcing": 40, "crowd sourcing": 14,
+})
+
+
+def test_a_hyphenated_pair_is_also_searched_closed_when_papers_write_it_so():
+    assert compound_spellings("hyper-parameter optimization", TABLE) == ("hyperparameter optimization",)
+    assert compound_spellings("multi-layer perceptrons", TABLE) == ("multilayer perceptrons",)
+
+
+def test_a_closed_word_is_also_searched_as_the_pair_papers_write():
+    assert compound_spellings("multilayer perceptrons", TABLE) == ("multi-layer perceptrons",)
+    assert compound_spellings("crowdsourcing", TABLE) == ("crowd-sourcing",)
+
+
+def test_two_words_are_also_searched_as_the_word_papers_make_of_them():
+    assert compound_spellings("feed forward", TABLE) == ("feedforward",)
+
+
+def test_no_spelling_papers_do_not_use():
+    # a line-break hyphenation ("net- work") is no spelling: far rarer than the word
+    assert compound_spellings("network", TABLE) == ()
+    assert compound_spellings("neural networks", TABLE) == ()
+    # each word has another spelling, but no paper writes the whole phrase so
+    assert compound_spellings("multi-layer optimization", TABLE) == ()
+    assert compound_spellings("", TABLE) == ()
+
+
+def test_a_spelling_scores_as_the_phrase_it_spells():
+    # BM25 weighs a phrase by its words' summed idf: three words outscore two by their count alone
+    def idf(papers: int) -> float:
+        return math.log(1 + (TABLE.papers_total - papers + 0.5) / (papers + 0.5))
+
+    closed = idf(600) + idf(5000)
+    hyphenated = idf(300) + idf(2000) + idf(5000)
+    weight = equal_weight("hyperparameter optimization", "hyper-parameter optimization", TABLE)
+    assert weight == pytest.approx(hyphenated / closed) and weight > 1
+    assert equal_weight("hyper-parameter optimization", "hyperparameter optimization", TABLE) == pytest.approx(1 / weight)
+
+
+def _one_term(term: TermReading) -> QueryReading:
+    return QueryReading(term.chinese, term.english, (term,))
+
+
+def test_a_terms_phrase_is_searched_in_every_spelling_papers_use():
+    sure = TermReading("超参数优化", "hyper-parameter optimization", (), 11, confidence=0.95, source="glossary")
+    query = phrase_query(ParsedQuery(), _one_term(sure), TABLE)
+    weight = equal_weight("hyperparameter optimization", "hyper-parameter optimization", TABLE)
+    assert query is not None and query.required == (AnyOf((
+        Words("hyper-parameter optimization", phrase=True),
+        Words("hyperparameter optimization", phrase=True, weight=weight))),)
+    # a guess's alternative too, at the alternative's weight
+    guess = TermReading("多层感知机", "neural networks", ("multilayer perceptrons",), 9, confidence=0.4)
+    query = phrase_query(ParsedQuery(), _one_term(guess), TABLE)
+    spelled = ALTERNATIVE_WEIGHT * equal_weight("multi-layer perceptrons", "multilayer perceptrons", TABLE)
+    assert query is not None and query.required == (AnyOf((
+        Words("neural networks", phrase=True),
+        Words("multilayer perceptrons", phrase=True, weight=ALTERNATIVE_WEIGHT),
+        Words("multi-layer perceptrons", phrase=True, weight=spelled))),)
+
+
+def test_without_the_phrase_table_a_term_is_searched_as_read():
+    sure = TermReading("超参数优化", "hyper-parameter optimization", (), 11, confidence=0.95, source="glossary")
+    query = phrase_query(ParsedQuery(), _one_term(sure))
+    assert query is not None and query.required == (AnyOf((Words("hyper-parameter optimization", phrase=True),)),)
+
+
+def test_the_spellings_find_the_papers_that_write_the_term_closed(service):
+    # the fixture corpus writes "pretrained" and "pre-trained"; a reading in one spelling finds both
+    lexicon = service.term_lexicon
+    assert lexicon is not None
+    term = TermReading("预训练", "pre-trained", (), 0, confidence=0.95, source="glossary")
+    as_read = phrase_query(ParsedQuery(), _one_term(term))
+    spelled = phrase_query(ParsedQuery(), _one_term(term), lexicon)
+    assert as_read is not None and spelled is not None
+    found = service.backend.search(spelled, limit=1000, with_facets=False, with_papers=True)
+    read = service.backend.search(as_read, limit=1000, with_facets=False)
+    closed = [paper for paper in found.papers if "pretrained" in f"{paper.title} {paper.abstract}".lower()
+              and "pre-trained" not in f"{paper.title} {paper.abstract}".lower()]
+    assert closed and found.total > read.total
+    assert not {paper.id for paper in closed} & set(read.paper_ids)
