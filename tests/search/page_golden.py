@@ -31,8 +31,8 @@ QUERIES = [
     "venue:ICLR graph", "year:2020..2022 reinforcement", "learning has:code", "the of and",
     "quantum chromodynamics lattice spectroscopy neural", "self-attention", "studies", "policy",
     "policy gradient methods for continuous control with deep function approximation and replay",
-    "we propose a new method for learning representations of graphs that generalizes across "
-    "datasets and tasks with few labels", "<script>alert(1)</script> graph", "state-of-the-art",
+    ("we propose a new method for learning representations of graphs that generalizes across "
+     "datasets and tasks with few labels"), "<script>alert(1)</script> graph", "state-of-the-art",
     "GANs", "bayesian inference variational", "federated learning privacy", "sparse", "language models",
     "zzzzqqqxx", "3d point clouds", "bert 2019", "Schrödinger", "robust & efficient", "learning",
     "area:\"Deep Learning\" networks", "status:oral", "-learning", "model model model", "x27 amp",
@@ -101,7 +101,7 @@ def capture(service, records: list[dict]) -> dict:
 
 def main(data_dir: str, out: str) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from conftest import SAMPLE, read_jsonl_gz  # noqa: PLC0415
+    from conftest import SAMPLE, read_jsonl_gz
     from papersift.search.service import SearchService
 
     record = capture(SearchService(data_dir), read_jsonl_gz(SAMPLE))

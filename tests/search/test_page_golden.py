@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import orjson
 import pytest
-from search.page_golden import GOLDEN, REQUESTS, capture
 
 from papersift.search.highlight import Highlighter
+from search.page_golden import GOLDEN, REQUESTS, capture
 
 
 @pytest.fixture(scope="module")
