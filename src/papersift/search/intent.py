@@ -362,7 +362,7 @@ class IntentReader:
         if store is None:
             return None
         with self._lock:
-            stamp = (store.max_seq(), store.people_stamp())
+            stamp = store.papers_and_people_stamp()  # (max_seq(), people_stamp()) in one statement
             if self._catalog is None or stamp != self._stamp:
                 self._catalog = Catalog(store)
                 self._stamp = stamp

@@ -79,9 +79,10 @@ class Speller:
         words = self._current()
         return words.get(word.lower(), 0) if words else None
 
-    def correct_word(self, word: str) -> str | None:
-        """The word a misspelt word stands for, or None (known, too short, nothing close)."""
-        words = self._current()
+    def correct_word(self, word: str, words: dict[str, int] | None = None) -> str | None:
+        """The word a misspelt word stands for, or None (known, too short, nothing close).
+        `words`: the vocabulary as this request read it (suggest() reads it once, not per word)."""
+        words = self._current() if words is None else words
         lowered = word.lower()
         if not words or len(lowered) < MIN_LENGTH or not lowered.isascii() or not lowered.isalpha():
             return None
@@ -106,10 +107,11 @@ class Speller:
     def suggest(self, text: str) -> str | None:
         """The text with its misspelt words corrected, None when none is."""
         changed = False
+        words = self._current()
 
         def replace(match: re.Match) -> str:
             nonlocal changed
-            corrected = self.correct_word(match.group(0))
+            corrected = self.correct_word(match.group(0), words)
             if corrected is None:
                 return match.group(0)
             changed = True

@@ -7,12 +7,13 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import cast
 
 import tantivy
 
-from papersift.index.analyzers import ENGLISH, NAMES, positioned_terms, terms
+from papersift.index.analyzers import ENGLISH, NAMES, QUERY_WORDS_KEPT, positioned_terms, query_word_terms
 from papersift.index.debris import clean_extraction_debris, known_words
 from papersift.index.documents import paper_institutions, read_institution_names
 from papersift.index.facetkeys import FACET_CODE_FIELDS, HAS_CODE
@@ -108,7 +109,7 @@ class TantivyBackend:
     def _term(self, field_name: str, term: str) -> tantivy.Query:
         return tantivy.Query.term_query(self._schema, field_name, term)
 
-    def _field_match(self, field_name: str, positioned: list[tuple[int, str]]) -> tantivy.Query:
+    def _field_match(self, field_name: str, positioned: Sequence[tuple[int, str]]) -> tantivy.Query:
         if len(positioned) == 1:
             return self._term(field_name, positioned[0][1])
         first = positioned[0][0]
@@ -136,7 +137,7 @@ class TantivyBackend:
         match = self._field_match("text", positioned)
         title = tantivy.Query.boost_query(self._field_match("title", positioned), FIELD_BOOSTS["title"])
         if not words.phrase:
-            names = terms(words.text, NAMES)
+            names = query_word_terms(words.text, NAMES)
             if len(names) == 1 and self._live.searcher.doc_freq("authors", names[0]):
                 author = self._term("authors", names[0])
                 match = _should([match, author if AUTHOR_BOOST == 1.0 else tantivy.Query.boost_query(author, AUTHOR_BOOST)])
@@ -426,13 +427,15 @@ def _exact_institution(name: str) -> str:
     return " ".join(name.split()).lower()
 
 
-def _positioned_terms(text: str, analyzer_name: str) -> list[tuple[int, str]]:
-    """positioned_terms, cheaper for the common word of one term (whose position is not used):
-    the analyzer's plain term list skips building token objects."""
-    found = terms(text, analyzer_name)
+@lru_cache(maxsize=QUERY_WORDS_KEPT)
+def _positioned_terms(text: str, analyzer_name: str) -> tuple[tuple[int, str], ...]:
+    """positioned_terms of a query word, remembered (analysis is pure), and cheaper for the
+    common word of one term (whose position is not used): the analyzer's plain term list skips
+    building token objects."""
+    found = query_word_terms(text, analyzer_name)
     if len(found) > 1:
-        return positioned_terms(text, analyzer_name)
-    return [(0, term) for term in found]
+        return tuple(positioned_terms(text, analyzer_name))
+    return tuple((0, term) for term in found)
 
 
 def _combined(clauses: list[tuple[tantivy.Occur, tantivy.Query]]) -> tantivy.Query:
