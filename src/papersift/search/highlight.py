@@ -50,6 +50,12 @@ def _word_start_pattern(prefix: str) -> re.Pattern:
     return re.compile(f"{re.escape(prefix)}(?<![^\\W_]{chars})(?<!&{chars})(?<!&#{chars})[^\\W_]*")
 
 
+@lru_cache(maxsize=65536)
+def _word_terms(word: str, analyzer_name: str) -> tuple[str, ...]:
+    """A text word's index terms (analysis is pure): the words pages mark recur from query to query."""
+    return tuple(analyzers()[analyzer_name].analyze(word))
+
+
 def _drop_sentinels(text: str) -> str:
     """Stored text has no control characters (record validation); any that slipped in are
     dropped, as mark_spans drops them, so every path gives the same output."""
@@ -65,9 +71,10 @@ class Highlighter:
         self.query_terms = query_terms
         self._patterns = [_word_start_pattern(prefix) for prefix in _candidate_prefixes(query_terms)]
         self._has_cjk_terms = any(CJK_RUN.search(term) for term in query_terms)
-        analyze = analyzers()[analyzer_name].analyze
-        # Each distinct word is analyzed once per query; the cache lookup runs in C.
-        self._matches = lru_cache(maxsize=None)(lambda word: not query_terms.isdisjoint(analyze(word)))
+        # Each distinct word's verdict is looked up once per query (in C), its terms once per
+        # process (_word_terms).
+        self._matches = lru_cache(maxsize=None)(
+            lambda word: not query_terms.isdisjoint(_word_terms(word, analyzer_name)))
 
     def __call__(self, text: str | None) -> str:
         if not text:

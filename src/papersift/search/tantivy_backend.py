@@ -14,7 +14,7 @@ from typing import cast
 import tantivy
 
 from papersift.index.analyzers import ENGLISH, NAMES, QUERY_WORDS_KEPT, positioned_terms, query_word_terms
-from papersift.index.debris import clean_extraction_debris, known_words
+from papersift.index.debris import clean_extraction_debris, has_debris, known_words
 from papersift.index.documents import paper_institutions, read_institution_names
 from papersift.index.facetkeys import FACET_CODE_FIELDS, HAS_CODE
 from papersift.index.lexical import index_root, open_index
@@ -317,10 +317,10 @@ class TantivyBackend:
             # its most specific terms, the ones fewest papers contain.
             searcher = self.searcher
             marked = frozenset(sorted(marked, key=lambda term: (searcher.doc_freq("text", term), term))[:MAX_MARKED_TERMS])
-        known = known_words(self.term_doc_freq)  # snippets are of the text without PDF-extraction debris
+        known = self._current().known_word  # snippets are of the text without PDF-extraction debris
+        texts = [getattr(paper, name) for paper in papers for name in HIGHLIGHT_FIELDS]
         marked_texts = iter(Highlighter(marked).mark_many(
-            [clean_extraction_debris(text, known) if (text := getattr(paper, name)) else text
-             for paper in papers for name in HIGHLIGHT_FIELDS]))
+            [clean_extraction_debris(text, known) if text and has_debris(text) else text for text in texts]))
         return [{name: next(marked_texts) for name in HIGHLIGHT_FIELDS} for _ in papers]
 
 
@@ -336,6 +336,18 @@ class _Live:
     all_facets: dict[str, list[FacetValue]] | None = None
     facet_table: FacetTable | None = None  # built once per row-store load, not per query
     institution_names: list[str] = field(default_factory=list)  # by code (index/lexical.py InstitutionCodes)
+    _known_word: Callable[[str], bool] | None = None
+
+    @property
+    def known_word(self) -> Callable[[str], bool]:
+        """debris.known_words of this generation, each word's verdict remembered (the index
+        of a generation never changes): pages join the same line-end hyphen pairs again."""
+        if self._known_word is None:
+            searcher = self.searcher
+            known = known_words(lambda term: searcher.doc_freq("text", term))
+            assert known is not None
+            self._known_word = lru_cache(maxsize=65536)(known)
+        return self._known_word
 
     def facets_for(self, max_codes: Sequence[int] = ()) -> FacetTable:
         """The facet table of the rows' current keys (reloading rows for a code past them;
