@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from papersift.index.vocabulary import read, vocabulary_path
+from papersift.throttle import RECHECK_S, Throttle
 
 RARE = 3  # a word fewer papers than this use may be a typo
 FACTOR = 20  # ... when a close word is this many times as common
@@ -47,13 +48,18 @@ class Speller:
         self.path = vocabulary_path(data_dir)
         self._lock = threading.Lock()
         self._stamp: tuple[int, int] | None = None
+        self._recheck = Throttle(RECHECK_S)
+        self._read_once = False
         self._words: dict[str, int] = {}
         self._symspell = None  # built on the first word that needs a candidate
 
     def _current(self) -> dict[str, int]:
+        """The vocabulary, read again when `index` has replaced it (looked at every RECHECK_S)."""
+        if self._read_once and not self._recheck.due():
+            return self._words
         try:
             info = os.stat(self.path)
-            stamp = (info.st_mtime_ns, info.st_size)
+            stamp: tuple[int, int] | None = (info.st_mtime_ns, info.st_size)
         except FileNotFoundError:
             stamp = None
         with self._lock:
@@ -61,6 +67,7 @@ class Speller:
                 self._words = read(self.path.parent) if stamp is not None else {}
                 self._symspell = None
                 self._stamp = stamp
+            self._read_once = True
             return self._words
 
     def _candidates(self):
