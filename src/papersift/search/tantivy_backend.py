@@ -288,14 +288,16 @@ class TantivyBackend:
         with stage("engine"):
             hits = live.searcher.search(compiled, depth, count=False).hits
             rows = _rows_of(live.searcher, [address for _, address in hits])
-        scores = [float(score) for score, _ in hits]
-        if sort != "relevance":
+        page = slice(offset, offset + limit)
+        if sort == "relevance":
+            scores = [float(score) for score, _ in hits[page]]  # the page's only
+        else:
             years = live.rows.years(rows)
             order = sorted(range(len(rows)), key=lambda i: years[i], reverse=sort == "newest")
-            rows, scores = [rows[i] for i in order], [0.0] * len(rows)
+            rows = [rows[i] for i in order]
+            scores = [0.0] * len(rows[page])
         facets = _facets_of_rows(live, rows) if with_facets else {}
-        page = slice(offset, offset + limit)
-        return _result(live.rows, rows[page], scores[page], len(rows), facets, with_papers, ignored)
+        return _result(live.rows, rows[page], scores, len(rows), facets, with_papers, ignored)
 
     def facet_values(self) -> dict[str, list[FacetValue]]:
         """Every value of every facet field over the whole index (cached per index version)."""
