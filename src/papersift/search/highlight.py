@@ -41,6 +41,13 @@ def _candidate_prefixes(query_terms: frozenset[str]) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=4096)
+def _scans(query_terms: frozenset[str]) -> tuple[list[re.Pattern], bool]:
+    """A term set's patterns (one per candidate prefix) and whether it has CJK terms."""
+    return ([_word_start_pattern(prefix) for prefix in _candidate_prefixes(query_terms)],
+            any(CJK_RUN.search(term) for term in query_terms))
+
+
+@lru_cache(maxsize=4096)
 def _word_start_pattern(prefix: str) -> re.Pattern:
     """The words of an escaped, lowercased text that start with `prefix`.
 
@@ -70,8 +77,7 @@ class Highlighter:
 
     def __init__(self, query_terms: frozenset[str], analyzer_name: str = ENGLISH):
         self.query_terms = query_terms
-        self._patterns = [_word_start_pattern(prefix) for prefix in _candidate_prefixes(query_terms)]
-        self._has_cjk_terms = any(CJK_RUN.search(term) for term in query_terms)
+        self._patterns, self._has_cjk_terms = _scans(query_terms)
         self._analyzer_name = analyzer_name
         self._verdicts: dict[str, bool] = {}  # word -> marked (each distinct word judged once a query)
 

@@ -138,7 +138,7 @@ class TantivyBackend:
         title = tantivy.Query.boost_query(self._field_match("title", positioned), FIELD_BOOSTS["title"])
         if not words.phrase:
             names = query_word_terms(words.text, NAMES)
-            if len(names) == 1 and self._live.searcher.doc_freq("authors", names[0]):
+            if len(names) == 1 and self._live.author_term(names[0]):
                 author = self._term("authors", names[0])
                 match = _should([match, author if AUTHOR_BOOST == 1.0 else tantivy.Query.boost_query(author, AUTHOR_BOOST)])
         if title_boosts is None:
@@ -339,6 +339,16 @@ class _Live:
     facet_table: FacetTable | None = None  # built once per row-store load, not per query
     institution_names: list[str] = field(default_factory=list)  # by code (index/lexical.py InstitutionCodes)
     _known_word: Callable[[str], bool] | None = None
+    _author_term: Callable[[str], bool] | None = None
+
+    @property
+    def author_term(self) -> Callable[[str], bool]:
+        """name term -> whether some paper of this generation has an author of that name (each
+        term looked up once per generation: a plain word of every query asks)."""
+        if self._author_term is None:
+            searcher = self.searcher
+            self._author_term = lru_cache(maxsize=65536)(lambda term: searcher.doc_freq("authors", term) > 0)
+        return self._author_term
 
     @property
     def known_word(self) -> Callable[[str], bool]:
