@@ -364,7 +364,7 @@ class IntentReader:
         if store is None:
             return None
         with self._lock:
-            if self._catalog is not None and not self._recheck.due():  # the store is looked at every RECHECK_S
+            if not self._recheck.due() and self._catalog is not None:  # the store is looked at every RECHECK_S
                 return self._catalog
             stamp = store.papers_and_people_stamp()  # (max_seq(), people_stamp()) in one statement
             if self._catalog is None or stamp != self._stamp:

@@ -55,7 +55,7 @@ class Speller:
 
     def _current(self) -> dict[str, int]:
         """The vocabulary, read again when `index` has replaced it (looked at every RECHECK_S)."""
-        if self._read_once and not self._recheck.due():
+        if not self._recheck.due() and self._read_once:
             return self._words
         try:
             info = os.stat(self.path)
