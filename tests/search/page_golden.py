@@ -6,8 +6,9 @@ The golden file was written by the code before that work (issue #32, `bench lexi
 
     .venv/bin/python tests/search/page_golden.py DATA_DIR tests/search/golden/pages.json
 
-where DATA_DIR is the `indexed_dir` of the search tests (the sample ingested, then
-lexical.build and termlexicon.build_for_store: tests/search/conftest.py indexed_copy).
+where DATA_DIR (made when missing) is built as the `indexed_dir` of the search tests: the
+fixture sample ingested, then lexical.build and termlexicon.build_for_store
+(tests/search/conftest.py indexed_copy). Two builds give the same file (checked).
 Only English queries: a Chinese query's page depends on its reading, which other work changes.
 """
 
@@ -104,9 +105,26 @@ def main(data_dir: str, out: str) -> None:
     from conftest import SAMPLE, read_jsonl_gz
     from papersift.search.service import SearchService
 
+    if not Path(data_dir).exists():
+        build(Path(data_dir), read_jsonl_gz(SAMPLE))
     record = capture(SearchService(data_dir), read_jsonl_gz(SAMPLE))
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     Path(out).write_bytes(dumps(record))
+
+
+def build(data_dir: Path, records: list[dict]) -> None:
+    """The search tests' indexed data dir of the fixture sample (as sample_data_dir + indexed_copy)."""
+    from papersift.index import lexical, termlexicon
+    from papersift.ingest.pipeline import ingest_paths
+    from papersift.store import Store
+
+    data_dir.mkdir(parents=True)
+    source = data_dir.parent / f"{data_dir.name}.jsonl"
+    source.write_bytes(b"".join(orjson.dumps(record) + b"\n" for record in records))
+    if ingest_paths(Store(data_dir), [source]).rejected:
+        raise SystemExit(f"{source}: fixture records were rejected")
+    lexical.build(data_dir)
+    termlexicon.build_for_store(data_dir)
 
 
 def dumps(record: dict) -> bytes:
