@@ -5,6 +5,11 @@ from __future__ import annotations
 import threading
 import time
 
+# How often a server's per-request readers look at the data dir for a change (a new index
+# generation, store writes query intent reads, new predictions, a new vocabulary): a check
+# costs a statement or a stat, and a page of results costs ~1 ms.
+RECHECK_S = 1.0
+
 
 class Throttle:
     """`due()` is true when `interval` seconds have passed since it last was (or when forced),

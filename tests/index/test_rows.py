@@ -158,3 +158,27 @@ def test_a_generation_built_before_zstd_reads_and_updates_as_zlib(sample_records
     reader = RowReader(tmp_path)
     assert isinstance(reader._rows.unpacker, RowUnpacker)
     assert reader.papers(list(range(len(papers)))) == papers
+
+
+def test_a_decoded_record_is_the_paper_its_fields_make(sample_records, monkeypatch):
+    """decode_paper builds Paper through paper_of_values (slots set directly, not __init__): the
+    same papers, field for field, frozen and hashable alike; Paper(*values) once Paper has a
+    __post_init__ that the direct path would skip."""
+    from papersift.index import rows
+    from papersift.record import PAPER_FIELDS, Paper
+
+    for record in sample_records[:300]:
+        paper = paper_from_dict(record)
+        decoded = rows.decode_paper(encode_paper(paper))
+        assert type(decoded) is Paper and decoded == paper and repr(decoded) == repr(paper)
+        assert hash(decoded) == hash(paper) and decoded.source == paper.source
+        values = [getattr(paper, name) for name in PAPER_FIELDS]
+        assert repr(rows.paper_of_values(values)) == repr(Paper(*values))  # source too (not compared)
+    with pytest.raises(AttributeError):  # FrozenInstanceError
+        decoded.title = "changed"
+    built = []
+    original_init = Paper.__init__
+    monkeypatch.setattr(Paper, "__post_init__", lambda self: None, raising=False)
+    monkeypatch.setattr(Paper, "__init__", lambda self, *values: built.append(values) or original_init(self, *values))
+    rows._paper_of_values()([getattr(paper, name) for name in PAPER_FIELDS])
+    assert len(built) == 1 and built[0][0] == paper.id  # through __init__ (which would call __post_init__)

@@ -100,6 +100,16 @@ def terms(text: str, analyzer_name: str = ENGLISH) -> list[str]:
     return analyzers()[analyzer_name].analyze(segment_cjk(text))
 
 
+QUERY_WORDS_KEPT = 16384  # query words whose terms are remembered (~100 bytes each)
+
+
+@lru_cache(maxsize=QUERY_WORDS_KEPT)
+def query_word_terms(text: str, analyzer_name: str = ENGLISH) -> tuple[str, ...]:
+    """terms() of a query's word or phrase, remembered (analysis is pure): a page analyzes
+    each of its words several times (the query, its relaxed form, its highlights)."""
+    return tuple(terms(text, analyzer_name))
+
+
 @dataclass(frozen=True, slots=True)
 class Token:
     """An analyzed token: its term, its position among the text's words (stop words keep

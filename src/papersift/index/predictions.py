@@ -19,6 +19,7 @@ import orjson
 
 from papersift.record import PAPER_FIELDS, Paper
 from papersift.store import DB_FILE, connect_readonly
+from papersift.throttle import RECHECK_S, Throttle
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS predicted_topics (
@@ -58,6 +59,8 @@ class PredictionStore:
         if not self.path.exists():
             raise FileNotFoundError(f"no papersift store at {self.path}; run 'papersift ingest' first")
         self.readonly = readonly
+        self._table_seen = False
+        self._recheck = Throttle(RECHECK_S)
         if readonly:
             self.conn = connect_readonly(self.path)
         else:
@@ -74,10 +77,18 @@ class PredictionStore:
         self.close()
 
     def _has_table(self) -> bool:
+        """Whether the store has predictions. Read-only (serving, every results page): a table
+        once found is kept (it is never dropped), and its absence is asked again at most every
+        RECHECK_S seconds."""
+        if self._table_seen:
+            return True
+        if self.readonly and not self._recheck.due():
+            return False
         row = self.conn.execute(
             "SELECT 1 FROM sqlite_master WHERE type='table' AND name='predicted_topics'"
         ).fetchone()
-        return row is not None
+        self._table_seen = row is not None
+        return self._table_seen
 
     # -- meta ------------------------------------------------------------------------
     def meta(self) -> dict[str, str]:

@@ -44,7 +44,7 @@ class AuthorPapers:
         store = self._current_store()
         if store is None:
             return None
-        stamp = (store.max_seq(), store.people_stamp())
+        stamp = store.papers_and_people_stamp()  # (max_seq(), people_stamp()) in one statement
         with self._lock:
             if stamp != self._stamp:
                 self._cache.clear()

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from papersift.index.analyzers import ENGLISH, terms
+from papersift.index.analyzers import ENGLISH, query_word_terms
 from papersift.record import Paper
 from papersift.search.query import AnyOf, ParsedQuery, Words
 from papersift.search.types import FacetValue, Sort
@@ -76,7 +76,7 @@ def query_terms(query: ParsedQuery) -> frozenset[str]:
 
     def visit(node) -> None:
         if isinstance(node, Words):
-            found.update(terms(node.text, ENGLISH))
+            found.update(query_word_terms(node.text, ENGLISH))
         elif isinstance(node, AnyOf):
             for option in node.options:
                 visit(option)

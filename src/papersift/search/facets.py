@@ -24,6 +24,11 @@ from papersift.search.types import FACET_FIELDS, FacetValue
 _KEY, _DOC_COUNT = itemgetter("key"), itemgetter("doc_count")
 
 CodeCounts = tuple[np.ndarray, np.ndarray]  # (codes, paper counts) of one facet group
+MAX_LISTED = 100_000  # FacetValues a table keeps for reuse (then it starts again)
+
+
+def _minus_count(item: tuple[int, int]) -> int:
+    return -item[1]
 
 
 def bucket_counts(buckets: list[dict]) -> CodeCounts:
@@ -37,16 +42,17 @@ class FacetTable:
 
     All fields' values are numbered together, field after field (FACET_FIELDS order) and
     within a field in the order ties are listed (by value; years newest first), so one
-    bincount counts every field and one stable sort orders them all."""
+    bincount counts every field and a stable sort of each field's values orders it."""
 
     def __init__(self, keys: Sequence[list[str]]):
         self.keys = keys  # the row store's lists: a reload brings new ones (see _Live.facets_for)
         split = [[key.split(FACET_SEPARATOR) for key in group_keys] for group_keys in keys]
         self.values: list[str] = []
-        field_of_value: list[int] = []
-        by_count_of_value: list[bool] = []
+        # each field's value numbers (values are numbered field by field) and whether it lists
+        # most papers first (else in the tie order: years newest first)
+        self._fields: list[tuple[str, int, int, bool]] = []
         value_ids: list[list[list[int]]] = [[] for _ in keys]  # group -> field in it -> value per code
-        for field_number, name in enumerate(FACET_FIELDS):
+        for name in FACET_FIELDS:
             group, at = FACET_POSITION[name]
             per_key = [parts[at] for parts in split[group]]
             ordered = sorted({value for value in per_key if value}, reverse=name == "year")
@@ -54,15 +60,13 @@ class FacetTable:
             position = {value: first + index for index, value in enumerate(ordered)}
             value_ids[group].append([position.get(value, -1) for value in per_key])
             self.values += ordered
-            field_of_value += [field_number] * len(ordered)
-            by_count_of_value += [name != "year"] * len(ordered)  # most papers first, then the tie order
+            self._fields.append((name, first, len(self.values), name != "year"))
         missing = len(self.values)  # one extra bin for keys without a value in some field
         self._value_ids = []  # per group: (key code, field of the group) -> value number
         for group_keys, ids in zip(keys, value_ids):
             table = np.array(ids, dtype=np.intp).reshape(len(ids), len(group_keys)).T
             self._value_ids.append(np.where(table < 0, missing, table))
-        self._field_of_value = np.array(field_of_value, dtype=np.intp)
-        self._by_count = np.array(by_count_of_value, dtype=bool)
+        self._listed: dict[tuple[int, int], FacetValue] = {}  # (value number, count) -> its FacetValue
 
     def of_codes(self, codes: np.ndarray) -> dict[str, list[FacetValue]]:
         """Facets of the papers whose codes these are ((paper, facet group) -> code)."""
@@ -80,12 +84,23 @@ class FacetTable:
         return int(groups[0][1].sum()), self._facets(per_value)
 
     def _facets(self, per_value: np.ndarray) -> dict[str, list[FacetValue]]:
-        present = np.flatnonzero(per_value[:-1])
-        counts = per_value[present]
-        fields = self._field_of_value[present]  # ascending: values are numbered field by field
-        order = np.lexsort((np.where(self._by_count[present], -counts, 0), fields))
-        values = self.values
-        listed = [FacetValue(values[number], count)
-                  for number, count in zip(present[order].tolist(), counts[order].astype(np.int64).tolist())]
-        bounds = np.searchsorted(fields, np.arange(len(FACET_FIELDS) + 1)).tolist()
-        return {name: listed[bounds[at]:bounds[at + 1]] for at, name in enumerate(FACET_FIELDS)}
+        """Each field's values with papers, most papers first (years newest first), ties in the
+        values' order. In Python: a few hundred values, where numpy's calls cost more than the
+        work; each (value, count) FacetValue made once per table (they are immutable)."""
+        counts = per_value.tolist()
+        listed, values = self._listed, self.values
+        if len(listed) > MAX_LISTED:
+            listed.clear()
+        facets = {}
+        for name, start, end, by_count in self._fields:
+            present = [(number, int(count)) for number, count in enumerate(counts[start:end], start) if count]
+            if by_count:
+                present.sort(key=_minus_count)  # stable: ties keep the values' order
+            found = []
+            for item in present:
+                value = listed.get(item)
+                if value is None:
+                    value = listed[item] = FacetValue(values[item[0]], item[1])
+                found.append(value)
+            facets[name] = found
+        return facets

@@ -28,6 +28,7 @@ def escape_html(text: str) -> str:
     return escape(text, quote=True)
 
 
+@lru_cache(maxsize=4096)
 def _candidate_prefixes(query_terms: frozenset[str]) -> tuple[str, ...]:
     """Lowercase prefixes every word analyzing to a query term starts with (Snowball: y→i).
     A prefix that starts with another one is left out: the shorter one's scan finds its words."""
@@ -40,6 +41,13 @@ def _candidate_prefixes(query_terms: frozenset[str]) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=4096)
+def _scans(query_terms: frozenset[str]) -> tuple[list[re.Pattern], bool]:
+    """A term set's patterns (one per candidate prefix) and whether it has CJK terms."""
+    return ([_word_start_pattern(prefix) for prefix in _candidate_prefixes(query_terms)],
+            any(CJK_RUN.search(term) for term in query_terms))
+
+
+@lru_cache(maxsize=4096)
 def _word_start_pattern(prefix: str) -> re.Pattern:
     """The words of an escaped, lowercased text that start with `prefix`.
 
@@ -48,6 +56,12 @@ def _word_start_pattern(prefix: str) -> re.Pattern:
     ("&amp;", "&#x27;"): not after a letter or digit, "&" or "&#"."""
     chars = "." * len(prefix)
     return re.compile(f"{re.escape(prefix)}(?<![^\\W_]{chars})(?<!&{chars})(?<!&#{chars})[^\\W_]*")
+
+
+@lru_cache(maxsize=65536)
+def _word_terms(word: str, analyzer_name: str) -> tuple[str, ...]:
+    """A text word's index terms (analysis is pure): the words pages mark recur from query to query."""
+    return tuple(analyzers()[analyzer_name].analyze(word))
 
 
 def _drop_sentinels(text: str) -> str:
@@ -63,11 +77,9 @@ class Highlighter:
 
     def __init__(self, query_terms: frozenset[str], analyzer_name: str = ENGLISH):
         self.query_terms = query_terms
-        self._patterns = [_word_start_pattern(prefix) for prefix in _candidate_prefixes(query_terms)]
-        self._has_cjk_terms = any(CJK_RUN.search(term) for term in query_terms)
-        analyze = analyzers()[analyzer_name].analyze
-        # Each distinct word is analyzed once per query; the cache lookup runs in C.
-        self._matches = lru_cache(maxsize=None)(lambda word: not query_terms.isdisjoint(analyze(word)))
+        self._patterns, self._has_cjk_terms = _scans(query_terms)
+        self._analyzer_name = analyzer_name
+        self._verdicts: dict[str, bool] = {}  # word -> marked (each distinct word judged once a query)
 
     def __call__(self, text: str | None) -> str:
         if not text:
@@ -113,13 +125,24 @@ class Highlighter:
 
     def _word_spans(self, escaped: str) -> list[tuple[int, int]]:
         lowered = _lower_in_place(escaped)
-        matches = self._matches
+        verdict = self._verdicts.get
         spans = []
         for pattern in self._patterns:
-            spans += [match.span() for match in pattern.finditer(lowered) if matches(match[0])]
+            for match in pattern.finditer(lowered):
+                marked = verdict(match[0])
+                if marked is None:
+                    marked = self._judge(match[0])
+                if marked:
+                    spans.append(match.span())
         if len(self._patterns) > 1:
             spans.sort()
         return spans
+
+    def _judge(self, word: str) -> bool:
+        """Whether the word analyzes to one of the query's terms (its terms looked up once per
+        process: _word_terms)."""
+        marked = self._verdicts[word] = not self.query_terms.isdisjoint(_word_terms(word, self._analyzer_name))
+        return marked
 
 
 def _lower_in_place(text: str) -> str:

@@ -37,6 +37,7 @@ from papersift.record import normalize_title
 from papersift.search.query import Words, parse_query
 from papersift.search.types import Filters, QuerySyntaxError
 from papersift.store import ReadOnlyStore, Store
+from papersift.throttle import RECHECK_S, Throttle
 
 ARXIV_ID = re.compile(r"^(?:arxiv:\s*)?(\d{4}\.\d{4,5}|[a-z][a-z.-]*/\d{7})(?:v\d+)?$", re.IGNORECASE)
 DOI = re.compile(r"^(?:doi:\s*)?(10\.\d{4,9}/\S+)$", re.IGNORECASE)
@@ -354,6 +355,7 @@ class IntentReader:
         self._catalog: Catalog | None = None
         self._stamp: tuple | None = None
         self._lock = threading.Lock()
+        self._recheck = Throttle(RECHECK_S)
         self._read: OrderedDict[str, Intent] = OrderedDict()
         self._read_for: Catalog | None = None
 
@@ -362,7 +364,9 @@ class IntentReader:
         if store is None:
             return None
         with self._lock:
-            stamp = (store.max_seq(), store.people_stamp())
+            if not self._recheck.due() and self._catalog is not None:  # the store is looked at every RECHECK_S
+                return self._catalog
+            stamp = store.papers_and_people_stamp()  # (max_seq(), people_stamp()) in one statement
             if self._catalog is None or stamp != self._stamp:
                 self._catalog = Catalog(store)
                 self._stamp = stamp

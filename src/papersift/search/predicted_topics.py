@@ -18,6 +18,8 @@ def attach_predicted_topics(hits: list[Hit], predictions: PredictionStore) -> li
     if not missing:
         return hits
     found = predictions.topics_of(missing)
+    if not found:
+        return hits
     attached = []
     for hit in hits:
         guess = None if hit.paper.area else found.get(hit.paper.id)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from papersift.config import MAX_QUERY_CHARS
 from papersift.record import MAX_YEAR, MIN_YEAR
@@ -135,8 +136,13 @@ def natural_text_query(text: str) -> ParsedQuery:
     return ParsedQuery(required=words, match="any")
 
 
+PARSED_KEPT = 1024  # query texts whose parse is remembered (parsing is pure; a ParsedQuery is immutable)
+
+
+@lru_cache(maxsize=PARSED_KEPT)
 def parse_query(text: str) -> ParsedQuery:
-    """Parse the query language; raises QuerySyntaxError with the 0-based position."""
+    """Parse the query language; raises QuerySyntaxError with the 0-based position.
+    Remembered per text (a page parses its query once; its facet counts and topic tree again)."""
     if len(text) > MAX_QUERY_CHARS:
         raise QuerySyntaxError(f"query is {len(text):,} characters long (limit {MAX_QUERY_CHARS:,})", MAX_QUERY_CHARS)
     groups = _or_groups(list(_scan(_clean(text))))

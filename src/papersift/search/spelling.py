@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from papersift.index.vocabulary import read, vocabulary_path
+from papersift.throttle import RECHECK_S, Throttle
 
 RARE = 3  # a word fewer papers than this use may be a typo
 FACTOR = 20  # ... when a close word is this many times as common
@@ -47,13 +48,18 @@ class Speller:
         self.path = vocabulary_path(data_dir)
         self._lock = threading.Lock()
         self._stamp: tuple[int, int] | None = None
+        self._recheck = Throttle(RECHECK_S)
+        self._read_once = False
         self._words: dict[str, int] = {}
         self._symspell = None  # built on the first word that needs a candidate
 
     def _current(self) -> dict[str, int]:
+        """The vocabulary, read again when `index` has replaced it (looked at every RECHECK_S)."""
+        if not self._recheck.due() and self._read_once:
+            return self._words
         try:
             info = os.stat(self.path)
-            stamp = (info.st_mtime_ns, info.st_size)
+            stamp: tuple[int, int] | None = (info.st_mtime_ns, info.st_size)
         except FileNotFoundError:
             stamp = None
         with self._lock:
@@ -61,6 +67,7 @@ class Speller:
                 self._words = read(self.path.parent) if stamp is not None else {}
                 self._symspell = None
                 self._stamp = stamp
+            self._read_once = True
             return self._words
 
     def _candidates(self):
@@ -79,9 +86,10 @@ class Speller:
         words = self._current()
         return words.get(word.lower(), 0) if words else None
 
-    def correct_word(self, word: str) -> str | None:
-        """The word a misspelt word stands for, or None (known, too short, nothing close)."""
-        words = self._current()
+    def correct_word(self, word: str, words: dict[str, int] | None = None) -> str | None:
+        """The word a misspelt word stands for, or None (known, too short, nothing close).
+        `words`: the vocabulary as this request read it (suggest() reads it once, not per word)."""
+        words = self._current() if words is None else words
         lowered = word.lower()
         if not words or len(lowered) < MIN_LENGTH or not lowered.isascii() or not lowered.isalpha():
             return None
@@ -106,10 +114,11 @@ class Speller:
     def suggest(self, text: str) -> str | None:
         """The text with its misspelt words corrected, None when none is."""
         changed = False
+        words = self._current()
 
         def replace(match: re.Match) -> str:
             nonlocal changed
-            corrected = self.correct_word(match.group(0))
+            corrected = self.correct_word(match.group(0), words)
             if corrected is None:
                 return match.group(0)
             changed = True

@@ -7,13 +7,14 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import cast
 
 import tantivy
 
-from papersift.index.analyzers import ENGLISH, NAMES, positioned_terms, terms
-from papersift.index.debris import clean_extraction_debris, known_words
+from papersift.index.analyzers import ENGLISH, NAMES, QUERY_WORDS_KEPT, positioned_terms, query_word_terms
+from papersift.index.debris import clean_extraction_debris, has_debris, known_words
 from papersift.index.documents import paper_institutions, read_institution_names
 from papersift.index.facetkeys import FACET_CODE_FIELDS, HAS_CODE
 from papersift.index.lexical import index_root, open_index
@@ -108,7 +109,7 @@ class TantivyBackend:
     def _term(self, field_name: str, term: str) -> tantivy.Query:
         return tantivy.Query.term_query(self._schema, field_name, term)
 
-    def _field_match(self, field_name: str, positioned: list[tuple[int, str]]) -> tantivy.Query:
+    def _field_match(self, field_name: str, positioned: Sequence[tuple[int, str]]) -> tantivy.Query:
         if len(positioned) == 1:
             return self._term(field_name, positioned[0][1])
         first = positioned[0][0]
@@ -136,8 +137,8 @@ class TantivyBackend:
         match = self._field_match("text", positioned)
         title = tantivy.Query.boost_query(self._field_match("title", positioned), FIELD_BOOSTS["title"])
         if not words.phrase:
-            names = terms(words.text, NAMES)
-            if len(names) == 1 and self._live.searcher.doc_freq("authors", names[0]):
+            names = query_word_terms(words.text, NAMES)
+            if len(names) == 1 and self._live.author_term(names[0]):
                 author = self._term("authors", names[0])
                 match = _should([match, author if AUTHOR_BOOST == 1.0 else tantivy.Query.boost_query(author, AUTHOR_BOOST)])
         if title_boosts is None:
@@ -287,14 +288,16 @@ class TantivyBackend:
         with stage("engine"):
             hits = live.searcher.search(compiled, depth, count=False).hits
             rows = _rows_of(live.searcher, [address for _, address in hits])
-        scores = [float(score) for score, _ in hits]
-        if sort != "relevance":
+        page = slice(offset, offset + limit)
+        if sort == "relevance":
+            scores = [float(score) for score, _ in hits[page]]  # the page's only
+        else:
             years = live.rows.years(rows)
             order = sorted(range(len(rows)), key=lambda i: years[i], reverse=sort == "newest")
-            rows, scores = [rows[i] for i in order], [0.0] * len(rows)
+            rows = [rows[i] for i in order]
+            scores = [0.0] * len(rows[page])
         facets = _facets_of_rows(live, rows) if with_facets else {}
-        page = slice(offset, offset + limit)
-        return _result(live.rows, rows[page], scores[page], len(rows), facets, with_papers, ignored)
+        return _result(live.rows, rows[page], scores, len(rows), facets, with_papers, ignored)
 
     def facet_values(self) -> dict[str, list[FacetValue]]:
         """Every value of every facet field over the whole index (cached per index version)."""
@@ -316,10 +319,10 @@ class TantivyBackend:
             # its most specific terms, the ones fewest papers contain.
             searcher = self.searcher
             marked = frozenset(sorted(marked, key=lambda term: (searcher.doc_freq("text", term), term))[:MAX_MARKED_TERMS])
-        known = known_words(self.term_doc_freq)  # snippets are of the text without PDF-extraction debris
+        known = self._current().known_word  # snippets are of the text without PDF-extraction debris
+        texts = [getattr(paper, name) for paper in papers for name in HIGHLIGHT_FIELDS]
         marked_texts = iter(Highlighter(marked).mark_many(
-            [clean_extraction_debris(text, known) if (text := getattr(paper, name)) else text
-             for paper in papers for name in HIGHLIGHT_FIELDS]))
+            [clean_extraction_debris(text, known) if text and has_debris(text) else text for text in texts]))
         return [{name: next(marked_texts) for name in HIGHLIGHT_FIELDS} for _ in papers]
 
 
@@ -335,6 +338,28 @@ class _Live:
     all_facets: dict[str, list[FacetValue]] | None = None
     facet_table: FacetTable | None = None  # built once per row-store load, not per query
     institution_names: list[str] = field(default_factory=list)  # by code (index/lexical.py InstitutionCodes)
+    _known_word: Callable[[str], bool] | None = None
+    _author_term: Callable[[str], bool] | None = None
+
+    @property
+    def author_term(self) -> Callable[[str], bool]:
+        """name term -> whether some paper of this generation has an author of that name (each
+        term looked up once per generation: a plain word of every query asks)."""
+        if self._author_term is None:
+            searcher = self.searcher
+            self._author_term = lru_cache(maxsize=65536)(lambda term: searcher.doc_freq("authors", term) > 0)
+        return self._author_term
+
+    @property
+    def known_word(self) -> Callable[[str], bool]:
+        """debris.known_words of this generation, each word's verdict remembered (the index
+        of a generation never changes): pages join the same line-end hyphen pairs again."""
+        if self._known_word is None:
+            searcher = self.searcher
+            known = known_words(lambda term: searcher.doc_freq("text", term))
+            assert known is not None
+            self._known_word = lru_cache(maxsize=65536)(known)
+        return self._known_word
 
     def facets_for(self, max_codes: Sequence[int] = ()) -> FacetTable:
         """The facet table of the rows' current keys (reloading rows for a code past them;
@@ -426,13 +451,15 @@ def _exact_institution(name: str) -> str:
     return " ".join(name.split()).lower()
 
 
-def _positioned_terms(text: str, analyzer_name: str) -> list[tuple[int, str]]:
-    """positioned_terms, cheaper for the common word of one term (whose position is not used):
-    the analyzer's plain term list skips building token objects."""
-    found = terms(text, analyzer_name)
+@lru_cache(maxsize=QUERY_WORDS_KEPT)
+def _positioned_terms(text: str, analyzer_name: str) -> tuple[tuple[int, str], ...]:
+    """positioned_terms of a query word, remembered (analysis is pure), and cheaper for the
+    common word of one term (whose position is not used): the analyzer's plain term list skips
+    building token objects."""
+    found = query_word_terms(text, analyzer_name)
     if len(found) > 1:
-        return positioned_terms(text, analyzer_name)
-    return [(0, term) for term in found]
+        return tuple(positioned_terms(text, analyzer_name))
+    return tuple((0, term) for term in found)
 
 
 def _combined(clauses: list[tuple[tantivy.Occur, tantivy.Query]]) -> tantivy.Query:

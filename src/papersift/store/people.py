@@ -7,7 +7,7 @@ from collections.abc import Iterable
 import orjson
 
 from papersift.store.connection import Connections
-from papersift.store.schema import write_generation
+from papersift.store.schema import WRITE_GENERATION
 
 
 class PeopleTables(Connections):
@@ -30,9 +30,18 @@ class PeopleTables(Connections):
 
     def people_stamp(self) -> str:
         """What people_summaries depend on: the papers' write generation and the submissions."""
-        conn = self._conn()
-        submissions = conn.execute("SELECT COUNT(*), COALESCE(MAX(rowid), 0) FROM submissions").fetchone()
-        return f"{write_generation(conn)}:{submissions[0]}:{submissions[1]}"
+        return self.papers_and_people_stamp()[1]
+
+    def papers_and_people_stamp(self) -> tuple[int, str]:
+        """(the papers' highest seq, people_stamp()) read in one statement, so in one read
+        transaction: query intent (search/intent.py) checks both on every request, and each
+        statement costs a transaction's locks."""
+        row = self._conn().execute(
+            "SELECT (SELECT COALESCE(MAX(seq), 0) FROM papers), (SELECT value FROM meta WHERE key=?),"
+            " (SELECT COUNT(*) FROM submissions), (SELECT COALESCE(MAX(rowid), 0) FROM submissions)",
+            (WRITE_GENERATION,)).fetchone()
+        generation = int(row[1]) if row[1] is not None else 0
+        return row[0], f"{generation}:{row[2]}:{row[3]}"
 
     def replace_people_summaries(self, stamp: str, summaries: dict[str, object]) -> None:
         """Store precomputed aggregates (key -> JSON-able value) in one transaction, dropping the old ones."""
