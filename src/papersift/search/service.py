@@ -35,6 +35,7 @@ from papersift.search.cited import CITED_DEPTH, CitationCounts
 from papersift.search.crosslingual import carried_over_query, phrase_query, read_query, term_glossary
 from papersift.search.facet_counts import Counter, FacetSummary
 from papersift.search.intent import NAV_MAX_WORDS, NO_INTENT, PLAIN, Intent, IntentReader
+from papersift.search.memo import Memo
 from papersift.search.notices import Notice
 from papersift.search.phrasebridge import phrase_bridge_for
 from papersift.search.predicted_topics import attach_predicted_topics
@@ -52,6 +53,7 @@ RETRIEVER_MODULES = {"semantic": "papersift.search.dense", "hybrid": "papersift.
 RELAXED_DEPTH = 200  # when no paper has all the words: the best this many by BM25 are the results
 RETRIEVER_RECHECK_S = 5.0  # how often a mode without an index looks for one again
 RETRIEVER_DEPTH = 1000  # candidates a retriever returns; filters and paging apply to these
+READINGS_KEPT = 256  # Chinese query texts whose English readings are remembered (reading_of)
 NO_FILTERS = Filters()
 
 
@@ -107,6 +109,7 @@ class SearchService:
         self._checked_at: dict[str, float] = {}  # mode -> when a missing retriever was last looked for
         self._citations = CitationCounts()
         self._names: ChineseNames | None = None
+        self._readings: Memo[QueryReading | None] = Memo(READINGS_KEPT)
         self.speller = Speller(self.data_dir)
         self.intents = IntentReader(self.data_dir, self._doc_freq, self.speller.uses)
 
@@ -500,8 +503,11 @@ class SearchService:
         if not has_cjk(text):
             return None
         with stage("reading"):
-            return read_query(text, lexicon_for(self.data_dir), encoder, bridge, self.term_doc_freq,
-                              phrase_bridge_for(self.data_dir), term_glossary(), self.chinese_names)
+            lexicon, phrases = lexicon_for(self.data_dir), phrase_bridge_for(self.data_dir)
+            # remembered per text and resources: hybrid's dense side and the page's keyword side
+            # read a description alike (semantic.py reading_for), once
+            return self._readings.get((text, lexicon, phrases, encoder, bridge), lambda: read_query(
+                text, lexicon, encoder, bridge, self.term_doc_freq, phrases, term_glossary(), self.chinese_names))
 
     @property
     def chinese_names(self) -> ChineseNames:
