@@ -67,6 +67,10 @@ class CountingRetriever:
     def notices(self) -> list[str]:
         return self.inner.notices()
 
+    def reading_for(self, text: str):
+        """The reading the wrapped retriever ranks with (the page's keyword side shares a description's)."""
+        return self.inner.reading_for(text)
+
     def retrieve(self, *args, **kwargs):
         with self._lock:
             self.calls += 1

@@ -222,37 +222,48 @@ def test_query_encoding_waits_for_a_slot_and_keyword_searches_never_wait(hybrid_
 
 
 # -- a Chinese description: one reading, no model call for it (issue #32) -------------------
-def counting_reads(monkeypatch) -> list[tuple]:
-    """Every read_query call the service makes, as (encoder, bridge) it was given."""
+PHRASES = object()  # the data dir's phrase vectors, as the service finds them (a stand-in: never searched)
+
+
+@pytest.fixture()
+def reads(monkeypatch) -> list[tuple]:
+    """Every read_query call the service makes, as the (encoder, bridge, phrase vectors) it was
+    given; the reading itself runs without phrase vectors (the fixture data dir has none)."""
     from papersift.search import service as service_module
 
-    reads: list[tuple] = []
+    calls: list[tuple] = []
     real = service_module.read_query
 
-    def read_query(text, lexicon, encoder=None, bridge=None, *rest):
-        reads.append((encoder, bridge))
-        return real(text, lexicon, encoder, bridge, *rest)
+    def read_query(text, lexicon, encoder=None, bridge=None, doc_freq=None, phrases=None, *rest):
+        calls.append((encoder, bridge, phrases))
+        return real(text, lexicon, encoder, bridge, doc_freq, None, *rest)
     monkeypatch.setattr(service_module, "read_query", read_query)
-    return reads
+    monkeypatch.setattr(service_module, "phrase_bridge_for", lambda data_dir: PHRASES)
+    return calls
 
 
 @pytest.mark.parametrize("mode", ["hybrid", "semantic"])
-def test_a_chinese_description_is_read_once_by_the_dictionary(hybrid_dir, monkeypatch, mode):
-    """A description is read as keyword mode reads it, once a page: hybrid's dense side, its
-    translated list and the keyword side share the reading, and the term bridge embeds none of
-    its words (those e5 calls and the 60,000-term products were most of a Chinese page's time).
-    The one model call embeds the query with its English reading."""
-    reads = counting_reads(monkeypatch)
+def test_a_chinese_description_is_read_once_without_bridge_and_neighbours(hybrid_dir, reads, mode):
+    """A description is read once a page, by the lexicon and the dictionary: hybrid's dense side,
+    its translated list and the page's keyword side share the reading; the term bridge embeds
+    none of its words and no term of it is looked up among the phrase vectors (those were most
+    of a Chinese page's time). The one model call embeds the query with its English reading."""
     service, encoder, _ = hybrid_service(hybrid_dir)
     response = service.search(SearchRequest(query=LONG_QUERY, mode=mode, with_facets=False))
     assert response.total > 0
-    assert reads == [(None, None)]
+    assert reads == [(None, None, None)]
     assert sum(encoder.calls.values()) == 1, encoder.calls
 
 
-def test_a_chinese_term_is_still_read_with_the_term_bridge(hybrid_dir, monkeypatch):
-    reads = counting_reads(monkeypatch)
+def test_keyword_mode_reads_a_description_with_the_phrase_neighbours(hybrid_dir, reads):
+    service, _, _ = hybrid_service(hybrid_dir)
+    service.search(SearchRequest(query=LONG_QUERY, mode="keyword", with_facets=False))
+    assert reads == [(None, None, PHRASES)]
+
+
+def test_a_chinese_term_is_still_read_with_the_term_bridge_and_the_neighbours(hybrid_dir, reads):
     service, _, retrievers = hybrid_service(hybrid_dir)
     service.search(SearchRequest(query="图神经网络", mode="hybrid", with_facets=False))
     dense = retrievers["hybrid"].inner.dense
-    assert (dense.encoder, dense.bridge) in reads and dense.bridge is not None
+    assert dense.bridge is not None
+    assert (dense.encoder, dense.bridge, PHRASES) in reads

@@ -22,7 +22,7 @@ from typing import Protocol
 
 from papersift.index.analyzers import has_cjk
 from papersift.models import ModelError, get_spec, is_built
-from papersift.search.crosslingual import carried_over_query, phrase_query
+from papersift.search.crosslingual import carried_over_query, is_description, phrase_query
 from papersift.search.dense import make_retriever as make_dense_retriever
 from papersift.search.fusion import fuse_hybrid, zscore_sum
 from papersift.search.query import ParsedQuery, query_text
@@ -105,9 +105,12 @@ class HybridRetriever:
 
     def reading_for(self, text: str):
         """The query's English reading, as the dense side reads it (remembered there); a dense
-        side without a term bridge (Typesense) leaves it to the lexicon and the dictionary."""
+        side without a term bridge (Typesense) leaves it to the lexicon and the dictionary, a
+        description without the phrase neighbours, as the embedded one reads it (semantic.py)."""
         dense_reading = getattr(self.dense, "reading_for", None)
-        return dense_reading(text) if dense_reading is not None else self.keyword.reading_of(text, None, None)
+        if dense_reading is not None:
+            return dense_reading(text)
+        return self.keyword.reading_of(text, None, None, neighbours=not is_description(text))
 
     def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
                  candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:

@@ -277,15 +277,17 @@ class DenseRetriever:
         remembered per text and bridge generation: one request reads it once. Of the text the
         encoder reads (encoded_query_text): the bridge encodes phrases of it.
 
-        A description (crosslingual.is_description: a sentence, a list of terms) is read as
-        keyword mode reads it, by the dictionary senses papers use, without the bridge: one
-        reading that the page's keyword side shares. The bridge's e5 look-ups (each of the
-        description's words embedded, then compared with the 60,000 bridge terms) were most of
-        a Chinese hybrid page's time, and its words ranked the targets lower: known-item zh
-        dev hybrid MRR@10 0.757 with the bridge, 0.793 without (docs/semantic.md)."""
+        A description (crosslingual.is_description: a sentence, a list of terms) is read by
+        the lexicon and the dictionary senses papers use, without the bridge and the phrase
+        neighbours, and the page's keyword side searches that reading too (service.py
+        _ranked_reading). The bridge's e5 look-ups (each of the description's words embedded,
+        then compared with the 60,000 bridge terms) and the neighbours of each of its terms
+        (USE-m3 encodings, products with 126,090 phrase vectors) were most of a Chinese hybrid
+        page's time; without them known-item zh dev hybrid MRR@10 went 0.757 -> 0.793
+        (docs/semantic.md, "Chinese hybrid pages")."""
         text = encoded_query_text(text)
         if is_description(text):
-            return self.keyword.reading_of(text)
+            return self.keyword.reading_of(text, neighbours=False)
         bridge = self.bridge
         key = (text, str(bridge.folder) if bridge is not None else None)
         return self._readings.get(key, lambda: self.keyword.reading_of(
