@@ -247,12 +247,15 @@ def test_a_chinese_description_is_read_once_without_bridge_and_neighbours(hybrid
     """A description is read once a page, by the lexicon and the dictionary: hybrid's dense side,
     its translated list and the page's keyword side share the reading; the term bridge embeds
     none of its words and no term of it is looked up among the phrase vectors (those were most
-    of a Chinese page's time). The one model call embeds the query with its English reading."""
-    service, encoder, _ = hybrid_service(hybrid_dir)
+    of a Chinese page's time). The model embeds the query and its English reading, nothing else."""
+    service, encoder, retrievers = hybrid_service(hybrid_dir)
+    texts: list[str] = []
+    recording(encoder, texts)
     response = service.search(SearchRequest(query=LONG_QUERY, mode=mode, with_facets=False))
     assert response.total > 0
     assert reads == [(None, None, None)]
-    assert sum(encoder.calls.values()) == 1, encoder.calls
+    reading = retrievers[mode].reading_for(LONG_QUERY)
+    assert reading.english and sorted(texts) == sorted([LONG_QUERY, reading.english])
 
 
 def test_keyword_mode_reads_a_description_with_the_phrase_neighbours(hybrid_dir, reads):
@@ -267,3 +270,26 @@ def test_a_chinese_term_is_still_read_with_the_term_bridge_and_the_neighbours(hy
     dense = retrievers["hybrid"].inner.dense
     assert dense.bridge is not None
     assert (dense.encoder, dense.bridge, PHRASES) in reads
+
+
+def test_a_descriptions_own_embedding_runs_while_it_is_read(hybrid_dir, monkeypatch):
+    """The reading (Python) and the query's embedding (the encoder, outside the GIL) overlap:
+    the reading waits here until the encoder has been given the query, which a request that
+    embeds only after reading never does."""
+    import threading
+
+    service, encoder, _ = hybrid_service(hybrid_dir)
+    embedding = threading.Event()
+    texts: list[str] = []
+    recording(encoder, texts, before=embedding.set)
+    real = service.reading_of
+    overlapped: list[bool] = []
+
+    def reading_of(text, *args, **kwargs):
+        overlapped.append(embedding.wait(timeout=5))
+        return real(text, *args, **kwargs)
+    monkeypatch.setattr(service, "reading_of", reading_of)
+    response = service.search(SearchRequest(query=LONG_QUERY, mode="hybrid", with_facets=False))
+    assert response.total > 0
+    assert overlapped == [True]
+    assert texts[0] == LONG_QUERY

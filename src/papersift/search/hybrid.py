@@ -139,12 +139,14 @@ class HybridRetriever:
         """Each side's ranking of a query and their fusion: what the learned ranker reads."""
         text = query_text(query)
         dense_side = self.dense_for(text)
+        # the keyword lists first: a Chinese description's embeddings are meanwhile computed on the
+        # encoder thread (semantic.py _read_description)
+        lexical = self.lexical_ranking(query, LEXICAL_DEPTH, candidate_ids)
+        translated = None if request.literal else self.translated_ranking(query, LEXICAL_DEPTH, candidate_ids)
         # the whole dense list is fused (z-scores over it); its floor only says which papers it adds
         ranked_and_kept = getattr(dense_side, "ranked_and_kept", None)
         dense, dense_kept = (ranked_and_kept(request, query, DENSE_DEPTH, candidate_ids) if ranked_and_kept is not None
                              else (dense_side.retrieve(request, query, DENSE_DEPTH, candidate_ids), None))
-        lexical = self.lexical_ranking(query, LEXICAL_DEPTH, candidate_ids)
-        translated = None if request.literal else self.translated_ranking(query, LEXICAL_DEPTH, candidate_ids)
         trust = getattr(dense_side, "dense_trust", 1.0)  # below 1 while static vectors rank (search/bestvector.py)
         with stage("fusion"):
             fused = fuse_hybrid(text, lexical, dense, translated, trust)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 
@@ -99,6 +100,8 @@ class DenseRetriever:
         # and the same query sent by several clients at once share it.
         self._query_vectors: Memo[np.ndarray] = Memo(QUERY_VECTORS_KEPT)
         self._readings: Memo[object] = Memo(QUERY_VECTORS_KEPT)
+        # text -> the embeddings its reading started: its own and its English reading's (or None)
+        self._started: dict[str, tuple[Future, Future | None]] = {}
 
     @property
     def encoder(self) -> Encoder:
@@ -146,7 +149,7 @@ class DenseRetriever:
         text = encoded_query_text(text)
         if literal:
             return self._query_vectors.get((text, "literal"), lambda: encoder_work(self.encoder.encode_query, text))
-        return self._query_vectors.get(text, lambda: encoder_work(self._embed_query, text))
+        return self._query_vectors.get(text, lambda: self._embed_query(text))
 
     def coverage(self) -> float:
         index = self.index
@@ -264,11 +267,18 @@ class DenseRetriever:
         its English reading's (search/termlexicon.py): the small model places a short Chinese
         term loosely ("孪生网络" near "gating network"), the English phrase where papers are."""
         reading = self.reading_for(text) if self.bridged and has_cjk(text) else None
-        if reading is None or not reading.english or reading.english == text:
+        started = self._started_vectors(text)  # a description's, started by its reading (_read_description)
+        if started is not None:
             with stage("encode"):
-                return self.encoder.encode_query(text)
-        with stage("encode"):
-            chinese, english = self.encoder.encode_queries([text, reading.english])  # one model call
+                chinese, english = (future.result() if future is not None else None for future in started)
+        elif reading is None or not reading.english or reading.english == text:
+            with stage("encode"):
+                return encoder_work(self.encoder.encode_query, text)
+        else:
+            with stage("encode"):
+                chinese, english = encoder_work(self.encoder.encode_queries, [text, reading.english])  # one model call
+        if english is None:
+            return chinese
         combined = chinese + READING_WEIGHT * english
         return (combined / max(float(np.linalg.norm(combined)), 1e-12)).astype(np.float32)
 
@@ -287,11 +297,35 @@ class DenseRetriever:
         (docs/semantic.md, "Chinese hybrid pages")."""
         text = encoded_query_text(text)
         if is_description(text):
-            return self.keyword.reading_of(text, neighbours=False)
+            return self._readings.get((text, "description"), lambda: self._read_description(text))
         bridge = self.bridge
         key = (text, str(bridge.folder) if bridge is not None else None)
         return self._readings.get(key, lambda: self.keyword.reading_of(
             text, self.encoder if bridge is not None else None, bridge))
+
+    def _read_description(self, text: str):
+        """A description's reading (reading_for), with its embeddings started on the encoder
+        thread: the text's own before it is read, its English reading's as soon as it is. The
+        reading is Python and the encoder runs outside the GIL, so on two cores the reading
+        hides most of the first and the keyword side's searches (hybrid.py signals) the second;
+        _embed_query takes both."""
+        if not self.bridged:
+            return self.keyword.reading_of(text, neighbours=False)
+        own = QUERY_ENCODER_THREADS.submit(encoder_work, self.encoder.encode_query, text)
+        reading = self.keyword.reading_of(text, neighbours=False)
+        english = (QUERY_ENCODER_THREADS.submit(encoder_work, self.encoder.encode_query, reading.english)
+                   if reading is not None and reading.english and reading.english != text else None)
+        with self._lock:
+            if len(self._started) >= QUERY_VECTORS_KEPT:  # embeddings never asked for (no index yet)
+                self._started.clear()
+            self._started[text] = (own, english)
+        return reading
+
+    def _started_vectors(self, text: str) -> tuple[Future, Future | None] | None:
+        """The embeddings reading the text started (its own, its English reading's or None), taken:
+        used once; None when its reading started none."""
+        with self._lock:
+            return self._started.pop(text, None)
 
     def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
                  candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
@@ -340,6 +374,8 @@ def kept_only(ranked: list[tuple[str, float]], kept: set[str] | None) -> list[tu
 # at once wait for a slot instead of taking every core, and keyword requests, which never encode,
 # never wait for them (docs/reliability-search.md).
 ENCODER_SLOTS = threading.BoundedSemaphore(max(1, cpu_threads() // 2))
+# Where a description's own embedding runs while the request's thread reads it (_read_description).
+QUERY_ENCODER_THREADS = ThreadPoolExecutor(max(1, cpu_threads() // 2), thread_name_prefix="query-encoder")
 
 
 def encoder_work(work, *args):
