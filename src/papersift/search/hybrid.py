@@ -211,7 +211,7 @@ class HybridRetriever:
 
 
 def make_retriever(data_dir: str | Path, keyword: KeywordSide) -> HybridRetriever | None:
-    dense = make_dense_retriever(data_dir, keyword)
+    dense = make_dense_retriever(data_dir, keyword, quick_descriptions=True)
     if dense is None:
         return None
     return HybridRetriever(dense, keyword, english=_english_retriever(data_dir, keyword),

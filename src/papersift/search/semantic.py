@@ -72,8 +72,11 @@ def shared_encoder(model: str) -> Encoder:
 
 class DenseRetriever:
     def __init__(self, data_dir: str | Path, keyword: KeywordSide, model: str = DEFAULT_MODEL,
-                 encoder: Encoder | None = None, floor: float | str | None = "calibrated"):
+                 encoder: Encoder | None = None, floor: float | str | None = "calibrated",
+                 quick_descriptions: bool = False):
         self.data_dir = Path(data_dir)
+        # hybrid's dense side: a Chinese description read without the bridge (reading_for)
+        self.quick_descriptions = quick_descriptions
         # The relevance floor is the model's, calibrated for its own encoder: a retriever given
         # another encoder (a test's stand-in) has none unless it is given one.
         self.floors: dict[str, float] | None = (RELEVANCE_FLOORS.get(model) if encoder is None else None) \
@@ -287,16 +290,18 @@ class DenseRetriever:
         remembered per text and bridge generation: one request reads it once. Of the text the
         encoder reads (encoded_query_text): the bridge encodes phrases of it.
 
-        A description (crosslingual.is_description: a sentence, a list of terms) is read by
-        the lexicon and the dictionary senses papers use, without the bridge and the phrase
-        neighbours, and the page's keyword side searches that reading too (service.py
-        _ranked_reading). The bridge's e5 look-ups (each of the description's words embedded,
-        then compared with the 60,000 bridge terms) and the neighbours of each of its terms
-        (USE-m3 encodings, products with 126,090 phrase vectors) were most of a Chinese hybrid
-        page's time; without them known-item zh dev hybrid MRR@10 went 0.757 -> 0.793
-        (docs/semantic.md, "Chinese hybrid pages")."""
+        With `quick_descriptions` (hybrid's dense side), a description (crosslingual.is_description:
+        a sentence, a list of terms) is read by the lexicon and the dictionary senses papers use,
+        without the bridge and the phrase neighbours, and the page's keyword side searches that
+        reading too (service.py _ranked_reading). The bridge's e5 look-ups (each of the
+        description's words embedded, then compared with the 60,000 bridge terms) and the
+        neighbours of each of its terms (USE-m3 encodings, products with 126,090 phrase vectors)
+        were most of a Chinese hybrid page's time; without them known-item zh dev hybrid MRR@10
+        went 0.757 -> 0.795 (docs/semantic.md, "Chinese hybrid pages"). Semantic mode, which
+        ranks by the embedding alone, keeps the bridge's words: its dense vector lost (0.545 ->
+        0.498) with the dictionary's."""
         text = encoded_query_text(text)
-        if is_description(text):
+        if self.quick_descriptions and is_description(text):
             return self._readings.get((text, "description"), lambda: self._read_description(text))
         bridge = self.bridge
         key = (text, str(bridge.folder) if bridge is not None else None)
@@ -313,8 +318,10 @@ class DenseRetriever:
             return self.keyword.reading_of(text, neighbours=False)
         own = QUERY_ENCODER_THREADS.submit(encoder_work, self.encoder.encode_query, text)
         reading = self.keyword.reading_of(text, neighbours=False)
-        english = (QUERY_ENCODER_THREADS.submit(encoder_work, self.encoder.encode_query, reading.english)
-                   if reading is not None and reading.english and reading.english != text else None)
+        # all the words searched (the composition and the dictionary senses of the description's
+        # words): known-item zh dev hybrid MRR@10 0.795, R@100 1.0; the composition alone 0.792, R@100 0.92
+        english = (QUERY_ENCODER_THREADS.submit(encoder_work, self.encoder.encode_query, reading.searched)
+                   if reading is not None and reading.searched else None)
         with self._lock:
             if len(self._started) >= QUERY_VECTORS_KEPT:  # embeddings never asked for (no index yet)
                 self._started.clear()
