@@ -103,8 +103,10 @@ class DenseRetriever:
         # and the same query sent by several clients at once share it.
         self._query_vectors: Memo[np.ndarray] = Memo(QUERY_VECTORS_KEPT)
         self._readings: Memo[object] = Memo(QUERY_VECTORS_KEPT)
-        # text -> the embeddings its reading started: its own and its English reading's (or None)
+        # text -> the embeddings its reading started: its own and its words' (or None); a lock of
+        # its own (self._lock is held while a new index generation opens)
         self._started: dict[str, tuple[Future, Future | None]] = {}
+        self._started_lock = threading.Lock()
 
     @property
     def encoder(self) -> Encoder:
@@ -272,14 +274,16 @@ class DenseRetriever:
         reading = self.reading_for(text) if self.bridged and has_cjk(text) else None
         started = self._started_vectors(text)  # a description's, started by its reading (_read_description)
         if started is not None:
+            own, of_words = started
             with stage("encode"):
-                chinese, english = (future.result() if future is not None else None for future in started)
-        elif reading is None or not reading.english or reading.english == text:
+                chinese = own.result()
+                english = of_words.result() if of_words is not None else None
+        elif not (words := self._embedded_words(text, reading)) or words == text:
             with stage("encode"):
                 return encoder_work(self.encoder.encode_query, text)
         else:
             with stage("encode"):
-                chinese, english = encoder_work(self.encoder.encode_queries, [text, reading.english])  # one model call
+                chinese, english = encoder_work(self.encoder.encode_queries, [text, words])  # one model call
         if english is None:
             return chinese
         combined = chinese + READING_WEIGHT * english
@@ -310,7 +314,7 @@ class DenseRetriever:
 
     def _read_description(self, text: str):
         """A description's reading (reading_for), with its embeddings started on the encoder
-        thread: the text's own before it is read, its English reading's as soon as it is. The
+        thread: the text's own before it is read, its words' as soon as it is. The
         reading is Python and the encoder runs outside the GIL, so on two cores the reading
         hides most of the first and the keyword side's searches (hybrid.py signals) the second;
         _embed_query takes both."""
@@ -318,20 +322,27 @@ class DenseRetriever:
             return self.keyword.reading_of(text, neighbours=False)
         own = QUERY_ENCODER_THREADS.submit(encoder_work, self.encoder.encode_query, text)
         reading = self.keyword.reading_of(text, neighbours=False)
-        # all the words searched (the composition and the dictionary senses of the description's
-        # words): known-item zh dev hybrid MRR@10 0.795, R@100 1.0; the composition alone 0.792, R@100 0.92
-        english = (QUERY_ENCODER_THREADS.submit(encoder_work, self.encoder.encode_query, reading.searched)
-                   if reading is not None and reading.searched else None)
-        with self._lock:
+        words = self._embedded_words(text, reading)
+        english = QUERY_ENCODER_THREADS.submit(encoder_work, self.encoder.encode_query, words) if words else None
+        with self._started_lock:
             if len(self._started) >= QUERY_VECTORS_KEPT:  # embeddings never asked for (no index yet)
                 self._started.clear()
             self._started[text] = (own, english)
         return reading
 
+    def _embedded_words(self, text: str, reading) -> str:
+        """What of a Chinese query's reading is embedded beside it: its English, or for hybrid's
+        description all the words searched (the composition and the dictionary senses of its
+        words: known-item zh dev hybrid MRR@10 0.795, R@100 1.0; the composition alone 0.792,
+        R@100 0.92)."""
+        if reading is None:
+            return ""
+        return reading.searched if self.quick_descriptions and is_description(text) else reading.english
+
     def _started_vectors(self, text: str) -> tuple[Future, Future | None] | None:
-        """The embeddings reading the text started (its own, its English reading's or None), taken:
+        """The embeddings reading the text started (its own, its words' or None), taken:
         used once; None when its reading started none."""
-        with self._lock:
+        with self._started_lock:
             return self._started.pop(text, None)
 
     def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
