@@ -67,6 +67,10 @@ class CountingRetriever:
     def notices(self) -> list[str]:
         return self.inner.notices()
 
+    def reading_for(self, text: str):
+        """The reading the wrapped retriever ranks with (the page's keyword side shares a description's)."""
+        return self.inner.reading_for(text)
+
     def retrieve(self, *args, **kwargs):
         with self._lock:
             self.calls += 1
@@ -88,11 +92,13 @@ def add_vectors_and_bridge(data_dir: Path) -> None:
 
 
 def hybrid_service(data_dir: Path) -> tuple[SearchService, CountingEncoder, dict[str, CountingRetriever]]:
-    """A service whose semantic and hybrid modes embed with a CountingEncoder."""
+    """A service whose semantic and hybrid modes embed with a CountingEncoder (each its own dense
+    side, as the service's plug-ins have)."""
     service = SearchService(data_dir)
     encoder = CountingEncoder()
     dense = DenseRetriever(data_dir, service, encoder=encoder)
-    retrievers = {"semantic": CountingRetriever(dense), "hybrid": CountingRetriever(HybridRetriever(dense, service))}
+    hybrid_dense = DenseRetriever(data_dir, service, encoder=encoder, quick_descriptions=True)  # as hybrid.make_retriever
+    retrievers = {"semantic": CountingRetriever(dense), "hybrid": CountingRetriever(HybridRetriever(hybrid_dense, service))}
     for mode, retriever in retrievers.items():
         service.register_retriever(mode, retriever)
     return service, encoder, retrievers

@@ -158,3 +158,31 @@ def test_a_stored_papers_neighbours_without_the_english_model_are_e5s(two_model_
     request = SearchRequest(query="", mode="hybrid", like_id=ids[7])
     query = parse_query("")
     assert hybrid.retrieve(request, query, 20) == hybrid.dense.retrieve(request, query, 20)
+
+
+class ReadingKeywordSide:
+    """A keyword side that records how it is asked to read a query."""
+
+    backend = None
+
+    def __init__(self):
+        self.asked: list[tuple[str, bool]] = []
+
+    def reading_of(self, text: str, encoder=None, bridge=None, neighbours: bool = True):
+        self.asked.append((text, neighbours))
+
+
+class VectorsOnly:
+    """A dense side without a reading of its own (the cluster's vector search)."""
+
+    index = None
+
+
+def test_without_a_dense_reading_a_description_is_read_without_phrase_neighbours():
+    # as the embedded dense side reads it (semantic.py reading_for): a term with them, a description without
+    keyword = ReadingKeywordSide()
+    hybrid = HybridRetriever(VectorsOnly(), keyword)  # type: ignore[arg-type]
+    description = "不使用平行语料，通过无监督对齐两种语言的单语词向量空间"
+    hybrid.reading_for("图神经网络")
+    hybrid.reading_for(description)
+    assert keyword.asked == [("图神经网络", True), (description, False)]

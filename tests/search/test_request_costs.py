@@ -219,3 +219,85 @@ def test_query_encoding_waits_for_a_slot_and_keyword_searches_never_wait(hybrid_
         release.set()
         assert all(search.result(timeout=60).hits for search in semantic_searches)
     assert peak[0] == 1
+
+
+# -- a Chinese description: one reading, no model call for it (issue #32) -------------------
+PHRASES = object()  # the data dir's phrase vectors, as the service finds them (a stand-in: never searched)
+
+
+@pytest.fixture()
+def reads(monkeypatch) -> list[tuple]:
+    """Every read_query call the service makes, as the (encoder, bridge, phrase vectors) it was
+    given; the reading itself runs without phrase vectors (the fixture data dir has none)."""
+    from papersift.search import service as service_module
+
+    calls: list[tuple] = []
+    real = service_module.read_query
+
+    def read_query(text, lexicon, encoder=None, bridge=None, doc_freq=None, phrases=None, *rest):
+        calls.append((encoder, bridge, phrases))
+        return real(text, lexicon, encoder, bridge, doc_freq, None, *rest)
+    monkeypatch.setattr(service_module, "read_query", read_query)
+    monkeypatch.setattr(service_module, "phrase_bridge_for", lambda data_dir: PHRASES)
+    return calls
+
+
+def test_a_chinese_description_is_read_once_without_bridge_and_neighbours(hybrid_dir, reads):
+    """A hybrid page reads a description once, by the lexicon and the dictionary: the dense side,
+    the translated list and the page's keyword side share the reading; the term bridge embeds
+    none of its words and no term of it is looked up among the phrase vectors (those were most
+    of a Chinese page's time). The model embeds the query and the words searched, nothing else."""
+    service, encoder, retrievers = hybrid_service(hybrid_dir)
+    texts: list[str] = []
+    recording(encoder, texts)
+    response = service.search(SearchRequest(query=LONG_QUERY, mode="hybrid", with_facets=False))
+    assert response.total > 0
+    assert reads == [(None, None, None)]
+    reading = retrievers["hybrid"].reading_for(LONG_QUERY)
+    assert reading.extra and sorted(texts) == sorted([LONG_QUERY, reading.searched])
+
+
+def test_semantic_mode_reads_a_description_through_the_term_bridge(hybrid_dir, reads):
+    # it ranks by the embedding alone, which the bridge's words serve better (docs/semantic.md)
+    service, _, retrievers = hybrid_service(hybrid_dir)
+    service.search(SearchRequest(query=LONG_QUERY, mode="semantic", with_facets=False))
+    dense = retrievers["semantic"].inner
+    assert dense.bridge is not None
+    assert reads == [(dense.encoder, dense.bridge, PHRASES)]
+
+
+def test_keyword_mode_reads_a_description_with_the_phrase_neighbours(hybrid_dir, reads):
+    service, _, _ = hybrid_service(hybrid_dir)
+    service.search(SearchRequest(query=LONG_QUERY, mode="keyword", with_facets=False))
+    assert reads == [(None, None, PHRASES)]
+
+
+def test_a_chinese_term_is_still_read_with_the_term_bridge_and_the_neighbours(hybrid_dir, reads):
+    service, _, retrievers = hybrid_service(hybrid_dir)
+    service.search(SearchRequest(query="图神经网络", mode="hybrid", with_facets=False))
+    dense = retrievers["hybrid"].inner.dense
+    assert dense.bridge is not None
+    assert (dense.encoder, dense.bridge, PHRASES) in reads
+
+
+def test_a_descriptions_own_embedding_runs_while_it_is_read(hybrid_dir, monkeypatch):
+    """The reading (Python) and the query's embedding (the encoder, outside the GIL) overlap:
+    the reading waits here until the encoder has been given the query, which a request that
+    embeds only after reading never does."""
+    import threading
+
+    service, encoder, _ = hybrid_service(hybrid_dir)
+    embedding = threading.Event()
+    texts: list[str] = []
+    recording(encoder, texts, before=embedding.set)
+    real = service.reading_of
+    overlapped: list[bool] = []
+
+    def reading_of(text, *args, **kwargs):
+        overlapped.append(embedding.wait(timeout=5))
+        return real(text, *args, **kwargs)
+    monkeypatch.setattr(service, "reading_of", reading_of)
+    response = service.search(SearchRequest(query=LONG_QUERY, mode="hybrid", with_facets=False))
+    assert response.total > 0
+    assert overlapped == [True]
+    assert texts[0] == LONG_QUERY

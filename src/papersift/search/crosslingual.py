@@ -97,6 +97,11 @@ DocFreq = Callable[[str], int]  # papers whose text has an (analyzed) term
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")
 
 
+def is_description(text: str) -> bool:
+    """Whether a query is a description (more than DESCRIPTION_CHARS Chinese characters), not a term."""
+    return len(CJK_CHARACTER.findall(text)) > DESCRIPTION_CHARS
+
+
 def cjk_segments(text: str) -> list[str]:
     """The query's CJK runs and, for runs of several words, their words of two or more
     characters; each once, in order. A run of one such word and one-character words keeps that
@@ -213,7 +218,7 @@ def _read_form(text: str, lexicon: TermLexicon | None, encoder: Encoder | None, 
         terms.extend(_weighed_with_unsure_entries(token, read, lexicon, phrases, glossary))
     english = english_text(text, searched_words(terms))
     extra = ""
-    if len(CJK_CHARACTER.findall(text)) > DESCRIPTION_CHARS:
+    if is_description(text):
         extra = english_query(text, encoder, bridge, doc_freq) or ""
     extra = " ".join(word for word in (extra, *dict.fromkeys(described)) if word)
     return QueryReading(text, english, tuple(terms), extra)

@@ -22,7 +22,7 @@ from typing import Protocol
 
 from papersift.index.analyzers import has_cjk
 from papersift.models import ModelError, get_spec, is_built
-from papersift.search.crosslingual import carried_over_query, phrase_query
+from papersift.search.crosslingual import carried_over_query, is_description, phrase_query
 from papersift.search.dense import make_retriever as make_dense_retriever
 from papersift.search.fusion import fuse_hybrid, zscore_sum
 from papersift.search.query import ParsedQuery, query_text
@@ -105,9 +105,12 @@ class HybridRetriever:
 
     def reading_for(self, text: str):
         """The query's English reading, as the dense side reads it (remembered there); a dense
-        side without a term bridge (Typesense) leaves it to the lexicon and the dictionary."""
+        side without a term bridge (Typesense) leaves it to the lexicon and the dictionary, a
+        description without the phrase neighbours, as the embedded one reads it (semantic.py)."""
         dense_reading = getattr(self.dense, "reading_for", None)
-        return dense_reading(text) if dense_reading is not None else self.keyword.reading_of(text, None, None)
+        if dense_reading is not None:
+            return dense_reading(text)
+        return self.keyword.reading_of(text, None, None, neighbours=not is_description(text))
 
     def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
                  candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
@@ -136,12 +139,14 @@ class HybridRetriever:
         """Each side's ranking of a query and their fusion: what the learned ranker reads."""
         text = query_text(query)
         dense_side = self.dense_for(text)
+        # the keyword lists first: a Chinese description's embeddings are meanwhile computed on the
+        # encoder thread (semantic.py _read_description)
+        lexical = self.lexical_ranking(query, LEXICAL_DEPTH, candidate_ids)
+        translated = None if request.literal else self.translated_ranking(query, LEXICAL_DEPTH, candidate_ids)
         # the whole dense list is fused (z-scores over it); its floor only says which papers it adds
         ranked_and_kept = getattr(dense_side, "ranked_and_kept", None)
         dense, dense_kept = (ranked_and_kept(request, query, DENSE_DEPTH, candidate_ids) if ranked_and_kept is not None
                              else (dense_side.retrieve(request, query, DENSE_DEPTH, candidate_ids), None))
-        lexical = self.lexical_ranking(query, LEXICAL_DEPTH, candidate_ids)
-        translated = None if request.literal else self.translated_ranking(query, LEXICAL_DEPTH, candidate_ids)
         trust = getattr(dense_side, "dense_trust", 1.0)  # below 1 while static vectors rank (search/bestvector.py)
         with stage("fusion"):
             fused = fuse_hybrid(text, lexical, dense, translated, trust)
@@ -206,7 +211,7 @@ class HybridRetriever:
 
 
 def make_retriever(data_dir: str | Path, keyword: KeywordSide) -> HybridRetriever | None:
-    dense = make_dense_retriever(data_dir, keyword)
+    dense = make_dense_retriever(data_dir, keyword, quick_descriptions=True)
     if dense is None:
         return None
     return HybridRetriever(dense, keyword, english=_english_retriever(data_dir, keyword),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from papersift.index.analyzers import ENGLISH, has_cjk, terms
 from papersift.index.bridge import TermBridge, terms_model
 from papersift.index.embeddings import Encoder, make_encoder, paper_text
 from papersift.models import DEFAULT_MODEL, get_spec, query_variant
+from papersift.search.crosslingual import is_description
 from papersift.search.fusion import STATIC_DENSE_TRUST
 from papersift.search.memo import Memo
 from papersift.search.notices import Notice
@@ -70,8 +72,11 @@ def shared_encoder(model: str) -> Encoder:
 
 class DenseRetriever:
     def __init__(self, data_dir: str | Path, keyword: KeywordSide, model: str = DEFAULT_MODEL,
-                 encoder: Encoder | None = None, floor: float | str | None = "calibrated"):
+                 encoder: Encoder | None = None, floor: float | str | None = "calibrated",
+                 quick_descriptions: bool = False):
         self.data_dir = Path(data_dir)
+        # hybrid's dense side: a Chinese description read without the bridge (reading_for)
+        self.quick_descriptions = quick_descriptions
         # The relevance floor is the model's, calibrated for its own encoder: a retriever given
         # another encoder (a test's stand-in) has none unless it is given one.
         self.floors: dict[str, float] | None = (RELEVANCE_FLOORS.get(model) if encoder is None else None) \
@@ -98,6 +103,10 @@ class DenseRetriever:
         # and the same query sent by several clients at once share it.
         self._query_vectors: Memo[np.ndarray] = Memo(QUERY_VECTORS_KEPT)
         self._readings: Memo[object] = Memo(QUERY_VECTORS_KEPT)
+        # text -> the embeddings its reading started: its own and its words' (or None); a lock of
+        # its own (self._lock is held while a new index generation opens)
+        self._started: dict[str, tuple[Future, Future | None]] = {}
+        self._started_lock = threading.Lock()
 
     @property
     def encoder(self) -> Encoder:
@@ -145,7 +154,7 @@ class DenseRetriever:
         text = encoded_query_text(text)
         if literal:
             return self._query_vectors.get((text, "literal"), lambda: encoder_work(self.encoder.encode_query, text))
-        return self._query_vectors.get(text, lambda: encoder_work(self._embed_query, text))
+        return self._query_vectors.get(text, lambda: self._embed_query(text))
 
     def coverage(self) -> float:
         index = self.index
@@ -263,23 +272,78 @@ class DenseRetriever:
         its English reading's (search/termlexicon.py): the small model places a short Chinese
         term loosely ("孪生网络" near "gating network"), the English phrase where papers are."""
         reading = self.reading_for(text) if self.bridged and has_cjk(text) else None
-        if reading is None or not reading.english or reading.english == text:
+        started = self._started_vectors(text)  # a description's, started by its reading (_read_description)
+        if started is not None:
+            own, of_words = started
             with stage("encode"):
-                return self.encoder.encode_query(text)
-        with stage("encode"):
-            chinese, english = self.encoder.encode_queries([text, reading.english])  # one model call
+                chinese = own.result()
+                english = of_words.result() if of_words is not None else None
+        elif not (words := self._embedded_words(text, reading)) or words == text:
+            with stage("encode"):
+                return encoder_work(self.encoder.encode_query, text)
+        else:
+            with stage("encode"):
+                chinese, english = encoder_work(self.encoder.encode_queries, [text, words])  # one model call
+        if english is None:
+            return chinese
         combined = chinese + READING_WEIGHT * english
         return (combined / max(float(np.linalg.norm(combined)), 1e-12)).astype(np.float32)
 
     def reading_for(self, text: str):
         """The query's English reading (term lexicon; the bridge for what it cannot read),
         remembered per text and bridge generation: one request reads it once. Of the text the
-        encoder reads (encoded_query_text): the bridge encodes phrases of it."""
+        encoder reads (encoded_query_text): the bridge encodes phrases of it.
+
+        With `quick_descriptions` (hybrid's dense side), a description (crosslingual.is_description:
+        a sentence, a list of terms) is read by the lexicon and the dictionary senses papers use,
+        without the bridge and the phrase neighbours, and the page's keyword side searches that
+        reading too (service.py _ranked_reading). The bridge's e5 look-ups (each of the
+        description's words embedded, then compared with the 60,000 bridge terms) and the
+        neighbours of each of its terms (USE-m3 encodings, products with 126,090 phrase vectors)
+        were most of a Chinese hybrid page's time; without them known-item zh dev hybrid MRR@10
+        went 0.757 -> 0.795 (docs/semantic.md, "Chinese hybrid pages"). Semantic mode, which
+        ranks by the embedding alone, keeps the bridge's words: its dense vector lost (0.545 ->
+        0.498) with the dictionary's."""
         text = encoded_query_text(text)
+        if self.quick_descriptions and is_description(text):
+            return self._readings.get((text, "description"), lambda: self._read_description(text))
         bridge = self.bridge
         key = (text, str(bridge.folder) if bridge is not None else None)
         return self._readings.get(key, lambda: self.keyword.reading_of(
             text, self.encoder if bridge is not None else None, bridge))
+
+    def _read_description(self, text: str):
+        """A description's reading (reading_for), with its embeddings started on the encoder
+        thread: the text's own before it is read, its words' as soon as it is. The
+        reading is Python and the encoder runs outside the GIL, so on two cores the reading
+        hides most of the first and the keyword side's searches (hybrid.py signals) the second;
+        _embed_query takes both."""
+        if not self.bridged:
+            return self.keyword.reading_of(text, neighbours=False)
+        own = QUERY_ENCODER_THREADS.submit(encoder_work, self.encoder.encode_query, text)
+        reading = self.keyword.reading_of(text, neighbours=False)
+        words = self._embedded_words(text, reading)
+        english = QUERY_ENCODER_THREADS.submit(encoder_work, self.encoder.encode_query, words) if words else None
+        with self._started_lock:
+            if len(self._started) >= QUERY_VECTORS_KEPT:  # embeddings never asked for (no index yet)
+                self._started.clear()
+            self._started[text] = (own, english)
+        return reading
+
+    def _embedded_words(self, text: str, reading) -> str:
+        """What of a Chinese query's reading is embedded beside it: its English, or for hybrid's
+        description all the words searched (the composition and the dictionary senses of its
+        words: known-item zh dev hybrid MRR@10 0.795, R@100 1.0; the composition alone 0.792,
+        R@100 0.92)."""
+        if reading is None:
+            return ""
+        return reading.searched if self.quick_descriptions and is_description(text) else reading.english
+
+    def _started_vectors(self, text: str) -> tuple[Future, Future | None] | None:
+        """The embeddings reading the text started (its own, its words' or None), taken:
+        used once; None when its reading started none."""
+        with self._started_lock:
+            return self._started.pop(text, None)
 
     def retrieve(self, request: SearchRequest, query: ParsedQuery, k: int,
                  candidate_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
@@ -328,6 +392,8 @@ def kept_only(ranked: list[tuple[str, float]], kept: set[str] | None) -> list[tu
 # at once wait for a slot instead of taking every core, and keyword requests, which never encode,
 # never wait for them (docs/reliability-search.md).
 ENCODER_SLOTS = threading.BoundedSemaphore(max(1, cpu_threads() // 2))
+# Where a description's own embedding runs while the request's thread reads it (_read_description).
+QUERY_ENCODER_THREADS = ThreadPoolExecutor(max(1, cpu_threads() // 2), thread_name_prefix="query-encoder")
 
 
 def encoder_work(work, *args):

@@ -32,9 +32,16 @@ from papersift.search import facet_counts
 from papersift.search.author_ids import AuthorPapers
 from papersift.search.backend import BackendResult, SearchBackend
 from papersift.search.cited import CITED_DEPTH, CitationCounts
-from papersift.search.crosslingual import carried_over_query, phrase_query, read_query, term_glossary
+from papersift.search.crosslingual import (
+    carried_over_query,
+    is_description,
+    phrase_query,
+    read_query,
+    term_glossary,
+)
 from papersift.search.facet_counts import Counter, FacetSummary
 from papersift.search.intent import NAV_MAX_WORDS, NO_INTENT, PLAIN, Intent, IntentReader
+from papersift.search.memo import Memo
 from papersift.search.notices import Notice
 from papersift.search.phrasebridge import phrase_bridge_for
 from papersift.search.predicted_topics import attach_predicted_topics
@@ -52,6 +59,7 @@ RETRIEVER_MODULES = {"semantic": "papersift.search.dense", "hybrid": "papersift.
 RELAXED_DEPTH = 200  # when no paper has all the words: the best this many by BM25 are the results
 RETRIEVER_RECHECK_S = 5.0  # how often a mode without an index looks for one again
 RETRIEVER_DEPTH = 1000  # candidates a retriever returns; filters and paging apply to these
+READINGS_KEPT = 256  # Chinese query texts whose English readings are remembered (reading_of)
 NO_FILTERS = Filters()
 
 
@@ -107,6 +115,7 @@ class SearchService:
         self._checked_at: dict[str, float] = {}  # mode -> when a missing retriever was last looked for
         self._citations = CitationCounts()
         self._names: ChineseNames | None = None
+        self._readings: Memo[QueryReading | None] = Memo(READINGS_KEPT)
         self.speller = Speller(self.data_dir)
         self.intents = IntentReader(self.data_dir, self._doc_freq, self.speller.uses)
 
@@ -338,8 +347,21 @@ class SearchService:
         if retriever is None and not head:
             return self._keyword(request, query, notices, offset, limit, with_papers, candidate_ids)
         tail = None if retriever is not None and request.mode == "semantic" else \
-            self._keyword_tail(request, query, candidate_ids, {})
+            self._keyword_tail(request, query, candidate_ids, self._ranked_reading(request, query, retriever))
         return self._combined(request, query, head, tail, offset, limit, retriever)
+
+    @staticmethod
+    def _ranked_reading(request: SearchRequest, query: ParsedQuery, retriever) -> dict[str, QueryReading | None]:
+        """The reading a retriever ranked a Chinese description with (hybrid reads it without
+        phrase neighbours, semantic.py reading_for), for the page's keyword side to search as
+        well: one reading a page, the one the page shows. Empty for anything else (a term's
+        keyword side reads it as keyword mode does)."""
+        text = query_text(query)
+        reading_for = getattr(retriever, "reading_for", None)
+        if (reading_for is None or request.literal or not has_cjk(text) or not is_description(text)
+                or len(text) > MAX_ENCODED_QUERY_CHARS):  # the retriever read only the text's start
+            return {}
+        return {text: reading_for(text)}
 
     def _keyword_tail(self, request: SearchRequest, query: ParsedQuery, candidate_ids: Sequence[str] | None,
                       carried: dict[str, QueryReading | None]) -> Callable[[int, int, bool], _Found]:
@@ -493,15 +515,19 @@ class SearchService:
         """A keyword request to search Chinese words as typed (literal): searched by meaning."""
         return request.literal and request.mode == "keyword" and query.has_text and has_cjk(query_text(query))
 
-    def reading_of(self, text: str, encoder=None, bridge=None) -> QueryReading | None:
+    def reading_of(self, text: str, encoder=None, bridge=None, neighbours: bool = True) -> QueryReading | None:
         """The query's English reading: the term lexicon's phrases, and for what it cannot
         read, the term bridge (when given) or the dictionary senses papers use. None for a
-        text without CJK (before looking for the lexicon and the phrase vectors)."""
+        text without CJK (before looking for the lexicon and the phrase vectors).
+        `neighbours=False`: without the phrase neighbours (hybrid's reading of a description,
+        semantic.py reading_for). Remembered per text and resources."""
         if not has_cjk(text):
             return None
         with stage("reading"):
-            return read_query(text, lexicon_for(self.data_dir), encoder, bridge, self.term_doc_freq,
-                              phrase_bridge_for(self.data_dir), term_glossary(), self.chinese_names)
+            lexicon = lexicon_for(self.data_dir)
+            phrases = phrase_bridge_for(self.data_dir) if neighbours else None
+            return self._readings.get((text, lexicon, phrases, encoder, bridge), lambda: read_query(
+                text, lexicon, encoder, bridge, self.term_doc_freq, phrases, term_glossary(), self.chinese_names))
 
     @property
     def term_lexicon(self) -> TermLexicon | None:
