@@ -481,6 +481,7 @@ NOTICES_ZH: dict[str, str] = {
     "common_words_only": "检索词都是常用词，未参与检索",
     "relaxed_match": "没有论文包含全部检索词；显示与部分检索词最匹配的 {total:,} 篇论文",
     "carried_over": "没有论文包含这些中文词；已按英文检索：{english}（{total:,} 篇论文）",
+    "carried_over_also": "没有论文包含这些中文词；已按英文检索：{english}；另按：{also}（{total:,} 篇论文）",
     "mode_unavailable": "此服务器暂不支持{mode_name}检索，显示关键词检索结果",
     "semantic_not_built": "按语义排序尚未就绪，以下结果按关键词匹配",
     "semantic_partial": "按语义排序目前只覆盖部分论文，其余论文仍在准备中；未覆盖的论文按关键词找到",

@@ -41,6 +41,13 @@ def test_a_chinese_query_answers_with_its_english_reading(client, service):
     assert client.get("/api/search", params={"q": "graph", "mode": "keyword"}).json()["reading"] is None
 
 
+def test_a_chinese_query_says_every_phrase_it_was_searched_as(client):
+    # 反向传播 reads "backpropagation" and is also searched as papers' other spelling (issue 26)
+    body = client.get("/api/search", params={"q": "反向传播", "mode": "keyword"}).json()
+    assert body["reading"]["english"] == "backpropagation"
+    assert any("searched in English as: backpropagation; also as: back-propagation" in notice for notice in body["notices"])
+
+
 def test_search_returns_the_services_hits_in_order(client, service):
     body = client.get("/api/search", params={"q": "graph neural network", "mode": "keyword"}).json()
     expected = service.search(SearchRequest(query="graph neural network", mode="keyword"))

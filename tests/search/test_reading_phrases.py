@@ -14,7 +14,7 @@ from tests.search.test_reading_order import Entry, FakeGlossary
 from papersift.index.cedict import dictionary_path
 from papersift.index.phrasevectors import build_phrase_vectors
 from papersift.index.termlexicon import build_lexicon, dictionary
-from papersift.search.crosslingual import ALTERNATIVE_WEIGHT, phrase_query, read_query
+from papersift.search.crosslingual import ALTERNATIVE_WEIGHT, also_searched, phrase_query, read_query
 from papersift.search.hybrid import HybridRetriever
 from papersift.search.phrasebridge import PhraseBridge, holds_in_place
 from papersift.search.query import AnyOf, ParsedQuery, Words
@@ -146,6 +146,16 @@ def test_a_term_is_searched_as_its_phrase_and_a_guess_as_it_or_its_alternatives(
                Words("bayes optimal", phrase=True, weight=ALTERNATIVE_WEIGHT),
                Words("optimal bayesian", phrase=True, weight=ALTERNATIVE_WEIGHT))),
     )
+
+
+def test_what_a_phrase_query_searches_besides_the_readings_is_each_other_phrase_once():
+    sure = TermReading("反向传播", "backpropagation", ("back propagation",), 300, confidence=0.95, source="glossary")
+    guess = TermReading("贝叶斯优化", "bayesian optimization", ("bayes optimal", "optimal bayesian"), 12,
+                        confidence=0.5, source="composition")
+    query = phrase_query(ParsedQuery(excluded=(Words("survey"),)), _reading("反向传播 贝叶斯优化", sure, guess))
+    assert query is not None and also_searched(query) == ["bayes optimal", "optimal bayesian"]  # a sure term: alone
+    assert also_searched(ParsedQuery((AnyOf((Words("a", phrase=True), Words("b", phrase=True))),
+                                      AnyOf((Words("c", phrase=True), Words("b", phrase=True)))))) == ["b"]
 
 
 def test_a_description_or_latin_words_beside_the_terms_are_not_searched_as_phrases():

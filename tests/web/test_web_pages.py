@@ -235,6 +235,31 @@ def test_a_chinese_query_shows_its_english_reading_with_choices_and_a_literal_se
     assert status == 200 and not elements.with_class("reading") and not elements.with_class("hit")
 
 
+@pytest.mark.parametrize(("lang", "also"), [("zh", "另按：back-propagation"), ("en", "also as: back-propagation")])
+def test_the_notice_names_every_phrase_a_chinese_term_was_searched_as(client, lang, also):
+    # 反向传播 reads "backpropagation"; papers also write "back-propagation", searched too (issue 26)
+    _, _, elements = page(client, f"/?q=反向传播&mode=keyword&lang={lang}")
+    notices = " ".join(" ".join(elements.text).split())
+    assert also in notices
+
+
+def test_a_notice_naming_what_was_searched_is_escaped(client, monkeypatch):
+    from papersift.search.notices import Notice
+
+    service = client.app.state.service
+    searched = service.search
+
+    def search(request):
+        response = searched(request)
+        response.notices.append(Notice("carried_over_also", english="<b>x</b>", also="<script>alert(1)</script>",
+                                       total=1, reading=None))
+        return response
+    monkeypatch.setattr(service, "search", search)
+    for lang in ("zh", "en"):
+        _, html, _ = page(client, f"/?q=graph&mode=keyword&lang={lang}")
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>alert" not in html and "<b>x" not in html
+
+
 def test_an_english_query_shows_no_reading(client):
     _, _, elements = page(client, "/?q=graph+neural+networks&mode=keyword")
     assert not elements.with_class("reading")

@@ -504,6 +504,16 @@ def phrase_query(query: ParsedQuery, reading: QueryReading, phrases: Phrases | N
     return ParsedQuery(tuple(nodes), query.excluded, filters, match="all")
 
 
+def also_searched(phrased: ParsedQuery) -> list[str]:
+    """The phrases a phrase_query searches besides its terms' readings (each term's first
+    option): their other compound spellings and a guess's alternatives, in order, each once."""
+    found: list[str] = []
+    for node in phrased.required:
+        if isinstance(node, AnyOf):
+            found += [option.text for option in node.options[1:] if isinstance(option, Words)]
+    return list(dict.fromkeys(found))
+
+
 def dictionary_terms(segments: list[str], doc_freq: DocFreq | None = None) -> list[str]:
     """The CC-CEDICT senses of each segment the dictionary knows, each once: those papers use
     (see SENSE_SHARE) when `doc_freq` is given, else all of them (known-item zh dev, hybrid

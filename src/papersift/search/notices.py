@@ -13,6 +13,8 @@ ENGLISH = {
     "common_words_only": "the query has only common words, which are not searched",
     "relaxed_match": "no paper contains all the words; showing the {total:,} papers that best match some of them",
     "carried_over": "no paper contains these Chinese words; searched in English as: {english} ({total:,} papers)",
+    "carried_over_also": "no paper contains these Chinese words; searched in English as: {english}; also as: {also} "
+                         "({total:,} papers)",
     "mode_unavailable": "{mode} search is not available in this data dir; showing keyword results",
     "semantic_not_built": "semantic index not built yet (run 'papersift embed'); results are keyword matches only",
     "semantic_partial": "semantic index covers {coverage:.0%} of papers ({rows:,} of {total:,}); embedding is in progress",

@@ -33,6 +33,7 @@ from papersift.search.author_ids import AuthorPapers
 from papersift.search.backend import BackendResult, SearchBackend
 from papersift.search.cited import CITED_DEPTH, CitationCounts
 from papersift.search.crosslingual import (
+    also_searched,
     carried_over_query,
     is_description,
     phrase_query,
@@ -61,6 +62,7 @@ RETRIEVER_RECHECK_S = 5.0  # how often a mode without an index looks for one aga
 RETRIEVER_DEPTH = 1000  # candidates a retriever returns; filters and paging apply to these
 READINGS_KEPT = 256  # Chinese query texts whose English readings are remembered (reading_of)
 NO_FILTERS = Filters()
+CARRIED_OVER = ("carried_over", "carried_over_also")  # the notices that say what a Chinese query was searched as
 
 
 @dataclass(frozen=True, slots=True)
@@ -496,7 +498,10 @@ class SearchService:
         for carried, depth in ([(phrased, None)] if phrased is not None else []) + attempts:
             translated = run(carried, depth)
             if translated.total:
-                notices.append(Notice("carried_over", english=reading.searched, total=translated.total,
+                also = also_searched(carried) if carried is phrased else []  # other spellings, a guess's alternatives
+                notices.append(Notice("carried_over_also", english=reading.searched, also="; ".join(also),
+                                      total=translated.total, reading=reading) if also else
+                               Notice("carried_over", english=reading.searched, total=translated.total,
                                       reading=reading))
                 return carried, translated
         return None
@@ -546,7 +551,7 @@ class SearchService:
         """What the response says was searched: the keyword carry-over's reading, or the one a
         retriever ranked with (hybrid, semantic)."""
         for notice in notices:
-            if isinstance(notice, Notice) and notice.code == "carried_over":
+            if isinstance(notice, Notice) and notice.code in CARRIED_OVER:
                 return notice.values["reading"]
         reading_for = getattr(retriever, "reading_for", None)
         return reading_for(query_text(query)) if reading_for is not None and query.has_text else None
