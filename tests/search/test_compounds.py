@@ -9,7 +9,7 @@ import math
 import pytest
 
 from papersift.index.termlexicon import analyzed
-from papersift.search.compounds import compound_spellings, equal_weight
+from papersift.search.compounds import compound_spellings, equal_weight, gap_spellings
 from papersift.search.crosslingual import ALTERNATIVE_WEIGHT, phrase_query
 from papersift.search.query import AnyOf, ParsedQuery, Words
 from papersift.search.termlexicon import QueryReading, TermReading
@@ -114,3 +114,35 @@ def test_the_spellings_find_the_papers_that_write_the_term_closed(service):
               and "pre-trained" not in f"{paper.title} {paper.abstract}".lower()]
     assert closed and found.total > read.total
     assert not {paper.id for paper in closed} & set(read.paper_ids)
+
+
+# Papers with each phrase, as the index counts them (a stop word's place is kept: "spike and slab"
+# is also "spike or slab", not "spike slab").
+PHRASE_PAPERS = {"spike-slab": 1, "spike and slab": 31, "batch learning": 28, "batch and learning": 46,
+                 "encoder-decoder": 134, "encoder and decoder": 55,
+                 "alpha beta gamma": 1, "alpha and beta gamma": 40, "alpha beta and gamma": 60}
+
+
+def test_a_reading_papers_hardly_write_is_also_searched_with_a_stop_word_between_its_words():
+    count = lambda text: PHRASE_PAPERS.get(text, 0)  # noqa: E731
+    assert gap_spellings("spike-slab", count) == ("spike and slab",)
+    assert gap_spellings("alpha beta gamma", count) == ("alpha beta and gamma", "alpha and beta gamma")  # most used first
+    # a reading papers write (over MIN_SHARE as often): the gap would match any stop word ("batch of learning")
+    assert gap_spellings("batch learning", count) == () and gap_spellings("encoder-decoder", count) == ()
+    assert gap_spellings("spike", count) == () and gap_spellings("alpha beta gamma delta", count) == ()  # one word; a description
+
+
+def test_the_spelling_with_a_stop_word_is_searched_beside_the_reading_not_beside_alternatives():
+    guess = TermReading("尖峰和平板", "spike-slab", ("batch learning",), 1, confidence=0.4)
+    query = phrase_query(ParsedQuery(), _one_term(guess), None, lambda text: PHRASE_PAPERS.get(text, 0))
+    assert query is not None and query.required == (AnyOf((
+        Words("spike-slab", phrase=True), Words("batch learning", phrase=True, weight=ALTERNATIVE_WEIGHT),
+        Words("spike and slab", phrase=True))),)
+
+
+def test_the_index_counts_a_stop_words_place_in_a_phrase(service):
+    # what gap_spellings relies on: the analyzer drops "and" but keeps its position
+    assert service.phrase_papers("of the") == 0
+    with_gap, without = service.phrase_papers("neural and networks"), service.phrase_papers("neural networks")
+    assert without > 0 and with_gap < without
+    assert service.phrase_papers("state of the art") == service.phrase_papers("state in a art") > 0

@@ -20,6 +20,7 @@ is short enough for the phrase table to know it). No word list: nothing names a 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Protocol
 
 from papersift.index.phrasecounts import MAX_PHRASE_WORDS
@@ -99,6 +100,30 @@ def compound_spellings(text: str, phrases: Phrases, limit: int = 2) -> tuple[str
             found[key] = (0, spelled)
     ranked = sorted(found.values(), key=lambda item: -item[0])
     return tuple(spelled for _, spelled in ranked[:limit])
+
+
+GAP_WORD = "and"  # any stop word spells the gap alike: the index drops it and keeps its position
+MAX_GAP_WORDS = 3  # readings of up to this many words are tried with a stop word between two of them
+
+
+def gap_spellings(text: str, phrase_papers: Callable[[str], int]) -> tuple[str, ...]:
+    """`text` with a stop word between two of its words ("spike-slab": "spike and slab"), where
+    papers hardly write `text` itself: under MIN_SHARE as often as that spelling, the rule for a
+    spelling papers use. `phrase_papers` counts the papers with a phrase in the index, which keeps
+    a dropped stop word's position (the phrase table's keys drop stop words: they cannot tell
+    these spellings apart). The gap matches any stop word ("batch of learning"), so a reading
+    papers do write ("batch learning", 28 papers against 46) keeps its own spelling alone."""
+    words = text.replace("-", " ").split()
+    if not 2 <= len(words) <= MAX_GAP_WORDS or any(not analyzed(word) for word in words):
+        return ()
+    own = phrase_papers(text)
+    found = []
+    for at in range(1, len(words)):
+        spelled = " ".join([*words[:at], GAP_WORD, *words[at:]])
+        papers = phrase_papers(spelled)
+        if own < MIN_SHARE * papers:
+            found.append((papers, spelled))
+    return tuple(spelled for _, spelled in sorted(found, key=lambda item: -item[0]))
 
 
 def _joined(first: str, second: str, phrases: Phrases) -> str | None:

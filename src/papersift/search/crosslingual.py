@@ -36,7 +36,7 @@ from papersift.index.termlexicon import analyzed
 from papersift.search import cedict, zhnorm
 from papersift.search import glossary as bilingual_glossary
 from papersift.search.cedict import english_glosses
-from papersift.search.compounds import Phrases, compound_spellings, equal_weight
+from papersift.search.compounds import Phrases, compound_spellings, equal_weight, gap_spellings
 from papersift.search.phrasebridge import (
     NEIGHBOUR_CONFIDENCE,
     PhraseBridge,
@@ -462,7 +462,8 @@ def carried_over_query(query: ParsedQuery, english: str, match: str = "any",
     return ParsedQuery(natural_text_query(english).required, query.excluded, filters, match=match)
 
 
-def phrase_query(query: ParsedQuery, reading: QueryReading, phrases: Phrases | None = None) -> ParsedQuery | None:
+def phrase_query(query: ParsedQuery, reading: QueryReading, phrases: Phrases | None = None,
+                 phrase_papers: Callable[[str], int] | None = None) -> ParsedQuery | None:
     """The reading as the phrases papers write, with the filters and exclusions typed: each
     term's reading as one phrase, and a term whose reading is a guess as its reading or its
     alternatives (PHRASE_ALTERNATIVES), any of them. A Chinese term names one thing, and
@@ -499,6 +500,9 @@ def phrase_query(query: ParsedQuery, reading: QueryReading, phrases: Phrases | N
                     if analyzed(spelled) not in searched:
                         searched.add(analyzed(spelled))
                         options[spelled] = weight * equal_weight(spelled, text, phrases)
+        if phrase_papers is not None:  # the reading as papers write it, a stop word between two words
+            for spelled in gap_spellings(term.english, phrase_papers):  # ("spike-slab": "spike and slab")
+                options.setdefault(spelled, 1.0)
         nodes.append(AnyOf(tuple(Words(text, phrase=True, weight=weight) for text, weight in options.items())))
     filters = merge_filters(query.filters, Filters(authors=reading.authors)) if reading.authors else query.filters
     return ParsedQuery(tuple(nodes), query.excluded, filters, match="all")

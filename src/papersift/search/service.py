@@ -46,7 +46,7 @@ from papersift.search.memo import Memo
 from papersift.search.notices import Notice
 from papersift.search.phrasebridge import phrase_bridge_for
 from papersift.search.predicted_topics import attach_predicted_topics
-from papersift.search.query import ParsedQuery, merge_filters, natural_text_query, parse_query, query_text
+from papersift.search.query import ParsedQuery, Words, merge_filters, natural_text_query, parse_query, query_text
 from papersift.search.retrieval import KeywordSide, Retriever
 from papersift.search.spelling import Speller
 from papersift.search.stages import stage
@@ -492,7 +492,7 @@ class SearchService:
             return None
         # Searched as the phrases papers write (crosslingual.phrase_query), else like its English
         # twin (all words), ranked by any word when none has all.
-        phrased = phrase_query(query, reading, self.term_lexicon)
+        phrased = phrase_query(query, reading, self.term_lexicon, self.phrase_papers)
         attempts = [(carried_over_query(query, reading.searched, match, reading.authors), depth)
                     for match, depth in (("all", None), ("any", RELAXED_DEPTH))]
         for carried, depth in ([(phrased, None)] if phrased is not None else []) + attempts:
@@ -539,6 +539,10 @@ class SearchService:
         """The data dir's term lexicon (None before `papersift index` wrote one): its phrase table
         says which spellings papers use (search/compounds.py)."""
         return lexicon_for(self.data_dir)
+
+    def phrase_papers(self, text: str) -> int:
+        """Papers with `text` as a phrase (search/compounds.py gap_spellings)."""
+        return self.backend.search(ParsedQuery((Words(text, phrase=True),)), "relevance", 0, 1, with_facets=False).total
 
     @property
     def chinese_names(self) -> ChineseNames:
