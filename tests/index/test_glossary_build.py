@@ -276,3 +276,10 @@ def test_a_start_another_source_gives_with_another_english_is_a_part_not_the_sta
     marked = Candidate("信息神经网络", "physics-informed neural network", "other", "marked", "q")
     [_, _, taken] = resolve_prose([listed, marked, candidate])
     assert taken.zh == "信息神经网络"
+
+
+def test_an_acronym_in_running_text_starts_at_the_longest_start_given_with_any_english():
+    listed = Candidate("马尔可夫决策过程", "Markov decision process", "list", "listed", "terms.md")
+    candidate = Candidate("马尔可夫决策过程", "MDP", "s", "prose", "p", ("决策过程", "过程"))
+    [_, resolved] = resolve_prose([listed, candidate], fake_encoder({"过程": "MDP"}))
+    assert resolved.zh == "马尔可夫决策过程"
