@@ -260,3 +260,26 @@ def test_the_no_copy_rule_counts_a_dictionarys_general_senses_too():
     assert report.copy_share["dict"] == pytest.approx(0.75)
     assert "dict" in report.dropped_sources
     assert not [pair for pair in report.kept + report.rejected if "dict" in pair.sources]
+
+
+def test_a_start_another_source_gives_with_another_english_is_a_part_not_the_start():
+    # 神经网络 "neural network" is listed elsewhere; in 物理信息神经网络（physics-informed neural
+    # networks）it is the end of the term, which starts where the English says
+    listed = Candidate("神经网络", "neural network", "list", "listed", "terms.md")
+    candidate = Candidate("物理信息神经网络", "physics-informed neural networks", "s", "prose", "p",
+                          ("信息神经网络", "神经网络"))
+    [_, resolved] = resolve_prose([listed, candidate], fake_encoder({"物理信息神经网络": "physics-informed neural networks"}))
+    assert resolved.zh == "物理信息神经网络"
+    [_, unresolved] = resolve_prose([listed, candidate])
+    assert unresolved.zh == "物理信息神经网络"  # without a model: the longest
+    # the same English from another source still marks where the term starts
+    marked = Candidate("信息神经网络", "physics-informed neural network", "other", "marked", "q")
+    [_, _, taken] = resolve_prose([listed, marked, candidate])
+    assert taken.zh == "信息神经网络"
+
+
+def test_an_acronym_in_running_text_starts_at_the_longest_start_given_with_any_english():
+    listed = Candidate("马尔可夫决策过程", "Markov decision process", "list", "listed", "terms.md")
+    candidate = Candidate("马尔可夫决策过程", "MDP", "s", "prose", "p", ("决策过程", "过程"))
+    [_, resolved] = resolve_prose([listed, candidate], fake_encoder({"过程": "MDP"}))
+    assert resolved.zh == "马尔可夫决策过程"

@@ -4,6 +4,7 @@ markdown tables with named columns (term-table)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -167,3 +168,21 @@ def test_the_cedict_reader_gives_each_english_sense_with_its_simplified_headword
                      ("银行", "bank", DICTIONARY_GENERAL), ("鞍点", "saddle point", DICTIONARY),
                      ("鞍点", "minimax point", DICTIONARY), ("随机游走", "random walk", DICTIONARY)}
     # a measure word (CL:), a cross-reference (see also), a one-character headword: no pair
+
+
+def test_a_parallel_reading_whose_english_path_leaves_a_chinese_file_unchanged_is_refused(tmp_path):
+    # a rewrite that does not match the Chinese file's name would pair the document with itself
+    shutil.copytree(FIXTURE / "table", tmp_path / "docs")
+    (tmp_path / "docs" / "intro_zh.rst").write_text("强化学习（reinforcement learning）是机器学习的一个分支。\n")
+    (tmp_path / "docs" / "intro.rst").write_text("Reinforcement learning is a branch of machine learning.\n")
+    manifest = tmp_path / "sources.toml"
+    reading = '{ reader = "parallel", paths = ["*_zh.rst"], english_path = ["_cn\\\\.rst$", ".rst"] }'
+    manifest.write_text((FIXTURE / "table.toml").read_text().replace('location = "table"', 'location = "docs"')
+                        .replace('{ reader = "term-table", paths = ["GLOSSARY.md"] }', reading))
+    (source,) = load_manifest(manifest)
+    with pytest.raises(SourceError, match=re.escape("source table: english_path _cn\\.rst$ -> .rst leaves intro_zh.rst unchanged")):
+        list(read_pairs(source, {source.key: source}))
+    manifest.write_text(manifest.read_text().replace("_cn\\\\.rst$", "_zh\\\\.rst$"))
+    (source,) = load_manifest(manifest)
+    (document,) = read_pairs(source, {source.key: source})
+    assert "强化学习" in document.zh and document.en.startswith("Reinforcement learning")

@@ -98,10 +98,29 @@ def test_glossary_words_no_paper_writes_together_give_way_to_the_whole_compositi
     assert not reading.shown_sure  # a composition is a guess, as before
 
 
-def test_glossary_words_papers_write_together_stay_the_reading(tmp_path):
+def test_glossary_words_papers_write_together_are_read_as_that_one_phrase(tmp_path):
     lexicon = lexicon_of(tmp_path, [*PAPERS, *[f"Linear planning of budgets, row {n}" for n in range(5)]])
     reading = read_query("线性规划", lexicon, glossary=GLOSSARY)
-    assert [(term.english, term.source) for term in reading.terms] == [("linear", "glossary"), ("planning", "glossary")]
+    assert [(term.english, term.source) for term in reading.terms] == [("linear planning", "glossary")]
+    assert reading.shown_sure  # as sure as its glossary pieces
+    searched = phrase_query(ParsedQuery(), reading)
+    assert searched is not None and searched.required == (AnyOf((Words("linear planning", phrase=True),)),)
+
+
+def test_a_latin_word_and_a_glossary_word_papers_write_together_are_read_as_one_phrase(tmp_path):
+    # 函数 (function) is a sure glossary word, a cut point: "Softmax函数" is the phrase papers
+    # write, searched as it, not "Softmax" beside "function"
+    lexicon = lexicon_of(tmp_path, [*PAPERS, *[f"The softmax function in attention, row {n}" for n in range(5)],
+                                    *[f"A loss function for ranking, row {n}" for n in range(5)]])
+    glossary = FakeGlossary([Entry("函数", "function", ("d2l",), 0.95)])
+    reading = read_query("Softmax函数", lexicon, glossary=glossary)
+    assert [(term.chinese, term.english) for term in reading.terms] == [("Softmax函数", "softmax function")]
+    assert reading.english == "softmax function" and reading.shown_sure
+    searched = phrase_query(ParsedQuery(), reading)
+    assert searched is not None and searched.required == (AnyOf((Words("softmax function", phrase=True),)),)
+    # a Latin word and a glossary word no paper writes together stay apart, as typed
+    apart = read_query("Hopfield函数", lexicon, glossary=glossary)
+    assert apart.english == "Hopfield function" and [term.english for term in apart.terms] == ["function"]
 
 
 def test_a_token_cut_at_a_glossary_word_reads_as_the_nearest_phrase_holding_that_word(lexicon, bridge):

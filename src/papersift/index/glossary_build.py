@@ -254,11 +254,25 @@ def reference_pairs(path: Path) -> set[tuple[str, str]]:
 def resolve_prose(candidates: Sequence[Candidate], encode: Callable[[list[str]], np.ndarray] | None = None
                   ) -> list[Candidate]:
     """Where each running-text term starts: the longest of its possible starts that a term list
-    or a marked term of any source gives, else (with a model) the one nearest its English, else
-    the longest."""
-    sure = {candidate.zh for candidate in candidates if candidate.how != PROSE}
-    unsure = [candidate for candidate in candidates if candidate.how == PROSE and candidate.options
-              and candidate.zh not in sure and not sure.intersection(candidate.options)]
+    or a marked term of any source gives with the same English, else (with a model) the one
+    nearest its English, else the longest. A start another source gives with another English is
+    a part of the term, not its start: 神经网络 "neural network" in 物理信息神经网络（physics-informed
+    neural networks）; but an acronym (MDP) takes the longest start given with any English."""
+    sure: dict[str, set[str]] = defaultdict(set)
+    for candidate in candidates:
+        if candidate.how != PROSE:
+            sure[candidate.zh].add(merge_key(candidate.en))
+
+    def known(candidate: Candidate) -> str | None:
+        starts = (candidate.zh, *candidate.options)
+        same = next((start for start in starts if merge_key(candidate.en) in sure.get(start, ())), None)
+        if same is None and all(is_acronym(word) for word in candidate.en.split()):
+            # an acronym is not the English another source gives in full: 马尔可夫决策过程（MDP）
+            return next((start for start in starts if start in sure), None)
+        return same
+
+    unsure = [candidate for candidate in candidates
+              if candidate.how == PROSE and candidate.options and known(candidate) is None]
     nearest: dict[tuple[str, str], str] = {}
     if encode is not None and unsure:
         texts = sorted({text for candidate in unsure for text in (candidate.en, candidate.zh, *candidate.options)})
@@ -270,8 +284,7 @@ def resolve_prose(candidates: Sequence[Candidate], encode: Callable[[list[str]],
     resolved = []
     for candidate in candidates:
         if candidate.how == PROSE and candidate.options:
-            known = next((start for start in (candidate.zh, *candidate.options) if start in sure), None)
-            zh = known or nearest.get((candidate.zh, candidate.en), candidate.zh)
+            zh = known(candidate) or nearest.get((candidate.zh, candidate.en), candidate.zh)
             resolved.append(Candidate(zh, candidate.en, candidate.source, candidate.how, candidate.path))
         else:
             resolved.append(candidate)

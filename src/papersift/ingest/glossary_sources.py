@@ -556,6 +556,10 @@ def read_pairs(source: Source, sources: dict[str, Source], converter=None) -> It
         twins = sources[reading.english_source].tree() if reading.english_source else tree
         chinese = tree.matching(reading.paths)
         english_of = {path: re.sub(reading.english_path[0], reading.english_path[1], path) for path in chinese}
+        unchanged = sorted(path for path in chinese if english_of[path] == path and twins is tree)
+        if unchanged:  # the document would be its own English twin: the rewrite does not match its name
+            raise SourceError(f"source {source.key}: english_path {reading.english_path[0]} -> {reading.english_path[1]} "
+                              f"leaves {unchanged[0]} unchanged (a parallel reading's twin must be another file)")
         english = dict(twins.read_many(sorted(set(english_of.values()) & set(twins.files()))))
         for path, text in tree.read_many([path for path in chinese if english_of[path] in english]):
             zh = prose_of(path, text)

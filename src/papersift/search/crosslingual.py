@@ -347,13 +347,18 @@ def _phrase_papers_use(token: str, pieces: list[tuple[str, TermReading | None]],
       a guess, as a neighbour is. A token of two terms (图神经网络过平滑) keeps its pieces: no
       one phrase holds both.
 
-    The pieces' reading stays an alternative."""
-    if len(read) < 2 or any(term.source == NAME_SOURCE for term in read):
+    The pieces' reading stays an alternative. Pieces whose words put together in the token's
+    order, with the Latin words typed in it, are a phrase papers use are that one phrase, searched
+    as it (phrase_query): "Softmax函数" is "softmax function", not "Softmax" beside 函数
+    "function"; 状态序列 "state sequence" (15 papers), not "state" and "sequence" apart."""
+    if any(term.source == NAME_SOURCE for term in read):
+        return read
+    merged = _pieces_as_one_phrase(token, read, lexicon)
+    if merged is not None:
+        return [merged]
+    if len(read) < 2:
         return read
     joined = " ".join(term.english for term in read if term.english)
-    together = lexicon.phrase(analyzed(joined)) if joined else None
-    if together is not None and together[1] >= MIN_COMPOSED_PAPERS:  # 状态序列's "state sequence", 15 papers, stays
-        return read
     reading = lexicon.read(token)
     whole = reading.terms[0] if reading is not None and len(reading.terms) == 1 else None
     if whole is not None and whole.english and whole.sure and whole.papers >= MIN_COMPOSED_PAPERS:
@@ -373,6 +378,32 @@ def _phrase_papers_use(token: str, pieces: list[tuple[str, TermReading | None]],
     others = tuple(dict.fromkeys([joined, *(text for text, _ in found[1:])]))
     return [TermReading(token, best, others[:ALTERNATIVES], papers, sure=False,
                         confidence=NEIGHBOUR_CONFIDENCE, source="neighbours")]
+
+
+def _pieces_as_one_phrase(token: str, read: list[TermReading], lexicon: TermLexicon) -> TermReading | None:
+    """The token's reading as one phrase: its pieces' readings and the Latin words typed in it,
+    in the token's order, when that is a phrase of at least MIN_COMPOSED_PAPERS papers (the
+    lexicon's bar for a composed phrase), spelled as papers spell it; as sure as its least sure
+    piece (a Latin word is as typed). None when it is one piece alone, or no such phrase."""
+    spans: list[tuple[int, int, str]] = []
+    at = 0
+    for term in read:
+        start = token.find(term.chinese, at)
+        if start < 0 or not term.english:
+            return None  # a piece not in place, or one read as nothing: no phrase to join
+        at = start + len(term.chinese)
+        spans.append((start, at, term.english))
+    # the Latin words typed outside every piece ("Softmax" of "Softmax函数"; a piece's own are read with it)
+    spans += [(word.start(), word.end(), word.group()) for word in _LATIN_WORD.finditer(token)
+              if not any(start < word.end() and word.start() < end for start, end, _ in spans)]
+    if len(spans) < 2 or not read:
+        return None
+    together = lexicon.phrase(analyzed(" ".join(text for _, _, text in sorted(spans))))
+    if together is None or together[1] < MIN_COMPOSED_PAPERS:
+        return None
+    least = min(read, key=lambda term: term.confidence)
+    return TermReading(token, together[0], (), together[1], sure=all(term.sure for term in read),
+                       confidence=least.confidence, source=least.source)
 
 
 def _name_reading(piece: str, token: str, lexicon: TermLexicon, names: NameReader | None) -> TermReading | None:
