@@ -29,14 +29,15 @@ def service(served_data_dir):
 
 
 def test_a_chinese_query_answers_with_its_english_reading(client, service):
-    body = client.get("/api/search", params={"q": "图神经网络", "mode": "keyword"}).json()
-    assert body["reading"]["english"] == "graph neural networks"
+    body = client.get("/api/search", params={"q": "卷积神经网络", "mode": "keyword"}).json()
+    assert body["reading"]["english"] == "convolutional neural networks"
     term = body["reading"]["terms"][0]
-    assert term["chinese"] == "图神经网络" and term["english"] == "graph neural networks"
+    assert term["chinese"] == "卷积神经网络" and term["english"] == "convolutional neural networks"
     assert isinstance(term["alternatives"], list)
-    # searched as the phrase papers write (search/crosslingual.phrase_query), like the quoted English
-    assert body["total"] == service.search(SearchRequest(query='"graph neural networks"', mode="keyword")).total
-    literal = client.get("/api/search", params={"q": "图神经网络", "mode": "keyword", "literal": "true"}).json()
+    # a sure reading is searched as the phrase papers write (search/crosslingual.phrase_query), like the quoted English
+    assert term["sure"] is True
+    assert body["total"] == service.search(SearchRequest(query='"convolutional neural networks"', mode="keyword")).total
+    literal = client.get("/api/search", params={"q": "卷积神经网络", "mode": "keyword", "literal": "true"}).json()
     assert literal["reading"] is None and literal["total"] == 0
     assert client.get("/api/search", params={"q": "graph", "mode": "keyword"}).json()["reading"] is None
 
