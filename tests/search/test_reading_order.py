@@ -230,3 +230,15 @@ def test_a_run_on_description_is_composed_whole_with_the_glossary_terms_beside(l
     reading = read_query(text, lexicon, glossary=GLOSSARY)
     assert [(t.chinese, t.english) for t in reading.terms] == [(t.chinese, t.english) for t in plain.terms]
     assert reading.extra.endswith("graph neural networks supervised learning")
+
+
+def test_a_shorter_entry_about_as_sure_is_not_the_reading_for_more_papers_using_it(lexicon):
+    # 激活函数 has "activation function" (1.0) and "activation" (0.95) in the glossary; "activation"
+    # is in more papers for being more general: an entry of some of the surest's words is not preferred
+    glossary = FakeGlossary([Entry("图神经网络", "graph neural networks", ("d2l",), 1.0),
+                             Entry("图神经网络", "neural networks", ("other",), 0.95)])
+    general, specific = (lexicon.phrase(key) for key in ("neural network", "graph neural network"))
+    assert general is not None and specific is not None and general[1] > specific[1]
+    (term,) = read_query("图神经网络", lexicon, glossary=glossary).terms
+    assert term.english == "graph neural networks" and term.shown_sure
+

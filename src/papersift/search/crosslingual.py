@@ -268,10 +268,14 @@ def _glossary_reading(term: str, glossary: TermGlossary, lexicon: TermLexicon) -
     if not entries:
         return None
     # the surest entry; of about as sure ones, the phrase most papers use ("backpropagation" in
-    # 300 papers, not "back propagation" in 60, for 反向传播)
+    # 300 papers, not "back propagation" in 60, for 反向传播), but never a more general term whose
+    # words are some of the surest's: more papers use it for being more general (激活函数:
+    # "activation function", not "activation")
     used = [lexicon.phrase(analyzed(entry.en)) for entry in entries]
-    surest = max(entry.confidence for entry in entries)
-    best = max(((entry, found) for entry, found in zip(entries, used) if entry.confidence >= surest - GLOSSARY_MARGIN),
+    surest = max(entries, key=lambda entry: entry.confidence)
+    words = set(analyzed(surest.en).split())
+    best = max(((entry, found) for entry, found in zip(entries, used)
+                if entry.confidence >= surest.confidence - GLOSSARY_MARGIN and not set(analyzed(entry.en).split()) < words),
                key=lambda pair: (pair[1][1] if pair[1] else 0, pair[0].confidence))[0]
     best_key = analyzed(best.en)
     papers = lexicon.phrase(best_key)
