@@ -28,7 +28,6 @@ def escape_html(text: str) -> str:
     return escape(text, quote=True)
 
 
-@lru_cache(maxsize=4096)
 def _candidate_prefixes(query_terms: frozenset[str]) -> tuple[str, ...]:
     """Lowercase prefixes every word analyzing to a query term starts with (Snowball: y→i).
     A prefix that starts with another one is left out: the shorter one's scan finds its words."""
