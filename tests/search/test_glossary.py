@@ -64,3 +64,13 @@ def test_the_wheel_carries_the_glossary_and_its_notice():
     for name in ("glossary.tsv.gz", "GLOSSARY-NOTICE.md"):
         assert (glossary.glossary_path().parent / name).is_file()
         assert any(fnmatch.fnmatch(f"data/{name}", pattern) for pattern in patterns), name
+
+
+def test_the_english_side_is_indexed_on_its_first_use_only():
+    """Reading Chinese needs the Chinese side alone: a CLI query does not pay for the English one."""
+    entries = [GlossaryEntry("感受野", "Receptive Field", ("a",), 0.9), GlossaryEntry("感受野", "receptive fields", ("b",), 0.7)]
+    indexed = glossary.index_entries(entries)
+    assert [entry.en for entry in indexed.by_zh["感受野"]] == ["Receptive Field", "receptive fields"]
+    assert "by_en" not in vars(indexed)
+    assert [entry.confidence for entry in indexed.by_en["receptive field"]] == [0.9]
+    assert "by_en" in vars(indexed)

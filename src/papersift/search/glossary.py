@@ -9,34 +9,43 @@ the English phrase's use in the corpus, the multilingual model's agreement.
 
 Keys are simplified Chinese, NFC, full-width forms folded (ingest.glossary_sources.normalize_zh);
 a traditional-script query is converted by the caller before lookup. Loaded lazily, once per
-process (~0.1 s).
+process (~0.05 s of CPU: the entries are tuples, the English side is indexed on its first use).
 """
 
 from __future__ import annotations
 
 import gzip
 from collections import defaultdict
-from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import NamedTuple
 
 from papersift.index.glossary_build import GLOSSARY_FILE, HEADER
 from papersift.ingest.glossary_sources import english_key, normalize_zh
 
 
-@dataclass(frozen=True)
-class GlossaryEntry:
+class GlossaryEntry(NamedTuple):  # a tuple: ~17,000 are made on a process's first Chinese query
     zh: str  # simplified Chinese, NFC, full-width folded
     en: str  # the English term as papers write it (lower case unless an acronym or a proper noun)
     sources: tuple[str, ...]  # source keys, as in the NOTICE
     confidence: float  # 0..1, from the evidence
 
 
-@dataclass(frozen=True)
 class Glossary:
-    by_zh: dict[str, tuple[GlossaryEntry, ...]]
-    by_en: dict[str, tuple[GlossaryEntry, ...]]
+    """Both directions of the entries, best entry first. The English side is indexed on its first
+    use: reading a Chinese query needs only the Chinese side (a CLI query pays ~0.05 s less)."""
+
+    def __init__(self, by_zh: dict[str, tuple[GlossaryEntry, ...]], entries: list[GlossaryEntry]):
+        self.by_zh = by_zh
+        self._entries = entries
+
+    @cached_property
+    def by_en(self) -> dict[str, tuple[GlossaryEntry, ...]]:
+        by_en: dict[str, list[GlossaryEntry]] = defaultdict(list)
+        for entry in self._entries:
+            by_en[english_key(entry.en)].append(entry)
+        return _ranked(by_en)
 
 
 def glossary_path() -> Path:
@@ -65,16 +74,14 @@ def read_entries(path: str | Path) -> list[GlossaryEntry]:
 def index_entries(entries: list[GlossaryEntry]) -> Glossary:
     """Both directions, best entry first (highest confidence, then more sources, then file order)."""
     by_zh: dict[str, list[GlossaryEntry]] = defaultdict(list)
-    by_en: dict[str, list[GlossaryEntry]] = defaultdict(list)
     for entry in entries:
         by_zh[entry.zh].append(entry)
-        by_en[english_key(entry.en)].append(entry)
+    return Glossary(_ranked(by_zh), entries)
 
-    def ranked(found: dict[str, list[GlossaryEntry]]) -> dict[str, tuple[GlossaryEntry, ...]]:
-        return {key: tuple(sorted(group, key=lambda e: (-e.confidence, -len(e.sources))))
-                for key, group in found.items()}
 
-    return Glossary(ranked(by_zh), ranked(by_en))
+def _ranked(found: dict[str, list[GlossaryEntry]]) -> dict[str, tuple[GlossaryEntry, ...]]:
+    return {key: tuple(sorted(group, key=lambda e: (-e.confidence, -len(e.sources)))) if len(group) > 1 else tuple(group)
+            for key, group in found.items()}
 
 
 @lru_cache(maxsize=1)
@@ -85,7 +92,9 @@ def glossary() -> Glossary:
 
 def lookup_zh(term: str) -> list[GlossaryEntry]:
     """The entries of a simplified Chinese term (NFC and full-width folding applied), best first."""
-    return list(glossary().by_zh.get(normalize_zh(term), ()))
+    by_zh = glossary().by_zh
+    found = by_zh.get(term)  # a key is its own normal form: most look-ups need no folding
+    return list(found if found is not None else by_zh.get(normalize_zh(term), ()))
 
 
 def lookup_en(phrase: str) -> list[GlossaryEntry]:
