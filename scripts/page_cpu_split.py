@@ -3,7 +3,10 @@ highlights) on a data dir, timed in CPU time: each stage (search/stages.py) and 
 in the thread's CPU seconds, best of three passes after a warm-up pass. On a busy shared machine
 wall time measures the machine; CPU time moves far less (docs/search.md, "Result pages").
 
-    python scripts/page_cpu_split.py D
+    python scripts/page_cpu_split.py D [SET]
+
+SET: one of bench lexical's query sets alone (s2cs_queries: the 100 short log queries;
+knownitem_en: the 25 known-item descriptions); all 125 when left out.
 """
 
 from __future__ import annotations
@@ -14,15 +17,16 @@ import types
 from pathlib import Path
 
 import papersift.search.stages as stages
-from papersift.bench.lexical import TOP_K, bench_queries
+from papersift.bench.lexical import TOP_K, bench_query_sets
 from papersift.search.service import SearchService
 from papersift.search.types import SearchRequest
 
 
-def main(data_dir: Path) -> None:
+def main(data_dir: Path, query_set: str | None = None) -> None:
     stages.time = types.SimpleNamespace(perf_counter=time.thread_time)  # type: ignore[assignment]  # stages in CPU time
     service = SearchService(data_dir)
-    queries = bench_queries()
+    sets = bench_query_sets()
+    queries = sets[query_set] if query_set else [query for chosen in sets.values() for query in chosen]
 
     def page(query: str) -> None:
         service.search(SearchRequest(query=query, mode="keyword", size=TOP_K))
@@ -49,4 +53,4 @@ def main(data_dir: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    main(Path(sys.argv[1]), sys.argv[2] if len(sys.argv) > 2 else None)

@@ -42,6 +42,9 @@ FACET_BUCKETS = 65_000  # distinct keys per facet group (~130 and ~85 in the sha
 # facet lists the most frequent ones among the matches.
 INSTITUTION_FACET_SIZE = 50
 FACET_AGGREGATION = {name: {"terms": {"field": name, "size": FACET_BUCKETS}} for name in FACET_CODE_FIELDS}
+# A generation that names no institution has no institution codes: its pages skip that terms
+# aggregation (~6 us of the ~80 us aggregation; `papersift bench lexical`'s corpus names none).
+CODE_AGGREGATION = dict(FACET_AGGREGATION)
 FACET_AGGREGATION[INSTITUTION_FACET] = {"terms": {"field": "institution_code", "size": INSTITUTION_FACET_SIZE}}
 REFRESH_EVERY_S = 1.0
 _EMPTY = tantivy.Query.empty_query()
@@ -407,7 +410,7 @@ def _result(rows_of: RowReader, rows, scores, total, facets, with_papers, ignore
 def _facets(live: _Live, compiled: tantivy.Query) -> tuple[int, dict[str, list[FacetValue]]]:
     """(total matches, counts per facet value) from one pass with a terms aggregation per facet group."""
     with stage("engine"):
-        answer = live.searcher.aggregate(compiled, FACET_AGGREGATION)
+        answer = live.searcher.aggregate(compiled, FACET_AGGREGATION if live.institution_names else CODE_AGGREGATION)
     with stage("facets"):
         return _facet_counts(live, answer)
 
@@ -417,8 +420,9 @@ def _facet_counts(live: _Live, answer: dict) -> tuple[int, dict[str, list[FacetV
     max_codes = [int(codes.max()) if len(codes) else -1 for codes, _ in groups]
     total, facets = live.facets_for(max_codes).of_code_counts(groups)
     names = live.institution_names
+    buckets = answer[INSTITUTION_FACET]["buckets"] if names else []
     facets[INSTITUTION_FACET] = _ordered_institutions(
-        (names[int(bucket["key"])], int(bucket["doc_count"])) for bucket in answer[INSTITUTION_FACET]["buckets"])
+        (names[int(bucket["key"])], int(bucket["doc_count"])) for bucket in buckets)
     return total, facets
 
 
