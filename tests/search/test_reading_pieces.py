@@ -106,3 +106,20 @@ def test_the_senses_tried_are_bounded():
     for pieces in range(2, 10):
         width = _senses_per_piece(pieces)
         assert width >= 1 and (width ** pieces <= MAX_SENSE_PHRASES or width == 1)
+
+
+MARGINAL_PAPERS = [*[f"The marginal likelihood of the model, row {n}" for n in range(8)],
+                   *[f"A likelihood function in closed form, row {n}" for n in range(5)],
+                   *[f"Graph edges and a loss function, row {n}" for n in range(30)]]
+MARGINAL = FakeGlossary([Entry("边缘", "edges", ("d2l",), 0.95), Entry("边缘", "marginal", ("other",), 0.55),
+                         Entry("似然", "likelihood", ("d2l",), 0.75), Entry("函数", "function", ("d2l",), 0.95)])
+
+
+def test_pieces_no_one_phrase_joins_are_joined_into_the_fewest_phrases_papers_use(tmp_path):
+    # "edges likelihood function" no paper writes, nor "marginal likelihood function"; of two
+    # phrases, "marginal likelihood" + "function" (more papers) rather than "edges" + "likelihood function"
+    lexicon = lexicon_of(tmp_path, MARGINAL_PAPERS)
+    reading = read_query("边缘似然函数", lexicon, glossary=MARGINAL)
+    assert pairs(reading) == [("边缘似然", "marginal likelihood"), ("函数", "function")]
+    assert reading.english == "marginal likelihood function"
+    assert reading.terms[0].confidence == 0.75  # as sure as its least sure piece

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import re
 from collections.abc import Callable
 from typing import Protocol
@@ -98,7 +99,7 @@ ALTERNATIVE_WEIGHT = 0.6
 # this many alternatives less one, at most MAX_SENSE_PHRASES phrase checks in all (a few ms at
 # most). zhterms keyword zh half A: 3, 4 and 5 read alike (MRR@10 0.715 each, 0.703 with the
 # reading alone).
-SENSES_PER_PIECE = 4
+SENSES_PER_PIECE = 3
 MAX_SENSE_PHRASES = 64
 DocFreq = Callable[[str], int]  # papers whose text has an (analyzed) term
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")
@@ -377,14 +378,14 @@ def _phrase_papers_use(token: str, pieces: list[tuple[str, TermReading | None]],
         return [TermReading(token, whole.english, others[:ALTERNATIVES], whole.papers, sure=True,
                             confidence=COMPOSED_SURE_CONFIDENCE, source="composition")]
     if phrases is None or glossary is None or not any(known for _, known in pieces):
-        return read
+        return _pieces_in_fewest_phrases(token, read, lexicon)
 
     def forms(known: TermReading) -> tuple[str, ...]:
         return (known.english, *(entry.en for entry in glossary.lookup_zh(known.chinese)))
 
     found = nearest_holding(token, _parts(token, pieces, forms), phrases, lexicon)
     if not found:
-        return read
+        return _pieces_in_fewest_phrases(token, read, lexicon)
     best, papers = found[0]
     others = tuple(dict.fromkeys([joined, *(text for text, _ in found[1:])]))
     return [TermReading(token, best, others[:ALTERNATIVES], papers, sure=False,
@@ -406,6 +407,21 @@ def _pieces_as_one_phrase(token: str, read: list[TermReading], lexicon: TermLexi
     (规划: "planning", then "programming"). Ranked by papers alone, a common word's sense wins
     ("conditional sequence"). zhterms keyword zh MRR@10, half A decided 0.703 -> 0.715, half B
     confirmed 0.733 -> 0.737 (docs/crosslingual.md)."""
+    spans = _piece_spans(token, read)
+    if spans is None or len(spans) < 2 or not read:
+        return None
+    joined = _joined([senses for _, _, senses in spans], lexicon)
+    if joined is None:
+        return None
+    least = min(read, key=lambda term: term.confidence)
+    return TermReading(token, joined[0], (), joined[1], sure=all(term.sure for term in read),
+                       confidence=least.confidence, source=least.source)
+
+
+def _piece_spans(token: str, read: list[TermReading]) -> list[tuple[int, int, tuple[str, ...]]] | None:
+    """Where each piece and each Latin word typed outside them is in the token, with its senses
+    (a piece's reading then its alternatives; a Latin word as typed), in order; None when a
+    piece is not in place or was read as nothing."""
     spans: list[tuple[int, int, tuple[str, ...]]] = []
     at = 0
     for term in read:
@@ -418,10 +434,14 @@ def _pieces_as_one_phrase(token: str, read: list[TermReading], lexicon: TermLexi
     # the Latin words typed outside every piece ("Softmax" of "Softmax函数"; a piece's own are read with it)
     spans += [(word.start(), word.end(), (word.group(),)) for word in _LATIN_WORD.finditer(token)
               if not any(start < word.end() and word.start() < end for start, end, _ in spans)]
-    if len(spans) < 2 or not read:
-        return None
-    width = _senses_per_piece(len(spans))
-    ordered = [senses[:width] for _, _, senses in sorted(spans)]
+    return sorted(spans)
+
+
+def _joined(pieces: list[tuple[str, ...]], lexicon: TermLexicon) -> tuple[str, int] | None:
+    """(spelling, papers) of the phrase of at least MIN_COMPOSED_PAPERS papers that one sense of
+    each piece makes in order: fewest places from the pieces' first senses, then most papers."""
+    width = _senses_per_piece(len(pieces))
+    ordered = [senses[:width] for senses in pieces]
     phrases: dict[str, tuple[int, int]] = {}  # spelling -> (the senses' places summed, papers)
     for places in itertools.product(*(range(len(senses)) for senses in ordered)):
         together = lexicon.phrase(analyzed(" ".join(senses[place] for senses, place in zip(ordered, places))))
@@ -431,9 +451,43 @@ def _pieces_as_one_phrase(token: str, read: list[TermReading], lexicon: TermLexi
     if not phrases:
         return None
     best = min(phrases, key=lambda text: (phrases[text][0], -phrases[text][1]))
-    least = min(read, key=lambda term: term.confidence)
-    return TermReading(token, best, (), phrases[best][1], sure=all(term.sure for term in read),
-                       confidence=least.confidence, source=least.source)
+    return best, phrases[best][1]
+
+
+def _pieces_in_fewest_phrases(token: str, read: list[TermReading], lexicon: TermLexicon) -> list[TermReading]:
+    """Pieces no one phrase joins, joined into the fewest phrases papers use, each of neighbouring
+    pieces (`_joined`), a piece no phrase takes in kept as it is; of as few phrases, those more
+    papers use (the lexicon's cover): 边缘似然函数 is "marginal likelihood" (边缘: "edges", then
+    "marginal") and "function", not "edges", "likelihood" and "function" apart, nor "edges" and
+    "likelihood function". Each joined phrase is as sure as its least sure piece."""
+    spans = _piece_spans(token, read)
+    if spans is None or len(spans) != len(read) or len(read) < 3:
+        return read  # a Latin word among the pieces (kept as typed), or two pieces (no one phrase)
+    # best[i]: (phrases, less the summed log papers of each: the lexicon's cover, termlexicon._cover)
+    # covering the first i pieces, and their readings
+    best: list[tuple[int, float, list[TermReading]] | None] = [(0, 0.0, [])] + [None] * len(read)
+    for end in range(1, len(read) + 1):
+        for start in range(end):
+            reached = best[start]
+            if reached is None:
+                continue
+            if end - start == 1:
+                reading = read[start]
+            elif end - start < len(read) and (joined := _joined([senses for _, _, senses in spans[start:end]],
+                                                                  lexicon)) is not None:
+                part = read[start:end]
+                least = min(part, key=lambda term: term.confidence)
+                reading = TermReading(token[spans[start][0]:spans[end - 1][1]], joined[0], (), joined[1],
+                                      sure=all(term.sure for term in part), confidence=least.confidence,
+                                      source=least.source)
+            else:
+                continue
+            candidate = (reached[0] + 1, reached[1] - math.log1p(reading.papers), [*reached[2], reading])
+            current = best[end]
+            if current is None or candidate[:2] < current[:2]:
+                best[end] = candidate
+    found = best[len(read)]
+    return found[2] if found is not None else read
 
 
 def _senses_per_piece(pieces: int) -> int:
