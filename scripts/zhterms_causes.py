@@ -13,6 +13,8 @@ names the first cause that applies:
 - segmentation: the term read in several pieces;
 - per-morpheme sense: otherwise (read as one phrase, the dictionary's senses make another one).
 
+It also counts the half's terms read in pieces one of which was read as nothing (any rank).
+
 Usage: python scripts/zhterms_causes.py REPORT.json DATA_DIR [--half A] [--traditional TRAD.json]
 """
 
@@ -93,9 +95,14 @@ def main() -> None:
                 cause = "per-morpheme sense (dictionary lacks the domain sense)"
         causes[cause] += 1
         examples.setdefault(cause, []).append(f"{row['text']} → {english!r} ({term_en})")
+    unread = [f"{row['text']} ({', '.join(t['chinese'] for t in row['terms'] if not t['english'])})"
+              for qid, row in rows.items() if qid.startswith("zh-")
+              and (args.half == "all" or term_half(qid[3:]) == args.half)
+              and len(row["terms"]) > 1 and any(not t["english"] for t in row["terms"])]
     print(f"half {args.half}: {far} terms with zh RR at least {GAP} below en")
     for cause, count in causes.most_common():
         print(f"| {cause} | {count} | {'; '.join(examples[cause][:args.examples])} |")
+    print(f"terms with a piece read as nothing: {len(unread)}" + (f" ({'; '.join(unread)})" if unread else ""))
     if trad:
         print(f"traditional script worse than simplified (any gap): {worse_traditional}")
 

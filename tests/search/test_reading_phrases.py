@@ -14,6 +14,7 @@ from tests.search.test_reading_order import Entry, FakeGlossary
 from papersift.index.cedict import dictionary_path
 from papersift.index.phrasevectors import build_phrase_vectors
 from papersift.index.termlexicon import build_lexicon, dictionary
+from papersift.search import crosslingual
 from papersift.search.crosslingual import ALTERNATIVE_WEIGHT, also_searched, phrase_query, read_query
 from papersift.search.hybrid import HybridRetriever
 from papersift.search.phrasebridge import PhraseBridge, holds_in_place
@@ -90,7 +91,16 @@ def test_a_sense_takes_the_word_form_papers_use_with_the_rest_of_the_term(lexico
     assert "bayes optimal" in term.alternatives
 
 
-def test_glossary_words_no_paper_writes_together_give_way_to_the_whole_composition(lexicon):
+def test_glossary_words_no_paper_writes_together_give_way_to_another_sense_of_a_piece(lexicon):
+    # "linear planning" no paper writes; 规划's next sense ("programming", from its composition)
+    # makes the phrase papers write: read as the pieces are, as sure as the least sure one
+    reading = read_query("线性规划", lexicon, glossary=GLOSSARY)
+    (term,) = reading.terms
+    assert (term.english, term.source, term.confidence) == ("linear programming", "glossary", 0.9)
+
+
+def test_glossary_words_no_paper_writes_together_give_way_to_the_whole_composition(lexicon, monkeypatch):
+    monkeypatch.setattr(crosslingual, "SENSES_PER_PIECE", 1)  # each piece's best sense only
     reading = read_query("线性规划", lexicon, glossary=GLOSSARY)
     (term,) = reading.terms
     assert term.english == "linear programming" and term.source == "composition"

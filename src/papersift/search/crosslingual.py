@@ -18,6 +18,8 @@ the query as typed and 0.24 for dense search.
 from __future__ import annotations
 
 import functools
+import itertools
+import math
 import re
 from collections.abc import Callable
 from typing import Protocol
@@ -93,6 +95,12 @@ PHRASE_ALTERNATIVES = 4
 # 0.05 0.631; a rarer alternative left out instead 0.644), half B confirmed (0.6: 0.667, against
 # 0.639 all at 1.0 and 0.624 rarer left out); docs/crosslingual.md.
 ALTERNATIVE_WEIGHT = 0.6
+# Glossary pieces joined into one phrase (_pieces_as_one_phrase) take part with their reading and
+# this many alternatives less one, at most MAX_SENSE_PHRASES phrase checks in all (a few ms at
+# most). zhterms keyword zh half A: 3, 4 and 5 read alike (MRR@10 0.715 each, 0.703 with the
+# reading alone).
+SENSES_PER_PIECE = 3
+MAX_SENSE_PHRASES = 64
 DocFreq = Callable[[str], int]  # papers whose text has an (analyzed) term
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")
 
@@ -370,14 +378,14 @@ def _phrase_papers_use(token: str, pieces: list[tuple[str, TermReading | None]],
         return [TermReading(token, whole.english, others[:ALTERNATIVES], whole.papers, sure=True,
                             confidence=COMPOSED_SURE_CONFIDENCE, source="composition")]
     if phrases is None or glossary is None or not any(known for _, known in pieces):
-        return read
+        return _pieces_in_fewest_phrases(token, read, lexicon)
 
     def forms(known: TermReading) -> tuple[str, ...]:
         return (known.english, *(entry.en for entry in glossary.lookup_zh(known.chinese)))
 
     found = nearest_holding(token, _parts(token, pieces, forms), phrases, lexicon)
     if not found:
-        return read
+        return _pieces_in_fewest_phrases(token, read, lexicon)
     best, papers = found[0]
     others = tuple(dict.fromkeys([joined, *(text for text, _ in found[1:])]))
     return [TermReading(token, best, others[:ALTERNATIVES], papers, sure=False,
@@ -388,26 +396,107 @@ def _pieces_as_one_phrase(token: str, read: list[TermReading], lexicon: TermLexi
     """The token's reading as one phrase: its pieces' readings and the Latin words typed in it,
     in the token's order, when that is a phrase of at least MIN_COMPOSED_PAPERS papers (the
     lexicon's bar for a composed phrase), spelled as papers spell it; as sure as its least sure
-    piece (a Latin word is as typed). None when it is one piece alone, or no such phrase."""
-    spans: list[tuple[int, int, str]] = []
-    at = 0
-    for term in read:
-        start = token.find(term.chinese, at)
-        if start < 0 or not term.english:
-            return None  # a piece not in place, or one read as nothing: no phrase to join
-        at = start + len(term.chinese)
-        spans.append((start, at, term.english))
-    # the Latin words typed outside every piece ("Softmax" of "Softmax函数"; a piece's own are read with it)
-    spans += [(word.start(), word.end(), word.group()) for word in _LATIN_WORD.finditer(token)
-              if not any(start < word.end() and word.start() < end for start, end, _ in spans)]
-    if len(spans) < 2 or not read:
+    piece (a Latin word is as typed). None when it is one piece alone, or no such phrase.
+
+    Each piece takes part with its reading and its first alternatives (its other glossary
+    entries, then the composition's senses: `_senses_per_piece`): of the phrases their product
+    makes, the one that takes the pieces' readings most as they are (the sum of the senses'
+    places in their pieces' lists), then the one most papers use. 状态序列 is "state sequence"
+    (序列's glossary entries: "sequence-to-sequence", then "sequence"), not the pieces' best
+    "state sequence-to-sequence" that no paper writes; 半正定规划 "semi-definite programming"
+    (规划: "planning", then "programming"). Ranked by papers alone, a common word's sense wins
+    ("conditional sequence"). zhterms keyword zh MRR@10, half A decided 0.703 -> 0.715, half B
+    confirmed 0.733 -> 0.737 (docs/crosslingual.md)."""
+    spans = _piece_spans(token, read)
+    if spans is None or len(spans) < 2 or not read:
         return None
-    together = lexicon.phrase(analyzed(" ".join(text for _, _, text in sorted(spans))))
-    if together is None or together[1] < MIN_COMPOSED_PAPERS:
+    joined = _joined([senses for _, _, senses in spans], lexicon)
+    if joined is None:
         return None
     least = min(read, key=lambda term: term.confidence)
-    return TermReading(token, together[0], (), together[1], sure=all(term.sure for term in read),
+    return TermReading(token, joined[0], (), joined[1], sure=all(term.sure for term in read),
                        confidence=least.confidence, source=least.source)
+
+
+def _piece_spans(token: str, read: list[TermReading]) -> list[tuple[int, int, tuple[str, ...]]] | None:
+    """Where each piece and each Latin word typed outside them is in the token, with its senses
+    (a piece's reading then its alternatives; a Latin word as typed), in order; None when a
+    piece is not in place or was read as nothing."""
+    spans: list[tuple[int, int, tuple[str, ...]]] = []
+    at = 0
+    for term in read:
+        # the lexicon's pieces leave out what is neither a character nor a Latin word ("状态-动作值")
+        found = re.compile(r"\W*".join(map(re.escape, term.chinese))).search(token, at) if term.chinese else None
+        if found is None or not term.english:
+            return None  # a piece not in place, or one read as nothing: no phrase to join
+        at = found.end()
+        spans.append((found.start(), at, tuple(dict.fromkeys((term.english, *term.alternatives)))))
+    # the Latin words typed outside every piece ("Softmax" of "Softmax函数"; a piece's own are read with it)
+    spans += [(word.start(), word.end(), (word.group(),)) for word in _LATIN_WORD.finditer(token)
+              if not any(start < word.end() and word.start() < end for start, end, _ in spans)]
+    return sorted(spans)
+
+
+def _joined(pieces: list[tuple[str, ...]], lexicon: TermLexicon) -> tuple[str, int] | None:
+    """(spelling, papers) of the phrase of at least MIN_COMPOSED_PAPERS papers that one sense of
+    each piece makes in order: fewest places from the pieces' first senses, then most papers."""
+    width = _senses_per_piece(len(pieces))
+    ordered = [senses[:width] for senses in pieces]
+    phrases: dict[str, tuple[int, int]] = {}  # spelling -> (the senses' places summed, papers)
+    for places in itertools.product(*(range(len(senses)) for senses in ordered)):
+        together = lexicon.phrase(analyzed(" ".join(senses[place] for senses, place in zip(ordered, places))))
+        if together is not None and together[1] >= MIN_COMPOSED_PAPERS:
+            cost = min(sum(places), phrases.get(together[0], (sum(places), 0))[0])
+            phrases[together[0]] = (cost, together[1])
+    if not phrases:
+        return None
+    best = min(phrases, key=lambda text: (phrases[text][0], -phrases[text][1]))
+    return best, phrases[best][1]
+
+
+def _pieces_in_fewest_phrases(token: str, read: list[TermReading], lexicon: TermLexicon) -> list[TermReading]:
+    """Pieces no one phrase joins, joined into the fewest phrases papers use, each of neighbouring
+    pieces (`_joined`), a piece no phrase takes in kept as it is; of as few phrases, those more
+    papers use (the lexicon's cover): 边缘似然函数 is "marginal likelihood" (边缘: "edges", then
+    "marginal") and "function", not "edges", "likelihood" and "function" apart, nor "edges" and
+    "likelihood function". Each joined phrase is as sure as its least sure piece."""
+    spans = _piece_spans(token, read)
+    if spans is None or len(spans) != len(read) or len(read) < 3:
+        return read  # a Latin word among the pieces (kept as typed), or two pieces (no one phrase)
+    # best[i]: (phrases, less the summed log papers of each: the lexicon's cover, termlexicon._cover)
+    # covering the first i pieces, and their readings
+    best: list[tuple[int, float, list[TermReading]] | None] = [(0, 0.0, [])] + [None] * len(read)
+    for end in range(1, len(read) + 1):
+        for start in range(end):
+            reached = best[start]
+            if reached is None:
+                continue
+            if end - start == 1:
+                reading = read[start]
+            elif end - start < len(read) and (joined := _joined([senses for _, _, senses in spans[start:end]],
+                                                                  lexicon)) is not None:
+                part = read[start:end]
+                least = min(part, key=lambda term: term.confidence)
+                reading = TermReading(token[spans[start][0]:spans[end - 1][1]], joined[0], (), joined[1],
+                                      sure=all(term.sure for term in part), confidence=least.confidence,
+                                      source=least.source)
+            else:
+                continue
+            candidate = (reached[0] + 1, reached[1] - math.log1p(reading.papers), [*reached[2], reading])
+            current = best[end]
+            if current is None or candidate[:2] < current[:2]:
+                best[end] = candidate
+    found = best[len(read)]
+    return found[2] if found is not None else read
+
+
+def _senses_per_piece(pieces: int) -> int:
+    """How many of each piece's senses `_pieces_as_one_phrase` tries: SENSES_PER_PIECE, fewer
+    when the product of that many over the pieces would pass MAX_SENSE_PHRASES phrase checks."""
+    width = SENSES_PER_PIECE
+    while width > 1 and width ** pieces > MAX_SENSE_PHRASES:
+        width -= 1
+    return width
 
 
 def _name_reading(piece: str, token: str, lexicon: TermLexicon, names: NameReader | None) -> TermReading | None:
@@ -429,7 +518,7 @@ def _composed(token: str, lexicon: TermLexicon, encoder: Encoder | None, bridge:
               glossary: TermGlossary | None = None) -> list[TermReading]:
     """A token (or a stretch the glossary left) read by composition, phrase neighbours, bridge."""
     reading = lexicon.read(token)
-    read = reading.terms if reading is not None else ()
+    read = _unread_from_glossary(reading.terms if reading is not None else (), glossary, lexicon)
     # A token longer than a term is a run-on description: its one nearest phrase would stand
     # for all it says (known-item zh dev, keyword MRR@10: 0.785 without phrase vectors, 0.728
     # reading every token, 0.793 only tokens of at most DESCRIPTION_CHARS characters).
@@ -446,6 +535,28 @@ def _composed(token: str, lexicon: TermLexicon, encoder: Encoder | None, bridge:
     # Without a bridge, what the lexicon cannot read stays unread: every CC-CEDICT headword
     # is in the lexicon, so the dictionary has nothing more to say about it.
     return list(read)
+
+
+def _unread_from_glossary(read: tuple[TermReading, ...], glossary: TermGlossary | None,
+                          lexicon: TermLexicon) -> tuple[TermReading, ...]:
+    """The composition's reading with each piece it left unread (its walk out of phrase checks,
+    MAX_LOOKUPS, in a long token's first part; a character no phrase starts with) read by the
+    glossary where it knows the piece as a sure term, or the sure terms in it: 模型无关的强化学习
+    leaves 强化学习 unread once the walk's checks are spent, the glossary reads "reinforcement
+    learning"; 核函数 leaves 核 unread, the glossary reads "kernel". A stretch the glossary does
+    not know stays unread."""
+    if glossary is None or all(term.english for term in read):
+        return read
+    sure = _reading_terms(glossary)
+    filled: list[TermReading] = []
+    for term in read:
+        if term.english:
+            filled.append(term)
+        elif term.chinese in sure and (known := _glossary_reading(term.chinese, glossary, lexicon)) is not None:
+            filled.append(known)
+        else:
+            filled.extend(known or TermReading(text, "") for text, known in glossary_pieces(term.chinese, glossary, lexicon))
+    return tuple(filled)
 
 
 def _weighed_with_unsure_entries(token: str, read: list[TermReading], lexicon: TermLexicon,
