@@ -271,7 +271,7 @@ class TermLexicon:
         """Hold every phrase key and every sense headword in memory (Bloom filters), so that
         phrase checks and headword look-ups that miss, most of them, need no SQLite query: a
         server does this at start (~0.8 s for 640,000 keys at load 12; the 133,409 headwords of
-        the shared corpus's lexicon add ~0.2 s and ~0.3 MB), a one-query process (the CLI) does
+        the shared corpus's lexicon add ~0.1 s and 0.24 MB at load 5), a one-query process (the CLI) does
         not. A 20-40-character description's reading looks up ~100 strings no headword is
         (known-item zh dev: 96 a query, ~0.7 ms of its ~16 ms)."""
         if self._keys is None:
