@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from types import SimpleNamespace
 
+from papersift.bench import hybrid
 from papersift.bench.hybrid import known_item_queries, markdown, query_encoder_name, summarize, time_pages
 from papersift.search.stages import stage
 
@@ -68,3 +69,24 @@ def test_the_known_item_queries_are_25_a_language(shared_data):
 def test_the_report_says_when_e5_is_not_built(tmp_path, monkeypatch):
     monkeypatch.setenv("PAPERSIFT_MODELS_DIR", str(tmp_path))
     assert query_encoder_name() == "multilingual-e5-small not built"
+
+
+def test_pages_are_timed_after_a_servers_warm_up(tmp_path, monkeypatch):
+    """The split is a server's: the pages run after what `serve` loads before it says ready
+    (api/warmup.py: the term lexicon's phrase keys among it), not after jieba and CC-CEDICT alone."""
+    service = StagedService()
+    events = []
+    monkeypatch.setattr(hybrid, "SearchService", lambda data_dir: service)
+    monkeypatch.setattr(hybrid, "known_item_queries", lambda lang: [f"{lang} query"])
+    monkeypatch.setattr(hybrid.Warmup, "run", lambda self, warmed, data_dir: events.append(("warm-up", warmed, data_dir)))
+    original = service.search
+
+    def search(request):
+        events.append(("page", request.query))
+        return original(request)
+
+    monkeypatch.setattr(service, "search", search)
+    report = hybrid.run(tmp_path, langs=("zh",))
+    assert events[0] == ("warm-up", service, tmp_path)
+    assert [event[1] for event in events[1:]] == [hybrid.WARM_UP, "zh query", "zh query"]
+    assert set(report["runs"]) == {"zh fresh", "zh remembered"}

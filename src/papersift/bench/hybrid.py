@@ -1,7 +1,7 @@
 """Hybrid page split: where a hybrid (default mode) page's time goes, query by query.
 
 The known-item dev queries (10-40 words, the issue #32 set) as result pages through
-SearchService.search, in one process after a warm-up: pass "fresh" asks each query once
+SearchService.search, in one process after a server's warm-up (api/warmup.py): pass "fresh" asks each query once
 with no query vector remembered, pass "remembered" asks them again (the memo answers the
 encoding). Each page is timed by stage (search/stages.py: query, encode, engine, dense,
 fusion, rows, highlights, facets, reading, ...), in wall time and in the process's CPU time
@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import orjson
 
+from papersift.api.warmup import Warmup
 from papersift.config import cpu_threads, shared_data_dir
 from papersift.models import DEFAULT_MODEL, ModelError, query_variant
-from papersift.search.crosslingual import load_resources
 from papersift.search.service import SearchService
 from papersift.search.stages import timed
 from papersift.search.types import SearchRequest
@@ -77,7 +77,10 @@ def query_encoder_name() -> str:
 def run(data_dir: str | Path, langs: Sequence[str] = ("en", "zh"),
         log: Callable[[str], None] = lambda _: None) -> dict:
     service = SearchService(data_dir)
-    load_resources()  # jieba and CC-CEDICT, as a server loads them at start
+    # what `serve` loads before it says ready (api/warmup.py): jieba, CC-CEDICT, the glossary, the
+    # phrase vectors and the term lexicon's phrase keys, without which each of a Chinese reading's
+    # phrase checks is a SQLite query (its split then showed reading.lexicon ~6x a server's)
+    Warmup().run(service, Path(data_dir))
     service.search(SearchRequest(query=WARM_UP, mode="hybrid", size=PAGE_SIZE))
     report: dict = {"data_dir": str(data_dir), "threads": cpu_threads(),
                     "query_encoder": query_encoder_name(),
