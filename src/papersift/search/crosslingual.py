@@ -135,6 +135,8 @@ class TermGlossary(Protocol):
 
     def lookup_zh(self, term: str) -> list: ...  # GlossaryEntry (zh, en, sources, confidence), best first
 
+    def lookup_en(self, phrase: str) -> list: ...  # the entries of an English phrase, best first
+
     def zh_terms(self) -> frozenset[str]: ...
 
     def __hash__(self) -> int: ...  # the terms a query is cut at are remembered per glossary
@@ -434,7 +436,8 @@ def _composed(token: str, lexicon: TermLexicon, encoder: Encoder | None, bridge:
     # for all it says (known-item zh dev, keyword MRR@10: 0.785 without phrase vectors, 0.728
     # reading every token, 0.793 only tokens of at most DESCRIPTION_CHARS characters).
     if phrases is not None and len(CJK_CHARACTER.findall(token)) <= DESCRIPTION_CHARS:
-        chosen = choose(token, read, phrases, lexicon, _unsure_entries(token, glossary, lexicon))
+        chosen = choose(token, read, phrases, lexicon, _unsure_entries(token, glossary, lexicon),
+                        _back_reading(glossary))
         if chosen is not None:
             return [chosen]
     if bridge is not None and (len(read) > 1 or not all(term.english and term.sure for term in read)):
@@ -474,6 +477,13 @@ def _weighed_with_unsure_entries(token: str, read: list[TermReading], lexicon: T
     others = tuple(dict.fromkeys(o for o in (current, *maybe) if o != best))
     return [TermReading(token, best, others[:ALTERNATIVES], evidence[best][1], sure=False,
                         confidence=NEIGHBOUR_CONFIDENCE, source="glossary-maybe")]
+
+
+def _back_reading(glossary: TermGlossary | None) -> Callable[[str], list[str]] | None:
+    """The Chinese forms the glossary gives an English phrase (its en -> zh side, every entry)."""
+    if glossary is None:
+        return None
+    return lambda text: [entry.zh for entry in glossary.lookup_en(text)]
 
 
 def _unsure_entries(token: str, glossary: TermGlossary | None, lexicon: TermLexicon) -> tuple[str, ...]:
