@@ -14,7 +14,7 @@ from papersift.index.phrasevectors import DIM, build_phrase_vectors
 from papersift.index.termlexicon import analyzed, build_lexicon, dictionary
 from papersift.search import crosslingual
 from papersift.search.crosslingual import _unsure_entries, _weighed_with_unsure_entries, read_query
-from papersift.search.phrasebridge import Neighbour, PhraseBridge, back_read_share, choose, is_fragment
+from papersift.search.phrasebridge import Neighbour, PhraseBridge, back_read_share, choose, is_fragment, nearest_holding
 from papersift.search.termlexicon import TermLexicon, TermReading
 
 PAPERS = [
@@ -320,3 +320,30 @@ def test_the_reading_asks_the_glossary_s_english_side_for_the_candidates(lexicon
     (args, kwargs), = asked
     back = args[5] if len(args) > 5 else kwargs["back"]
     assert back("transition kernel") == ["转移核"] and back("Kernel") == ["核"] and back("nuclear") == []
+
+
+def test_the_nearest_phrase_holding_the_glossary_pieces_is_weighed_by_what_it_reads_back_to():
+    # 非负矩阵分解 cut at the glossary's 矩阵: of the neighbours holding "matrix", the one that
+    # reads back to the whole token comes first, though the shorter one is nearer
+    phrases = _Phrases({}, {"non-negative matrix": 0.80, "non-negative matrix factorization": 0.78})
+    lexicon = _Spellings({"non-negative matrix": 60, "non-negative matrix factorization": 40})
+    parts = [(False, False, ("matrix",))]
+    back = _back({"non-negative": ["非负"], "matrix": ["矩阵"], "factorization": ["分解"]})
+    assert [text for text, _ in nearest_holding("非负矩阵分解", parts, phrases, lexicon)] == [  # type: ignore[arg-type]
+        "non-negative matrix", "non-negative matrix factorization"]
+    assert [text for text, _ in nearest_holding("非负矩阵分解", parts, phrases, lexicon, back)] == [  # type: ignore[arg-type]
+        "non-negative matrix factorization", "non-negative matrix"]
+
+
+def test_the_unsure_entry_weighed_against_the_pieces_gains_what_it_reads_back_to():
+    # the pieces' "gradient truncated" is nearer and in more papers; the glossary's unsure entry
+    # for the whole token reads back to all of it, the pieces' words to 梯度 only (the stand-in
+    # knows no English for 截断)
+    glossary = FakeGlossary([Entry("梯度截断", "gradient clipping", ("ecdict",), 0.5),
+                             Entry("梯度", "gradient", ("d2l-zh",), 0.9)])
+    pieces = [TermReading("梯度", "gradient", (), 900, sure=True, confidence=0.9, source="glossary"),
+              TermReading("截断", "truncated", (), 80, sure=False, confidence=0.5, source="composition")]
+    phrases = _Phrases({"gradient truncated": 0.62, "gradient clipping": 0.60}, {})
+    lexicon = _Spellings({"gradient clipping": 30, "gradient truncated": 40})
+    read = _weighed_with_unsure_entries("梯度截断", pieces, lexicon, phrases, glossary)  # type: ignore[arg-type]
+    assert [(t.english, t.sure) for t in read] == [("gradient clipping", False)]

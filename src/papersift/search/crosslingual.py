@@ -40,8 +40,8 @@ from papersift.search.compounds import Phrases, compound_spellings, equal_weight
 from papersift.search.phrasebridge import (
     NEIGHBOUR_CONFIDENCE,
     PhraseBridge,
+    candidate_score,
     choose,
-    evidence_score,
     holds_in_place,
     nearest_holding,
     offered_evidence,
@@ -377,7 +377,7 @@ def _phrase_papers_use(token: str, pieces: list[tuple[str, TermReading | None]],
     def forms(known: TermReading) -> tuple[str, ...]:
         return (known.english, *(entry.en for entry in glossary.lookup_zh(known.chinese)))
 
-    found = nearest_holding(token, _parts(token, pieces, forms), phrases, lexicon)
+    found = nearest_holding(token, _parts(token, pieces, forms), phrases, lexicon, _back_reading(glossary))
     if not found:
         return read
     best, papers = found[0]
@@ -471,7 +471,8 @@ def _weighed_with_unsure_entries(token: str, read: list[TermReading], lexicon: T
         return read
     current = " ".join(term.english for term in read)
     evidence = offered_evidence(token, list(dict.fromkeys((current, *maybe))), phrases, lexicon)
-    best = max(evidence, key=lambda text: evidence_score(evidence[text]))
+    back = _back_reading(glossary)
+    best = max(evidence, key=lambda text: candidate_score(token, text, evidence[text], back))
     if best == current:
         return read
     others = tuple(dict.fromkeys(o for o in (current, *maybe) if o != best))

@@ -47,6 +47,9 @@ MEMO_SIZE = 20_000
 #   the whole phrase looked up alone instead of each run of its words 131 (0.711);
 # - FRAGMENT_PENALTY for a phrase cut out of a longer one (`is_fragment`: "s distance" of
 #   "hamming's distance"); half A MRR@10 0.717 -> 0.720, success@10 the same.
+# The same score (`candidate_score`) orders the nearest phrases holding the glossary's pieces
+# (`nearest_holding`) and weighs the glossary's unsure entries (crosslingual): half A the same
+# figures, one reading righted (非负矩阵分解); half B 115 -> 116 of 144, MRR@10 0.734 -> 0.741.
 PAPERS_CAP = 50
 BACK_WEIGHT = 0.2
 FRAGMENT_PENALTY = 0.1
@@ -273,11 +276,7 @@ def choose(token: str, read: tuple[TermReading, ...], bridge: PhraseBridge,
         spelled = lexicon.phrase(neighbour.key)
         if spelled is not None:
             candidates.setdefault(spelled[0], (neighbour.cosine, spelled[1]))
-    def score(text: str) -> float:
-        bonus = BACK_WEIGHT * back_read_share(token, text, back) if back is not None else 0.0
-        return evidence_score(candidates[text]) + bonus - FRAGMENT_PENALTY * is_fragment(text)
-
-    ranked = sorted(candidates, key=lambda text: -score(text))
+    ranked = sorted(candidates, key=lambda text: -candidate_score(token, text, candidates[text], back))
     best = ranked[0]
     if best == composed:
         return None
@@ -294,6 +293,15 @@ def offered_evidence(token: str, offered: list[str], bridge: PhraseBridge,
         found = lexicon.phrase(key)
         candidates[text] = (cosine, found[1] if found else 0)
     return candidates
+
+
+def candidate_score(token: str, text: str, evidence: tuple[float, int],
+                    back: Callable[[str], Sequence[str]] | None = None) -> float:
+    """How well a candidate reads the token (`choose`): its evidence (`evidence_score`), plus
+    BACK_WEIGHT per share of the token it reads back to (`back`, when given), less
+    FRAGMENT_PENALTY for a fragment."""
+    bonus = BACK_WEIGHT * back_read_share(token, text, back) if back is not None else 0.0
+    return evidence_score(evidence) + bonus - FRAGMENT_PENALTY * is_fragment(text)
 
 
 def back_read_share(token: str, text: str, back: Callable[[str], Sequence[str]]) -> float:
@@ -358,7 +366,7 @@ def holds_in_place(phrase: str, parts: list[tuple[bool, bool, tuple[str, ...]]])
 
 
 def nearest_holding(token: str, parts: list[tuple[bool, bool, tuple[str, ...]]], bridge: PhraseBridge,
-                    lexicon: TermLexicon) -> list[tuple[str, int]]:
+                    lexicon: TermLexicon, back: Callable[[str], Sequence[str]] | None = None) -> list[tuple[str, int]]:
     """The token's nearest phrases (as `choose` scores them) that hold each known part in place
     (`holds_in_place`), best first, as (spelling, papers): 对抗网络, whose 网络 the glossary reads
     "networks", is "adversarial networks", a neighbour holding "networks" at its end."""
@@ -366,5 +374,6 @@ def nearest_holding(token: str, parts: list[tuple[bool, bool, tuple[str, ...]]],
     for neighbour in bridge.neighbours(token, NEIGHBOURS):
         spelled = lexicon.phrase(neighbour.key)
         if neighbour.cosine >= MIN_COSINE and spelled is not None and holds_in_place(spelled[0], parts):
-            found.setdefault(spelled[0], (evidence_score((neighbour.cosine, spelled[1])), spelled[1]))
+            found.setdefault(spelled[0], (candidate_score(token, spelled[0], (neighbour.cosine, spelled[1]), back),
+                                          spelled[1]))
     return [(text, found[text][1]) for text in sorted(found, key=lambda text: -found[text][0])]
