@@ -12,8 +12,9 @@ from tests.search.test_reading_order import Entry, FakeGlossary
 from papersift.index.cedict import dictionary_path
 from papersift.index.phrasevectors import DIM, build_phrase_vectors
 from papersift.index.termlexicon import analyzed, build_lexicon, dictionary
+from papersift.search import crosslingual
 from papersift.search.crosslingual import _unsure_entries, _weighed_with_unsure_entries, read_query
-from papersift.search.phrasebridge import Neighbour, PhraseBridge, choose
+from papersift.search.phrasebridge import Neighbour, PhraseBridge, back_read_share, choose, is_fragment, nearest_holding
 from papersift.search.termlexicon import TermLexicon, TermReading
 
 PAPERS = [
@@ -256,3 +257,93 @@ def test_a_token_read_from_glossary_pieces_weighs_the_glossary_unsure_entry_for_
     assert _weighed_with_unsure_entries("梯度截断", composed, lexicon, phrases, glossary) == composed  # type: ignore[arg-type]
     sure = FakeGlossary([*glossary.entries, Entry("梯度截断", "gradient truncation", ("d2l-zh",), 0.8)])
     assert _weighed_with_unsure_entries("梯度截断", pieces, lexicon, phrases, sure) == pieces  # type: ignore[arg-type]
+
+
+def _back(forms: dict[str, list[str]]):
+    """The glossary's English side as choose() asks it: an English phrase's Chinese forms."""
+    return lambda text: forms.get(text, [])
+
+
+def test_a_much_more_general_phrase_does_not_win_on_its_papers_alone():
+    # 核函数: "function" is in 8,741 papers, "kernel function" in 118 and nearer the term; past
+    # PAPERS_CAP papers a phrase is no likelier the term (uncapped, "function" scored 1.144 to 1.012)
+    read = (TermReading("核函数", "function", (), 8741, sure=False),)
+    phrases = _Phrases({"function": 0.69, "kernel function": 0.77}, {"kernel function": 0.77})
+    lexicon = _Spellings({"function": 8741, "kernel function": 118})
+    chosen = choose("核函数", read, phrases, lexicon)  # type: ignore[arg-type]
+    assert chosen is not None and (chosen.english, chosen.alternatives, chosen.sure) == (
+        "kernel function", ("function",), False)
+
+
+def test_a_candidate_that_reads_back_to_the_whole_term_wins_over_one_that_reads_back_to_a_part():
+    # 转移核: "nuclear" is nearer and in more papers, but reads back to 核 alone; "transition
+    # kernel" reads back (word by word) to 转移 and 核, the whole token
+    read = (TermReading("转移核", "nuclear", (), 60, sure=False),)
+    phrases = _Phrases({"nuclear": 0.70, "transition kernel": 0.66}, {"nuclear": 0.70, "transition kernel": 0.66})
+    lexicon = _Spellings({"nuclear": 60, "transition kernel": 38})
+    back = _back({"transition": ["转移"], "kernel": ["核", "内核"], "nuclear": ["核"]})
+    assert choose("转移核", read, phrases, lexicon) is None  # type: ignore[arg-type]  # without it: the composition
+    chosen = choose("转移核", read, phrases, lexicon, back=back)  # type: ignore[arg-type]
+    assert chosen is not None and chosen.english == "transition kernel" and not chosen.sure
+    assert chosen.alternatives[0] == "nuclear"
+
+
+def test_the_share_read_back_counts_the_token_s_chinese_characters_each_once():
+    back = _back({"transition kernel": ["转移核"], "transition": ["转移", "过渡"], "kernel": ["核"],
+                  "reverse": ["逆向"], "divergence": ["散度"], "nuclear": ["核"]})
+    assert back_read_share("转移核", "transition kernel", back) == 1.0
+    assert back_read_share("转移核", "nuclear", back) == pytest.approx(1 / 3)
+    assert back_read_share("转移核", "something else", back) == 0.0
+    # Latin letters typed in the token are no character to read back to
+    assert back_read_share("逆向KL散度", "reverse kl divergence", back) == 1.0
+    assert back_read_share("逆向KL散度", "kl divergence", back) == 0.5
+
+
+def test_a_fragment_of_a_longer_phrase_loses_to_the_whole_phrase():
+    # 汉明距离: "s distance" (of "Hamming's distance") is a hair nearer than "hamming distance"
+    assert is_fragment("s distance") and is_fragment("function k") and is_fragment("number of rounds $t")
+    assert not any(is_fragment(text) for text in ("hamming distance", "distance", "one-hot", "l2 distance", "q"))
+    read = (TermReading("汉明距离", "group-wise distance", (), 0, sure=False),)
+    phrases = _Phrases({"group-wise distance": 0.5, "s distance": 0.693, "hamming distance": 0.674},
+                       {"s distance": 0.693, "hamming distance": 0.674})
+    lexicon = _Spellings({"s distance": 18, "hamming distance": 26})
+    chosen = choose("汉明距离", read, phrases, lexicon)  # type: ignore[arg-type]
+    assert chosen is not None and chosen.english == "hamming distance"
+
+
+def test_the_reading_asks_the_glossary_s_english_side_for_the_candidates(lexicon, monkeypatch):
+    # crosslingual._composed hands choose() the glossary's en -> zh lookup (every entry, sure or not)
+    asked: list = []
+    monkeypatch.setattr(crosslingual, "choose", lambda *args, **kwargs: asked.append((args, kwargs)) or None)
+    glossary = FakeGlossary([Entry("转移核", "transition kernel", ("ecdict",), 0.5), Entry("核", "kernel", ("d2l",), 0.9)])
+    crosslingual._composed("转移核", lexicon, None, None, None, object(), glossary)  # type: ignore[arg-type]
+    (args, kwargs), = asked
+    back = args[5] if len(args) > 5 else kwargs["back"]
+    assert back("transition kernel") == ["转移核"] and back("Kernel") == ["核"] and back("nuclear") == []
+
+
+def test_the_nearest_phrase_holding_the_glossary_pieces_is_weighed_by_what_it_reads_back_to():
+    # 非负矩阵分解 cut at the glossary's 矩阵: of the neighbours holding "matrix", the one that
+    # reads back to the whole token comes first, though the shorter one is nearer
+    phrases = _Phrases({}, {"non-negative matrix": 0.80, "non-negative matrix factorization": 0.78})
+    lexicon = _Spellings({"non-negative matrix": 60, "non-negative matrix factorization": 40})
+    parts = [(False, False, ("matrix",))]
+    back = _back({"non-negative": ["非负"], "matrix": ["矩阵"], "factorization": ["分解"]})
+    assert [text for text, _ in nearest_holding("非负矩阵分解", parts, phrases, lexicon)] == [  # type: ignore[arg-type]
+        "non-negative matrix", "non-negative matrix factorization"]
+    assert [text for text, _ in nearest_holding("非负矩阵分解", parts, phrases, lexicon, back)] == [  # type: ignore[arg-type]
+        "non-negative matrix factorization", "non-negative matrix"]
+
+
+def test_the_unsure_entry_weighed_against_the_pieces_gains_what_it_reads_back_to():
+    # the pieces' "gradient truncated" is nearer and in more papers; the glossary's unsure entry
+    # for the whole token reads back to all of it, the pieces' words to 梯度 only (the stand-in
+    # knows no English for 截断)
+    glossary = FakeGlossary([Entry("梯度截断", "gradient clipping", ("ecdict",), 0.5),
+                             Entry("梯度", "gradient", ("d2l-zh",), 0.9)])
+    pieces = [TermReading("梯度", "gradient", (), 900, sure=True, confidence=0.9, source="glossary"),
+              TermReading("截断", "truncated", (), 80, sure=False, confidence=0.5, source="composition")]
+    phrases = _Phrases({"gradient truncated": 0.62, "gradient clipping": 0.60}, {})
+    lexicon = _Spellings({"gradient clipping": 30, "gradient truncated": 40})
+    read = _weighed_with_unsure_entries("梯度截断", pieces, lexicon, phrases, glossary)  # type: ignore[arg-type]
+    assert [(t.english, t.sure) for t in read] == [("gradient clipping", False)]

@@ -42,8 +42,8 @@ from papersift.search.compounds import Phrases, compound_spellings, equal_weight
 from papersift.search.phrasebridge import (
     NEIGHBOUR_CONFIDENCE,
     PhraseBridge,
+    candidate_score,
     choose,
-    evidence_score,
     holds_in_place,
     nearest_holding,
     offered_evidence,
@@ -142,6 +142,8 @@ class TermGlossary(Protocol):
     """What the reading asks of the bilingual glossary (search/glossary.py)."""
 
     def lookup_zh(self, term: str) -> list: ...  # GlossaryEntry (zh, en, sources, confidence), best first
+
+    def lookup_en(self, phrase: str) -> list: ...  # the entries of an English phrase, best first
 
     def zh_terms(self) -> frozenset[str]: ...
 
@@ -383,7 +385,7 @@ def _phrase_papers_use(token: str, pieces: list[tuple[str, TermReading | None]],
     def forms(known: TermReading) -> tuple[str, ...]:
         return (known.english, *(entry.en for entry in glossary.lookup_zh(known.chinese)))
 
-    found = nearest_holding(token, _parts(token, pieces, forms), phrases, lexicon)
+    found = nearest_holding(token, _parts(token, pieces, forms), phrases, lexicon, _back_reading(glossary))
     if not found:
         return _pieces_in_fewest_phrases(token, read, lexicon)
     best, papers = found[0]
@@ -523,7 +525,8 @@ def _composed(token: str, lexicon: TermLexicon, encoder: Encoder | None, bridge:
     # for all it says (known-item zh dev, keyword MRR@10: 0.785 without phrase vectors, 0.728
     # reading every token, 0.793 only tokens of at most DESCRIPTION_CHARS characters).
     if phrases is not None and len(CJK_CHARACTER.findall(token)) <= DESCRIPTION_CHARS:
-        chosen = choose(token, read, phrases, lexicon, _unsure_entries(token, glossary, lexicon))
+        chosen = choose(token, read, phrases, lexicon, _unsure_entries(token, glossary, lexicon),
+                        _back_reading(glossary))
         if chosen is not None:
             return [chosen]
     if bridge is not None and (len(read) > 1 or not all(term.english and term.sure for term in read)):
@@ -579,12 +582,20 @@ def _weighed_with_unsure_entries(token: str, read: list[TermReading], lexicon: T
         return read
     current = " ".join(term.english for term in read)
     evidence = offered_evidence(token, list(dict.fromkeys((current, *maybe))), phrases, lexicon)
-    best = max(evidence, key=lambda text: evidence_score(evidence[text]))
+    back = _back_reading(glossary)
+    best = max(evidence, key=lambda text: candidate_score(token, text, evidence[text], back))
     if best == current:
         return read
     others = tuple(dict.fromkeys(o for o in (current, *maybe) if o != best))
     return [TermReading(token, best, others[:ALTERNATIVES], evidence[best][1], sure=False,
                         confidence=NEIGHBOUR_CONFIDENCE, source="glossary-maybe")]
+
+
+def _back_reading(glossary: TermGlossary | None) -> Callable[[str], list[str]] | None:
+    """The Chinese forms the glossary gives an English phrase (its en -> zh side, every entry)."""
+    if glossary is None:
+        return None
+    return lambda text: [entry.zh for entry in glossary.lookup_en(text)]
 
 
 def _unsure_entries(token: str, glossary: TermGlossary | None, lexicon: TermLexicon) -> tuple[str, ...]:
