@@ -69,8 +69,8 @@ class PhraseVectorStats:
 
 @lru_cache(maxsize=1)
 def use_model():
-    """USE multilingual v3, loaded once per process (~0.6-0.9 s on the shared 2-core machine, most of
-    it inflating the weights; the tokenizer is sentencepiece's own, `reference_tokenizer`).
+    """USE multilingual v3, loaded once per process (~1.1 s on the shared 2-core machine: ~0.3 s the
+    tokenizer, sentencepiece's own (`reference_tokenizer`), the rest inflating the weights).
 
     One BLAS thread: the model's default (4) on a busy 2-core machine made a one-phrase call
     take 1.4-3 s instead of ~1 ms (measured), and batches ran at 26 instead of ~1,800 phrases/s."""
@@ -83,9 +83,9 @@ def use_model():
 
 
 def reference_tokenizer():
-    """USE's sentencepiece model read by the sentencepiece library (C++), which the encoder
-    package's pure-Python port spends ~0.7 s a process parsing (a CLI query read by the phrase
-    neighbours paid it). The same ids (tests/search/test_phrasebridge.py), but for a run of
+    """USE's sentencepiece model read by the sentencepiece library (C++): ~0.3 s of CPU against the
+    encoder package's pure-Python port's ~0.85 s (a CLI query read by the phrase neighbours pays
+    it). The same ids (tests/search/test_phrasebridge.py), but for a run of
     characters outside the vocabulary: the library makes it one unknown piece, as the model's own
     tokenizer did, the port one a character (1.4% of CC-CEDICT's headwords, mostly rare characters;
     none of 30,000 corpus phrases nor of the 650 zhterms and known-item dev queries)."""
