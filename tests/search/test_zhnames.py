@@ -28,3 +28,14 @@ def test_a_name_reads_as_the_spelling_papers_use(indexed_dir):
     names = ChineseNames(indexed_dir)
     assert names.read("朱军") == ("Jun Zhu", 7)  # 7 sample papers by Jun Zhu
     assert names.read("何恺明") is None  # no sample paper by Kaiming He
+
+
+def test_pinyin_tables_load_only_for_a_token_that_may_be_a_name():
+    """pypinyin's tables cost ~0.5 s a process: a term that starts with no surname (扫视) never loads them."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from papersift.search.zhnames import spellings; "
+            "print(spellings('扫视'), 'pypinyin' in sys.modules, spellings('何恺明')[:1], 'pypinyin' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["[]", "False", "['Kaiming", "He']", "True"]

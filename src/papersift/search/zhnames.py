@@ -49,15 +49,15 @@ def spellings(name: str) -> list[str]:
     (empty when it does not start with a known surname or is not 2-4 characters)."""
     if not MIN_CHARS <= len(name) <= MAX_CHARS:
         return []
+    known = surnames()
+    cuts = [(known[name[:cut]], name[cut:]) for cut in (2, 1)  # a two-character surname (欧阳) first
+            if name[:cut] in known and 1 <= len(name) - cut <= 2]
+    if not cuts:
+        return []  # pypinyin's tables (~0.5 s to load) only for a name that may be one
     from pypinyin import lazy_pinyin
 
-    known = surnames()
     found: list[str] = []
-    for cut in (2, 1):  # a two-character surname (欧阳) first
-        surname = known.get(name[:cut])
-        given = name[cut:]
-        if surname is None or not given or len(given) > 2:
-            continue
+    for surname, given in cuts:
         syllables = lazy_pinyin(given, v_to_u=True, errors="ignore")
         if len(syllables) != len(given):
             continue
