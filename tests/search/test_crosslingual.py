@@ -99,16 +99,18 @@ def service_request(text: str):
 
 
 def test_load_resources_loads_the_dictionary_glossary_converters_and_names():
+    from papersift.search import glossary as bilingual
     from papersift.search import zhnames, zhnorm
     from papersift.search.cedict import glossary
     from papersift.search.crosslingual import load_resources
     from papersift.search.glossary import zh_terms
 
-    loaded = (glossary, zh_terms, zhnorm._converter, zhnames.surnames)
+    loaded = (glossary, zh_terms, zhnorm._converter, zhnames.surnames, bilingual.glossary)
     for cached in loaded:
         cached.cache_clear()
     load_resources()
-    assert [cached.cache_info().currsize for cached in loaded] == [1, 1, 2, 1]  # both OpenCC configs
+    assert [cached.cache_info().currsize for cached in loaded] == [1, 1, 2, 1, 1]  # both OpenCC configs
+    assert "by_en" in vars(bilingual.glossary())  # the English side too (the phrase neighbours read back through it)
 
 
 def test_without_a_bridge_every_dictionary_sense_carries_over():

@@ -697,10 +697,12 @@ def used_senses(senses: tuple[str, ...], doc_freq: DocFreq) -> list[str]:
 def load_resources() -> None:
     """Load what reading Chinese needs, which otherwise loads on the first Chinese query; a
     server calls this in the background at start: jieba's dictionary and CC-CEDICT (~2 s
-    together), the bilingual glossary, OpenCC's converters, the surnames and pypinyin's tables."""
+    together), the bilingual glossary (both sides: the phrase neighbours read candidates back
+    through its English one), OpenCC's converters, the surnames and pypinyin's tables."""
     segment_cjk("预热")
     cedict.glossary()
     bilingual_glossary.zh_terms()
+    bilingual_glossary.lookup_en("warm up")
     zhnorm.warm_up()
     spellings("何恺明")  # loads the surnames and pypinyin
 
