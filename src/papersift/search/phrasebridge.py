@@ -258,7 +258,7 @@ def choose(token: str, read: tuple[TermReading, ...], bridge: PhraseBridge,
     0.366 → 0.470; taking the nearest phrase alone gave A 0.458, B 0.457; adding a bonus for
     words the dictionary gives the term's parts lost (0.473 → 0.453 at 0.1).
 
-    Since zhneigh: papers count up to PAPERS_CAP only, a candidate gains BACK_WEIGHT per share of
+    Papers count up to PAPERS_CAP only, a candidate gains BACK_WEIGHT per share of
     the token its words read back to through the glossary (`back`: an English phrase's Chinese
     forms; `back_read_share`), and a fragment (`is_fragment`) loses FRAGMENT_PENALTY: 核函数
     "kernel function", not "function"; 转移核 "transition kernel", not "nuclear"; 汉明距离
