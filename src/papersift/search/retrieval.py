@@ -43,3 +43,5 @@ class KeywordSide(Protocol):
 
     @property
     def term_lexicon(self) -> TermLexicon | None: ...  # its phrase table: the spellings papers use
+
+    def phrase_papers(self, text: str) -> int: ...  # papers with the text as a phrase (search/compounds.py)
