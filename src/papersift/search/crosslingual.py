@@ -413,10 +413,13 @@ def _pieces_as_one_phrase(token: str, read: list[TermReading], lexicon: TermLexi
     if spans is None or len(spans) < 2 or not read:
         return None
     joined = _joined([senses for _, _, senses in spans], lexicon)
-    if joined is None:
-        return None
-    least = min(read, key=lambda term: term.confidence)
-    return TermReading(token, joined[0], (), joined[1], sure=all(term.sure for term in read),
+    return _joined_reading(token, read, joined) if joined is not None else None
+
+
+def _joined_reading(chinese: str, pieces: list[TermReading], joined: tuple[str, int]) -> TermReading:
+    """The pieces read as one phrase (spelling, papers), as sure as the least sure piece."""
+    least = min(pieces, key=lambda term: term.confidence)
+    return TermReading(chinese, joined[0], (), joined[1], sure=all(term.sure for term in pieces),
                        confidence=least.confidence, source=least.source)
 
 
@@ -477,11 +480,7 @@ def _pieces_in_fewest_phrases(token: str, read: list[TermReading], lexicon: Term
                 reading = read[start]
             elif end - start < len(read) and (joined := _joined([senses for _, _, senses in spans[start:end]],
                                                                   lexicon)) is not None:
-                part = read[start:end]
-                least = min(part, key=lambda term: term.confidence)
-                reading = TermReading(token[spans[start][0]:spans[end - 1][1]], joined[0], (), joined[1],
-                                      sure=all(term.sure for term in part), confidence=least.confidence,
-                                      source=least.source)
+                reading = _joined_reading(token[spans[start][0]:spans[end - 1][1]], read[start:end], joined)
             else:
                 continue
             candidate = (reached[0] + 1, reached[1] - math.log1p(reading.papers), [*reached[2], reading])
