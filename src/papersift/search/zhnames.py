@@ -13,7 +13,6 @@ A name is only tried for a token nothing else read surely (the glossary, or a di
 
 from __future__ import annotations
 
-import gzip
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -33,10 +32,10 @@ _SURNAME = re.compile(r"^\S+ (\S{1,2}) \[[^\]]+\] /(?:.*?/)?(?:two-character )?s
 def surnames() -> dict[str, str]:
     """Chinese surname -> its pinyin as a name (何 -> He, 欧阳 -> Ouyang), from CC-CEDICT;
     the first reading a headword has (most have one). ~0.1 s, once per process."""
-    from papersift.search.cedict import dictionary_path
+    from papersift.search.cedict import dictionary_text
 
     found: dict[str, str] = {}
-    for line in gzip.decompress(Path(dictionary_path()).read_bytes()).split(b"\n"):
+    for line in dictionary_text().split(b"\n"):
         if b"surname " in line:
             entry = _SURNAME.match(line.decode("utf-8"))
             if entry is not None:
