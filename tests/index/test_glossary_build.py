@@ -17,7 +17,7 @@ from papersift.index import glossary_build as builder
 from papersift.index.glossary_build import resolve_prose
 from papersift.ingest.glossary_sources import Candidate, SourceError, check_licence, load_manifest
 from papersift.search.crosslingual import GLOSSARY_CUT_CONFIDENCE
-from papersift.search.glossary import index_entries, read_entries
+from papersift.search.glossary import open_glossary, read_entries
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "glossary"
 T2S = opencc.OpenCC("tw2sp").convert
@@ -39,15 +39,15 @@ def test_the_build_is_reproducible_from_the_fixture(tmp_path):
 
 def test_the_fixture_gives_the_pairs_its_sources_state(tmp_path):
     glossary_file, _, report = built(tmp_path)
-    glossary = index_entries(read_entries(glossary_file))
-    best = {zh: entries[0] for zh, entries in glossary.by_zh.items()}
+    glossary = open_glossary(glossary_file)
+    best = {zh: glossary.by_zh(zh)[0] for zh in glossary.zh_keys()}
     # a term list line, a table row, marked terms in prose, both kinds of parentheses
     assert best["鞍点"].en == "saddle point"
     assert best["特征图"].en == "feature map"
     assert best["反向传播"].en == "backpropagation"
-    assert {entry.en for entry in glossary.by_zh["交并比"]} == {"intersection over union", "IoU"}
-    assert glossary.by_zh["交并比"][0].en == "intersection over union"  # the acronym is the alternative
-    assert {entry.en for entry in glossary.by_zh["长短期记忆网络"]} == {"long short-term memory", "LSTM"}
+    assert {entry.en for entry in glossary.by_zh("交并比")} == {"intersection over union", "IoU"}
+    assert glossary.by_zh("交并比")[0].en == "intersection over union"  # the acronym is the alternative
+    assert {entry.en for entry in glossary.by_zh("长短期记忆网络")} == {"long short-term memory", "LSTM"}
     # the traditional-script source is read as simplified, and agrees with the book on two terms
     assert best["卷积神经网络"].en == "convolutional neural networks"
     assert best["感受野"].sources == ("book", "trad") and best["感受野"].en == "receptive field"
@@ -57,7 +57,7 @@ def test_the_fixture_gives_the_pairs_its_sources_state(tmp_path):
     # running text: the term starts after the function word, and a pair only running text gives
     # needs more evidence (corpus, model) than the sources alone; code blocks are not read
     assert [(pair.zh, pair.en) for pair in report.rejected] == [("批量规范化", "batch normalization")]
-    assert "代码" not in glossary.by_zh
+    assert "代码" not in glossary.zh_keys()
 
 
 def test_a_source_copying_the_reference_is_dropped(tmp_path):

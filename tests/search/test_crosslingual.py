@@ -110,7 +110,7 @@ def test_load_resources_loads_the_dictionary_glossary_converters_and_names():
         cached.cache_clear()
     load_resources()
     assert [cached.cache_info().currsize for cached in loaded] == [1, 1, 2, 1, 1]  # both OpenCC configs
-    assert "by_en" in vars(bilingual.glossary())  # the English side too (the phrase neighbours read back through it)
+    assert "_rows_of_en" in vars(bilingual.glossary())  # the English side too (the phrase neighbours read back through it)
 
 
 def test_without_a_bridge_every_dictionary_sense_carries_over():

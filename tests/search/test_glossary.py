@@ -66,11 +66,18 @@ def test_the_wheel_carries_the_glossary_and_its_notice():
         assert any(fnmatch.fnmatch(f"data/{name}", pattern) for pattern in patterns), name
 
 
-def test_the_english_side_is_indexed_on_its_first_use_only():
-    """Reading Chinese needs the Chinese side alone: a CLI query does not pay for the English one."""
-    entries = [GlossaryEntry("感受野", "Receptive Field", ("a",), 0.9), GlossaryEntry("感受野", "receptive fields", ("b",), 0.7)]
-    indexed = glossary.index_entries(entries)
-    assert [entry.en for entry in indexed.by_zh["感受野"]] == ["Receptive Field", "receptive fields"]
-    assert "by_en" not in vars(indexed)
-    assert [entry.confidence for entry in indexed.by_en["receptive field"]] == [0.9]
-    assert "by_en" in vars(indexed)
+def test_lines_become_entries_when_looked_up_and_the_english_side_on_its_first_use(tmp_path):
+    """A process reads a few terms: the lines it does not ask for are never parsed, and reading
+    Chinese does not pay for the English side."""
+    path = tmp_path / "glossary.tsv.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as handle:
+        handle.write("zh\ten\tsources\tconfidence\n感受野\treceptive fields\tb\t0.7\n感受野\tReceptive Field\ta,c\t0.9\n"
+                     "池化\tpooling\ta\tnot a number\n")
+    opened = glossary.open_glossary(path)
+    assert opened.zh_keys() == {"感受野", "池化"}  # the malformed line is not parsed yet
+    assert [entry.en for entry in opened.by_zh("感受野")] == ["Receptive Field", "receptive fields"]  # best first
+    assert "_rows_of_en" not in vars(opened)
+    assert [entry.confidence for entry in opened.by_en("receptive field")] == [0.9]
+    assert "_rows_of_en" in vars(opened)
+    with pytest.raises(ValueError, match=r"glossary.tsv.gz:4: expected 4 tab-separated fields"):
+        opened.by_zh("池化")

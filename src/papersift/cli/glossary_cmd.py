@@ -91,14 +91,15 @@ def glossary_measure(
     reference = reference or default_reference()
     try:
         pairs = builder.reference_pairs(reference)
-        entries = glossary.index_entries([entry for entry in glossary.read_entries(glossary_file or glossary.glossary_path())
-                                          if entry.confidence >= min_confidence])
+        path = glossary_file or glossary.glossary_path()
+        glossary.read_entries(path)  # every line checked before anything is counted
+        entries = glossary.open_glossary(path)
     except (ValueError, OSError) as exc:
         fail(str(exc))
 
-    def best(zh: str) -> tuple[str, float] | None:
-        found = entries.by_zh.get(zh)
-        return (found[0].en, found[0].confidence) if found else None
+    def best(zh: str) -> tuple[str, float] | None:  # entries come best first: the highest confidence
+        found = entries.by_zh(zh)
+        return (found[0].en, found[0].confidence) if found and found[0].confidence >= min_confidence else None
 
     figures = builder.term_figures(best, sorted(pairs))
     row = {"terms": figures.terms, "covered": figures.covered, "coverage": round(figures.coverage, 3),

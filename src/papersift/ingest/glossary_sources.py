@@ -254,8 +254,12 @@ def normalize_zh(text: str) -> str:
 def english_key(text: str) -> str:
     """An English term as the glossary looks it up: case, hyphens, underscores, curly quotes
     and runs of spaces ignored ("Self-Attention" and "self attention" are one key)."""
-    text = fold_width(unicodedata.normalize("NFC", text)).replace("’", "'").lower()
-    return " ".join(re.sub(r"[-_/]", " ", text).split())
+    if not text.isascii():  # ASCII is its own NFC and width fold, and has no curly quote
+        text = fold_width(unicodedata.normalize("NFC", text)).replace("’", "'")
+    return " ".join(text.lower().translate(_SEPARATORS).split())
+
+
+_SEPARATORS = str.maketrans("-_/", "   ")
 
 
 def has_han(text: str) -> bool:
