@@ -81,3 +81,13 @@ def test_lines_become_entries_when_looked_up_and_the_english_side_on_its_first_u
     assert "_rows_of_en" in vars(opened)
     with pytest.raises(ValueError, match=r"glossary.tsv.gz:4: expected 4 tab-separated fields"):
         opened.by_zh("池化")
+
+
+def test_best_confidence_is_the_best_entrys_without_making_entries(tmp_path):
+    path = tmp_path / "glossary.tsv.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as handle:
+        handle.write("zh\ten\tsources\tconfidence\n感受野\treceptive fields\tb\t0.7\n感受野\tReceptive Field\ta\t0.9\n")
+    opened = glossary.open_glossary(path)
+    assert opened.best_confidence("感受野") == 0.9 and opened.best_confidence("池化") == 0.0
+    assert opened._ranked == {}  # no entry was made
+    assert glossary.best_confidence("感受野") == lookup_zh("感受野")[0].confidence

@@ -23,7 +23,7 @@ class Entry:
 
 
 class FakeGlossary:
-    """The glossary's interface (search/glossary.py lookup_zh, zh_terms, lookup_en) over a few entries."""
+    """The glossary's interface (search/glossary.py lookup_zh, zh_terms, best_confidence, lookup_en) over a few entries."""
 
     def __init__(self, entries: list[Entry]):
         self.entries = entries
@@ -33,6 +33,9 @@ class FakeGlossary:
 
     def zh_terms(self) -> frozenset[str]:
         return frozenset(e.zh for e in self.entries)
+
+    def best_confidence(self, term: str) -> float:
+        return max((e.confidence for e in self.entries if e.zh == term), default=0.0)
 
     def lookup_en(self, phrase: str) -> list[Entry]:
         return sorted((e for e in self.entries if e.en.lower() == phrase.lower()), key=lambda e: -e.confidence)

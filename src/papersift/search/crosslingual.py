@@ -147,6 +147,8 @@ class TermGlossary(Protocol):
 
     def zh_terms(self) -> frozenset[str]: ...
 
+    def best_confidence(self, term: str) -> float: ...  # of the term's best entry (0 when it has none)
+
     def __hash__(self) -> int: ...  # the terms a query is cut at are remembered per glossary
 
 
@@ -240,8 +242,7 @@ def _reading_terms(glossary: TermGlossary) -> frozenset[str]:
     GLOSSARY_CUT_CONFIDENCE. Below it are the pairs only a document alignment gives (0.5-0.6,
     index/glossary_build.py), often a fragment around a term ("弱监督" of 弱监督学习, "平滑" of
     过平滑): cutting a query at them breaks the phrase the composition reads whole."""
-    return frozenset(term for term in glossary.zh_terms()
-                     if (entries := glossary.lookup_zh(term)) and entries[0].confidence >= GLOSSARY_CUT_CONFIDENCE)
+    return frozenset(term for term in glossary.zh_terms() if glossary.best_confidence(term) >= GLOSSARY_CUT_CONFIDENCE)
 
 
 def glossary_pieces(token: str, glossary: TermGlossary | None,

@@ -53,6 +53,10 @@ class Glossary:
         rows = self._rows_of_zh.get(term)
         return self._entries(rows) if rows is not None else None
 
+    def best_confidence(self, term: str) -> float:
+        """The confidence of the term's best entry (0 when it has none), without making its entries."""
+        return max((float(self._lines[row].rpartition("\t")[2]) for row in self._rows_of_zh.get(term, ())), default=0.0)
+
     def by_en(self, key: str) -> tuple[GlossaryEntry, ...] | None:
         rows = self._rows_of_en.get(key)
         return self._entries(rows) if rows is not None else None
@@ -129,6 +133,11 @@ def lookup_en(phrase: str) -> list[GlossaryEntry]:
         if found is not None:
             return list(found)
     return []
+
+
+def best_confidence(term: str) -> float:
+    """The confidence of a simplified Chinese term's best entry (0 when it has none)."""
+    return glossary().best_confidence(term)
 
 
 @lru_cache(maxsize=1)

@@ -113,6 +113,8 @@ class Speller:
 
     def suggest(self, text: str) -> str | None:
         """The text with its misspelt words corrected, None when none is."""
+        if _WORD.search(text) is None:  # no word to correct (a Chinese query): the vocabulary stays unread
+            return None
         changed = False
         words = self._current()
 
