@@ -301,3 +301,34 @@ def test_a_descriptions_own_embedding_runs_while_it_is_read(hybrid_dir, monkeypa
     assert response.total > 0
     assert overlapped == [True]
     assert texts[0] == LONG_QUERY
+
+
+def test_a_descriptions_embeddings_are_running_when_its_reading_returns(hybrid_dir, monkeypatch):
+    """Both of a description's embeddings (its own, its words') are in the model by the time the
+    request thread goes on: submitted and left, the encoder thread began only once the request
+    thread blocked, after the keyword searches meant to hide the words' embedding (the
+    interpreter's lock: semantic.started_query_encoding). Here the encoder thread needs 50 ms to
+    get a slot, so a request that does not wait for it has gone on before either began."""
+    import threading
+    import time
+
+    from papersift.search import semantic
+
+    class SlowSlot:
+        def __init__(self):
+            self.slot = threading.BoundedSemaphore(1)
+
+        def __enter__(self):
+            time.sleep(0.05)
+            self.slot.acquire()
+
+        def __exit__(self, *exc):
+            self.slot.release()
+
+    monkeypatch.setattr(semantic, "ENCODER_SLOTS", SlowSlot())
+    monkeypatch.setattr(semantic, "HANDOFF_WAIT_S", 30.0, raising=False)
+    _, encoder, retrievers = hybrid_service(hybrid_dir)
+    entered: list[str] = []
+    recording(encoder, entered)  # a text is recorded as the model is given it
+    reading = retrievers["hybrid"].inner.dense.reading_for(LONG_QUERY)
+    assert reading.searched and entered == [LONG_QUERY, reading.searched]
