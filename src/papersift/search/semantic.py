@@ -58,6 +58,12 @@ RELEVANCE_FLOORS = {
     "all-MiniLM-L6-v2": {"latin": 0.184, "cjk": 0.173},
 }
 READING_WEIGHT = 1.0  # the English reading's embedding beside the Chinese query's (query_vector)
+# The tokens e5 reads of a description's words (hybrid, _read_description): <s>, the 3 of "query:",
+# 40 of the words, </s>. The words are ~60 tokens (40-78 over the known-item dev descriptions) and
+# their embedding, ~0.2 ms of CPU a token, is what a fresh page waits for after the reading.
+# Known-item zh dev hybrid MRR@10 / R@10 / R@100 with 40 words' tokens 0.807 / 0.92 / 1.00, all of
+# them 0.800 / 0.88 / 1.00, 32 0.807 / 0.88 / 0.96 (docs/semantic.md).
+WORDS_MAX_TOKENS = 45
 FILTER_EXACT_MAX = 5000  # filtered sets up to this size are fetched and searched exactly
 REOPEN_CHECK_S = 1.0
 QUERY_VECTORS_KEPT = 256  # query texts whose vectors are remembered (384 floats each)
@@ -323,7 +329,7 @@ class DenseRetriever:
         own = started_query_encoding(self.encoder, text)
         reading = self.keyword.reading_of(text, neighbours=False)
         words = self._embedded_words(text, reading)
-        english = started_query_encoding(self.encoder, words) if words else None
+        english = started_query_encoding(self.encoder, words, WORDS_MAX_TOKENS) if words else None
         with self._started_lock:
             if len(self._started) >= QUERY_VECTORS_KEPT:  # embeddings never asked for (no index yet)
                 self._started.clear()
@@ -405,9 +411,10 @@ def encoder_work(work, *args):
         return work(*args)
 
 
-def started_query_encoding(encoder: Encoder, text: str) -> Future:
+def started_query_encoding(encoder: Encoder, text: str, max_tokens: int | None = None) -> Future:
     """`encoder.encode_query(text)` on the encoder thread (in an encoder slot), returned once the
     model runs, or after HANDOFF_WAIT_S while the slot is taken (another request's encoding).
+    `max_tokens`: the model reads at most this many of the text's tokens (its end token kept).
 
     The wait is what lets the two overlap. A thread busy with Python code hands the interpreter's
     lock to another only at the switch interval (5 ms), and the encoder thread needs the lock to
@@ -421,6 +428,8 @@ def started_query_encoding(encoder: Encoder, text: str) -> Future:
     def work() -> np.ndarray:
         with ENCODER_SLOTS:
             ids = encoder.tokenize([encoder.query_input(text)])
+            if max_tokens is not None and len(ids[0]) > max_tokens:
+                ids = [[*ids[0][:max_tokens - 1], ids[0][-1]]]
             running.set()
             return encoder.encode_token_ids(ids)[0]
     future = QUERY_ENCODER_THREADS.submit(work)
