@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 
 import orjson
+import pytest
 from fastapi.testclient import TestClient
 
 from papersift.api.warmup import Warmup, start_warmup
@@ -54,6 +55,7 @@ def test_healthz_reports_the_background_work(sample_records, tmp_path):
         "Chinese terms": "done", "library features": "running", "e5 vectors": "waiting"}}
 
 
+@pytest.mark.models  # threadpoolctl comes with the semantic extra, which the models tier has
 def test_a_warmed_up_server_runs_its_vector_products_on_one_blas_thread(sample_records, tmp_path):
     """OpenBLAS's helper threads spin after each product and took the second core from the query
     encoder and the next request's reading (index/vectors.products_on_one_thread)."""
