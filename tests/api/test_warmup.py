@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 
 import orjson
+import pytest
 from fastapi.testclient import TestClient
 
 from papersift.api.warmup import Warmup, start_warmup
@@ -52,3 +53,17 @@ def test_healthz_reports_the_background_work(sample_records, tmp_path):
         body = client.get("/healthz").json()
     assert body["background"] == {"running": "library features", "alive": True, "stages": {
         "Chinese terms": "done", "library features": "running", "e5 vectors": "waiting"}}
+
+
+@pytest.mark.models  # threadpoolctl comes with the semantic extra, which the models tier has
+def test_a_warmed_up_server_runs_its_vector_products_on_one_blas_thread(sample_records, tmp_path):
+    """OpenBLAS's helper threads spin after each product and took the second core from the query
+    encoder and the next request's reading (index/vectors.products_on_one_thread)."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    data_dir = build_served_data_dir(tmp_path / "data", sample_records[:20])
+    app = create_app(data_dir, allowed_hosts=TEST_HOSTS)
+    with threadpool_limits(limits=2, user_api="blas"):  # as numpy starts on 2 cores; restored after
+        Warmup().run(app.state.service, data_dir)
+        blas = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+    assert blas and set(blas) == {1}

@@ -301,3 +301,57 @@ def test_a_descriptions_own_embedding_runs_while_it_is_read(hybrid_dir, monkeypa
     assert response.total > 0
     assert overlapped == [True]
     assert texts[0] == LONG_QUERY
+
+
+def test_a_descriptions_embeddings_are_running_when_its_reading_returns(hybrid_dir, monkeypatch):
+    """Both of a description's embeddings (its own, its words') are in the model by the time the
+    request thread goes on: submitted and left, the encoder thread began only once the request
+    thread blocked, after the keyword searches meant to hide the words' embedding (the
+    interpreter's lock: semantic.started_query_encoding). Here the encoder thread needs 50 ms to
+    get a slot, so a request that does not wait for it has gone on before either began."""
+    import threading
+    import time
+
+    from papersift.search import semantic
+
+    class SlowSlot:
+        def __init__(self):
+            self.slot = threading.BoundedSemaphore(1)
+
+        def __enter__(self):
+            time.sleep(0.05)
+            self.slot.acquire()
+
+        def __exit__(self, *exc):
+            self.slot.release()
+
+    monkeypatch.setattr(semantic, "ENCODER_SLOTS", SlowSlot())
+    monkeypatch.setattr(semantic, "HANDOFF_WAIT_S", 30.0, raising=False)
+    _, encoder, retrievers = hybrid_service(hybrid_dir)
+    entered: list[str] = []
+    recording(encoder, entered)  # a text is recorded as the model is given it
+    reading = retrievers["hybrid"].inner.dense.reading_for(LONG_QUERY)
+    assert reading.searched and entered == [LONG_QUERY, reading.searched]
+
+
+def test_e5_reads_a_bounded_number_of_a_descriptions_words_tokens(hybrid_dir):
+    """The words a description is searched as (~60 tokens) are embedded from their first
+    WORDS_MAX_TOKENS tokens, the model's end token kept; the description itself is read whole."""
+    import numpy as np
+
+    from hybrid_service import unit_vector
+    from papersift.search.semantic import WORDS_MAX_TOKENS
+
+    _, encoder, retrievers = hybrid_service(hybrid_dir)
+    given: list[list[str]] = []
+
+    def tokenize(inputs):  # a stand-in: one token a character, then the end token
+        return [[*text, "</s>"] for text in inputs]
+
+    def encode_token_ids(token_lists):
+        given.extend(list(ids) for ids in token_lists)
+        return np.stack([unit_vector("".join(ids)) for ids in token_lists])
+    encoder.tokenize, encoder.encode_token_ids = tokenize, encode_token_ids
+    reading = retrievers["hybrid"].inner.dense.reading_for(LONG_QUERY)
+    assert len(reading.searched) + 1 > WORDS_MAX_TOKENS  # the words are longer than the bound
+    assert given == [[*LONG_QUERY, "</s>"], [*reading.searched[:WORDS_MAX_TOKENS - 1], "</s>"]]

@@ -38,10 +38,13 @@ class Warmup:
     done: threading.Event = field(default_factory=threading.Event)
 
     def run(self, service, data_dir: Path, extra_steps: list | None = None) -> None:
+        from papersift.index.vectors import products_on_one_thread
         from papersift.search.crosslingual import load_resources
         from papersift.search.phrasebridge import warm_up
         from papersift.search.termlexicon import warm_up as warm_up_lexicon
         from papersift.search.types import typed_request
+
+        products_on_one_thread()  # a server's vector products, without BLAS threads spinning beside them
 
         def search(text: str, mode: Mode) -> Callable[[], object]:
             return lambda: service.search(typed_request(text, mode))

@@ -171,6 +171,22 @@ def add_rows(index, vectors: np.ndarray) -> None:
         index.add(np.ascontiguousarray(vectors[start:start + EXACT_BLOCK_ROWS], dtype=np.float32))
 
 
+def products_on_one_thread() -> bool:
+    """numpy's BLAS (OpenBLAS) on the calling thread only, for the rest of the process (a server's:
+    api/warmup.py). A query's product with every row is bound by memory, not by cores, and
+    OpenBLAS's helper threads spin after each product, taking the second core of a 2-core machine
+    from the query encoder and the reading of the next request: with its 2 threads a known-item zh
+    hybrid page cost ~30 ms more process CPU fresh and ~13 ms more remembered (rankings the same;
+    docs/semantic.md, "Chinese hybrid pages: what waits on what"). False when threadpoolctl is
+    not installed (nothing changed)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - installed with papersift[semantic]
+        return False
+    threadpool_limits(limits=1, user_api="blas")
+    return True
+
+
 def row_scores(vectors: np.ndarray, query: np.ndarray) -> np.ndarray:
     """Inner product of the query with every row (float32; a float16 matrix or memmap block by
     block, so no float32 copy of the whole matrix is ever made)."""

@@ -58,6 +58,14 @@ RELEVANCE_FLOORS = {
     "all-MiniLM-L6-v2": {"latin": 0.184, "cjk": 0.173},
 }
 READING_WEIGHT = 1.0  # the English reading's embedding beside the Chinese query's (query_vector)
+# The tokens e5 reads of a description's words (hybrid, _read_description): <s>, the 3 of "query:",
+# 44 of the words, </s>. The words are ~60 tokens (40-78 over the known-item dev descriptions) and
+# their embedding, ~0.2 ms of CPU a token, is what a fresh page waits for after the reading.
+# Known-item zh dev hybrid MRR@10 / R@10 / R@100 by this bound: all the words 0.800 / 0.88 / 1.00,
+# 53: 0.800 / 0.88 / 1.00, 49: 0.804 / 0.92 / 1.00, 45: 0.813 / 0.92 / 1.00, 41: 0.807 / 0.92 /
+# 0.96, 37: 0.807 / 0.88 / 0.96; 49 keeps a step from where a target leaves the top 100
+# (docs/semantic.md, "Chinese hybrid pages: what waits on what").
+WORDS_MAX_TOKENS = 49
 FILTER_EXACT_MAX = 5000  # filtered sets up to this size are fetched and searched exactly
 REOPEN_CHECK_S = 1.0
 QUERY_VECTORS_KEPT = 256  # query texts whose vectors are remembered (384 floats each)
@@ -320,10 +328,10 @@ class DenseRetriever:
         _embed_query takes both."""
         if not self.bridged:
             return self.keyword.reading_of(text, neighbours=False)
-        own = QUERY_ENCODER_THREADS.submit(encoder_work, self.encoder.encode_query, text)
+        own = started_query_encoding(self.encoder, text)
         reading = self.keyword.reading_of(text, neighbours=False)
         words = self._embedded_words(text, reading)
-        english = QUERY_ENCODER_THREADS.submit(encoder_work, self.encoder.encode_query, words) if words else None
+        english = started_query_encoding(self.encoder, words, WORDS_MAX_TOKENS) if words else None
         with self._started_lock:
             if len(self._started) >= QUERY_VECTORS_KEPT:  # embeddings never asked for (no index yet)
                 self._started.clear()
@@ -394,12 +402,41 @@ def kept_only(ranked: list[tuple[str, float]], kept: set[str] | None) -> list[tu
 ENCODER_SLOTS = threading.BoundedSemaphore(max(1, cpu_threads() // 2))
 # Where a description's own embedding runs while the request's thread reads it (_read_description).
 QUERY_ENCODER_THREADS = ThreadPoolExecutor(max(1, cpu_threads() // 2), thread_name_prefix="query-encoder")
+# The longest a request waits for the encoder thread to begin a text (started_query_encoding): the
+# interpreter's switch interval, the most that not waiting could cost.
+HANDOFF_WAIT_S = 0.005
 
 
 def encoder_work(work, *args):
     """`work(*args)` in an encoder slot (waiting for one)."""
     with ENCODER_SLOTS:
         return work(*args)
+
+
+def started_query_encoding(encoder: Encoder, text: str, max_tokens: int | None = None) -> Future:
+    """`encoder.encode_query(text)` on the encoder thread (in an encoder slot), returned once the
+    model runs, or after HANDOFF_WAIT_S while the slot is taken (another request's encoding).
+    `max_tokens`: the model reads at most this many of the text's tokens (its end token kept).
+
+    The wait is what lets the two overlap. A thread busy with Python code hands the interpreter's
+    lock to another only at the switch interval (5 ms), and the encoder thread needs the lock to
+    begin (the tokenizer lets go of it and must take it back before the model runs): submitted and
+    left, a description's words began to be embedded only once the request thread blocked on them,
+    after the keyword searches they were meant to hide under (submission to the model's start,
+    beside 8 ms of Python: median 8.2 ms; with this wait 0.6 ms, docs/semantic.md). Waiting costs
+    the request thread the tokenization (~0.05 ms); the model runs outside the lock."""
+    running = threading.Event()
+
+    def work() -> np.ndarray:
+        with ENCODER_SLOTS:
+            ids = encoder.tokenize([encoder.query_input(text)])
+            if max_tokens is not None and len(ids[0]) > max_tokens:
+                ids = [[*ids[0][:max_tokens - 1], ids[0][-1]]]
+            running.set()
+            return encoder.encode_token_ids(ids)[0]
+    future = QUERY_ENCODER_THREADS.submit(work)
+    running.wait(HANDOFF_WAIT_S)
+    return future
 
 
 def encoded_query_text(text: str) -> str:
