@@ -24,10 +24,13 @@ import os
 import re
 import sqlite3
 import threading
+from array import array
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from itertools import islice, product
 from pathlib import Path
 
+import marisa_trie
 from rbloom import Bloom
 
 from papersift.index.analyzers import CJK_RUN, has_cjk
@@ -179,6 +182,9 @@ class TermLexicon:
         self._compositions: dict[tuple, tuple[list[_Composed], int]] = {}
         self._readings: dict[str, QueryReading | None] = {}
         self._keys: Bloom | None = None  # every phrase key, once load_keys ran
+        # every phrase key exactly (marisa-trie: key -> id) and its papers (by id), once load_keys ran
+        self._phrase_ids: marisa_trie.Trie | None = None
+        self._phrase_papers: array | None = None
         self._headwords: Bloom | None = None  # every sense headword, once load_keys ran
         self._extended: dict[tuple[str, tuple[str, ...]], tuple[int, tuple]] = {}  # see _extensions
 
@@ -236,7 +242,7 @@ class TermLexicon:
         found = []
         for form in word_forms(spelled[0].lower()):
             other = analyzed(form)
-            if other and other != key and " " not in other and self.phrase(other) is not None:
+            if other and other != key and " " not in other and self.papers(other):
                 found.append(other)
         return tuple(dict.fromkeys(found))
 
@@ -248,24 +254,32 @@ class TermLexicon:
         keys = self._keys
         if keys is not None and key not in keys:
             return None  # surely no phrase (a Bloom filter has no false negatives)
-        row = self._db().execute("SELECT surface, papers FROM phrase WHERE key = ?", (key,)).fetchone()
-        found = (row[0], row[1]) if row else None
+        ids = self._phrase_ids
+        if ids is not None and key not in ids:
+            found = None  # the filter's false positive: no phrase, and no query
+        else:
+            row = self._db().execute("SELECT surface, papers FROM phrase WHERE key = ?", (key,)).fetchone()
+            found = (row[0], row[1]) if row else None
         if len(self._phrases) >= MEMO_SIZE:
             self._phrases.clear()
         self._phrases[key] = found
         return found
 
-    def _known_phrase(self, key: str) -> tuple[str, int] | None:
-        """phrase(), its two commonest answers first: a key remembered, and (once load_keys ran)
-        a key the filter rules out, with no call and no memo write (the walk checks ~900 keys
-        a term, most of them misses)."""
-        remembered = self._phrases.get(key, _UNKNOWN)
-        if remembered is not _UNKNOWN:
-            return remembered  # type: ignore[return-value]
+    def papers(self, key: str) -> int:
+        """Papers using a phrase key (0: no phrase papers use): phrase()'s count without its
+        spelling, which the walk needs only for the readings it keeps. With the keys held
+        (load_keys), from memory: the Bloom filter rules out most keys, the exact key table
+        answers the rest, with no SQLite query (the walk checks ~900 keys a term, ~40 of them
+        phrases)."""
         keys = self._keys
         if keys is not None and key not in keys:
-            return None
-        return self.phrase(key)
+            return 0
+        ids = self._phrase_ids
+        if ids is not None:
+            found = ids.get(key)
+            return self._phrase_papers[found] if found is not None else 0  # type: ignore[index]
+        spelled = self.phrase(key)
+        return spelled[1] if spelled is not None else 0
 
     def load_keys(self) -> None:
         """Hold every phrase key and every sense headword in memory (Bloom filters), so that
@@ -273,9 +287,18 @@ class TermLexicon:
         server does this at start (~0.8 s for 640,000 keys at load 12; the 133,409 headwords of
         the shared corpus's lexicon add ~0.1 s and 0.24 MB at load 5), a one-query process (the CLI) does
         not. A 20-40-character description's reading looks up ~100 strings no headword is
-        (known-item zh dev: 96 a query, ~0.7 ms of its ~16 ms)."""
+        (known-item zh dev: 96 a query, ~0.7 ms of its ~16 ms). The phrase keys are also held
+        exactly with their paper counts (a marisa trie and an array, ~1 s more at start, ~10 MB),
+        so that the walk's checks of keys that are phrases need no SQLite query either (`papers`)."""
         if self._keys is None:
             self._keys = self._bloom("phrase", "key")
+        if self._phrase_ids is None:
+            rows = self._db().execute("SELECT key, papers FROM phrase").fetchall()
+            ids = marisa_trie.Trie([key for key, _ in rows])
+            counts = array("i", bytes(4 * len(ids)))
+            for key, papers in rows:
+                counts[ids[key]] = papers
+            self._phrase_papers, self._phrase_ids = counts, ids
         if self._headwords is None:
             self._headwords = self._bloom("sense", "headword")
 
@@ -359,18 +382,22 @@ class TermLexicon:
         found: dict[str, _Composed] = {}
         for composed in self._in_order(units, start, end, budget):
             _keep(found, composed)
+        keys, papers = self._keys, self.papers
         for split in range(start + 1, end):  # the two halves the other way round
             rights = self._in_order(units, split, end, budget)
             if not rights:
                 continue
             lefts = self._in_order(units, start, split, budget)
-            for right in rights:
-                for left in lefts:
-                    key = f"{right.key} {left.key}"
-                    spelled = self._lookup(key, budget)
-                    if spelled and spelled[1] >= MIN_COMPOSED_PAPERS:
-                        _keep(found, _Composed(key, spelled[1], left.pieces + right.pieces,
-                                               left.secondary + right.secondary, swapped=True))
+            # each pair (right, left) in turn is one phrase check: the budget pays for the first
+            # ones it can, the rest are refused (as checking them one at a time would)
+            checked = min(len(rights) * len(lefts), budget.left)
+            budget.left -= checked
+            pairs = ((right, left, f"{right.key} {left.key}") for right, left in islice(product(rights, lefts), checked))
+            for right, left, key in [pair for pair in pairs if pair[2] in keys] if keys is not None else pairs:
+                count = papers(key)
+                if count >= MIN_COMPOSED_PAPERS:
+                    _keep(found, _Composed(key, count, left.pieces + right.pieces,
+                                           left.secondary + right.secondary, swapped=True))
         return sorted(found.values(), key=_rank)
 
     def _in_order(self, units, start: int, end: int, budget: _Budget) -> list[_Composed]:
@@ -392,12 +419,6 @@ class TermLexicon:
         budget.parts[part] = found
         return found
 
-    def _lookup(self, key: str, budget: _Budget) -> tuple[str, int] | None:
-        if budget.left <= 0:
-            return None
-        budget.left -= 1
-        return self._known_phrase(key)
-
     def _extensions(self, key: str, senses: tuple[str, ...]) -> tuple[int, tuple[tuple[int, str | None, bool], ...]]:
         """What extending `key` by each of `senses` in turn finds: (the number of phrase checks,
         the steps), a step being (checks before it, the longer key, whether the sense is less
@@ -413,7 +434,7 @@ class TermLexicon:
                     steps.append((checks, None, False))
                     continue
                 longer = f"{key} {sense.lstrip(SECONDARY)}".strip()
-                if self._known_phrase(longer):
+                if self.papers(longer):
                     steps.append((checks, longer, sense.startswith(SECONDARY)))
                 checks += 1
             found = (checks, tuple(steps))
@@ -447,9 +468,9 @@ def _compose_in_order(lexicon: TermLexicon, units: tuple, budget: _Budget) -> li
 
     def extend(at: int, key: str, pieces: int, secondary: int) -> None:
         if at == len(units):
-            spelled = lexicon.phrase(key) if key else None
-            if spelled and (pieces == 1 or spelled[1] >= MIN_COMPOSED_PAPERS):
-                _keep(found, _Composed(key, spelled[1], pieces, secondary))
+            count = lexicon.papers(key) if key else 0
+            if count and (pieces == 1 or count >= MIN_COMPOSED_PAPERS):
+                _keep(found, _Composed(key, count, pieces, secondary))
             return
         for end, senses in lexicon._pieces(units, at):
             # each sense is one phrase check of `key` + the sense, in order, charged to the
