@@ -216,11 +216,16 @@ def _composed_one_check_at_a_time(lexicon: TermLexicon, units: tuple, left: int)
     return sorted(found.values(), key=_rank), budget[0]
 
 
-def test_remembered_checks_compose_what_checking_each_sense_in_turn_does(lexicon):
+@pytest.mark.parametrize("keys_held", [False, True])
+def test_remembered_checks_compose_what_checking_each_sense_in_turn_does(lexicon, keys_held):
     # the walk reuses each (key, senses) pair's check answers but charges and refuses checks in
-    # the same order, so a spent budget cuts the same compositions off
+    # the same order, so a spent budget cuts the same compositions off; with the keys held, a
+    # (key, senses) pair's checks are answered in one pass over the key filter and table
     from papersift.search.termlexicon import _Budget, _compose_in_order, _units
 
+    if keys_held:
+        lexicon = TermLexicon(lexicon.path)
+        lexicon.load_keys()
     units = tuple(_units("图神经网络过平滑的弱监督学习Softmax函数"))
     compared = 0
     for left in [*range(0, 80, 3), 150, 400, 4000]:

@@ -187,6 +187,7 @@ class TermLexicon:
         self._phrase_papers: array | None = None
         self._headwords: Bloom | None = None  # every sense headword, once load_keys ran
         self._extended: dict[tuple[str, tuple[str, ...]], tuple[int, tuple]] = {}  # see _extensions
+        self._windows: dict[tuple, tuple[tuple[int, tuple[str, ...]], ...]] = {}  # see _words
 
     @classmethod
     def open(cls, data_dir: str | os.PathLike) -> TermLexicon | None:
@@ -361,9 +362,13 @@ class TermLexicon:
                 if reached is None:
                     continue
                 unread, chunks, cost, cover = reached
-                options = self._compose(units, start, end, budget)
                 if end - start == 1 and n > 1 and units[start][1] is None:
-                    options = []  # one character read alone, inside a longer term, is mostly noise ("前" -> "present")
+                    # one character read alone, inside a longer term, is mostly noise ("前" -> "present"):
+                    # composed (a part the others are made of, its checks charged) but not ranked
+                    self._in_order(units, start, end, budget)
+                    options = []
+                else:
+                    options = self._compose(units, start, end, budget)
                 if options:
                     candidate = (unread, chunks + 1, cost - options[0].score, [*cover, (start, end, options)])
                 elif end - start == 1:
@@ -426,7 +431,18 @@ class TermLexicon:
         an empty sense (a linking character, passed over without a check)."""
         memo_key = (key, senses)
         found = self._extended.get(memo_key)
-        if found is None:
+        keys, ids = self._keys, self._phrase_ids
+        if found is None and keys is not None and ids is not None and "" not in senses:
+            # the keys held (a server): each sense is a check, in turn; the filter rules out most
+            # longer keys in one pass, the exact key table answers the rest (a key holds no
+            # leading or trailing space: "" + sense is the sense's key, as f"{key} {sense}".strip())
+            prefix = f"{key} " if key else ""
+            found = (len(senses), tuple((at, longer, sense[0] == SECONDARY) for at, sense in enumerate(senses)
+                                        if (longer := prefix + sense.lstrip(SECONDARY)) in keys and longer in ids))
+            if len(self._extended) >= MEMO_SIZE:
+                self._extended.clear()
+            self._extended[memo_key] = found
+        elif found is None:
             steps: list[tuple[int, str | None, bool]] = []
             checks = 0
             for sense in senses:
@@ -443,20 +459,34 @@ class TermLexicon:
             self._extended[memo_key] = found
         return found
 
-    def _pieces(self, units, at: int):
+    def _pieces(self, units, at: int) -> list[tuple[int, tuple[str, ...]]]:
         """(end, sense keys) of every dictionary word (or Latin word) starting at `at`."""
-        unit, latin_key = units[at]
+        return [(at + length, senses) for length, senses in self._words(units[at:at + MAX_PIECE_CHARS])]
+
+    def _words(self, window: tuple) -> tuple[tuple[int, tuple[str, ...]], ...]:
+        """(units, sense keys) of every dictionary word (or Latin word) that starts a window of
+        units, remembered per window: the walk asks again at each position of every part of a
+        term (~200 times a dev term), a string's senses never change."""
+        found = self._windows.get(window)
+        if found is None:
+            found = self._windows[window] = tuple(self._read_words(window))
+            if len(self._windows) > MEMO_SIZE:
+                self._windows.clear()
+        return found
+
+    def _read_words(self, window: tuple):
+        unit, latin_key = window[0]
         if latin_key is not None:
-            yield at + 1, (latin_key,)
+            yield 1, (latin_key,)
             return
         text = ""
         if unit in LINKING_CHARACTERS:  # passed over, never read on its own ("的" is no "target")
-            yield at + 1, ("",)
+            yield 1, ("",)
             return
-        for end in range(at, min(len(units), at + MAX_PIECE_CHARS)):
-            if units[end][1] is not None:
+        for end, (unit, latin_key) in enumerate(window):
+            if latin_key is not None:
                 break
-            text += units[end][0]
+            text += unit
             senses = self.senses(text)
             if senses:
                 yield end + 1, senses
@@ -465,18 +495,25 @@ class TermLexicon:
 def _compose_in_order(lexicon: TermLexicon, units: tuple, budget: _Budget) -> list[_Composed]:
     """Compositions of all the units in order (depth first, a phrase at every step)."""
     found: dict[str, _Composed] = {}
+    n = len(units)
+    windows: list[tuple | None] = [None] * n  # the words at each position, looked up once a walk
+    extended = lexicon._extended
 
     def extend(at: int, key: str, pieces: int, secondary: int) -> None:
-        if at == len(units):
+        if at == n:  # all the units composed: a phrase papers use (one word, or a composed phrase enough papers use)
             count = lexicon.papers(key) if key else 0
             if count and (pieces == 1 or count >= MIN_COMPOSED_PAPERS):
                 _keep(found, _Composed(key, count, pieces, secondary))
             return
-        for end, senses in lexicon._pieces(units, at):
+        words = windows[at]
+        if words is None:
+            words = windows[at] = lexicon._words(units[at:at + MAX_PIECE_CHARS])
+        for length, senses in words:
+            end = at + length
             # each sense is one phrase check of `key` + the sense, in order, charged to the
             # budget as it goes (a check refused once the budget is spent fails); the checks'
             # answers are remembered per (key, senses), so only the few that extend are walked
-            checks, steps = lexicon._extensions(key, senses)
+            checks, steps = extended.get((key, senses)) or lexicon._extensions(key, senses)
             charged = 0
             for before, longer, less_sure in steps:
                 if before > charged:  # the failed checks before this step
