@@ -431,15 +431,40 @@ def _piece_spans(token: str, read: list[TermReading]) -> list[tuple[int, int, tu
     at = 0
     for term in read:
         # the lexicon's pieces leave out what is neither a character nor a Latin word ("状态-动作值")
-        found = re.compile(r"\W*".join(map(re.escape, term.chinese))).search(token, at) if term.chinese else None
-        if found is None or not term.english:
+        found = _spread_in(token, term.chinese, at) if term.chinese and term.english else None
+        if found is None:
             return None  # a piece not in place, or one read as nothing: no phrase to join
-        at = found.end()
-        spans.append((found.start(), at, tuple(dict.fromkeys((term.english, *term.alternatives)))))
+        at = found[1]
+        spans.append((found[0], at, tuple(dict.fromkeys((term.english, *term.alternatives)))))
     # the Latin words typed outside every piece ("Softmax" of "Softmax函数"; a piece's own are read with it)
     spans += [(word.start(), word.end(), (word.group(),)) for word in _LATIN_WORD.finditer(token)
               if not any(start < word.end() and word.start() < end for start, end, _ in spans)]
     return sorted(spans)
+
+
+def _spread_in(token: str, piece: str, at: int) -> tuple[int, int] | None:
+    """(start, end) of the first place from `at` where the token holds the piece's characters in
+    order with only non-word characters (\\W) between them, as the regex `c1\\W*c2\\W*...` finds
+    it; None when it holds none. Scanned without compiling a pattern a piece (a term's pieces are
+    new to the process: compiling was ~0.1 ms a page); a piece holding a non-word character
+    itself (one the walk passed over) is matched by the regex."""
+    if not all(character.isalnum() or character == "_" for character in piece):  # \w, as re has it
+        found = re.compile(r"\W*".join(map(re.escape, piece))).search(token, at)
+        return found.span() if found is not None else None
+    first = piece[0]
+    start = token.find(first, at)
+    while start >= 0:
+        end = start + 1
+        for character in piece[1:]:
+            while end < len(token) and not (token[end].isalnum() or token[end] == "_"):
+                end += 1  # \\W* between two characters of the piece
+            if end == len(token) or token[end] != character:
+                break
+            end += 1
+        else:
+            return start, end
+        start = token.find(first, start + 1)
+    return None
 
 
 def _joined(pieces: list[tuple[str, ...]], lexicon: TermLexicon) -> tuple[str, int] | None:
