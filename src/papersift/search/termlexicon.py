@@ -188,6 +188,7 @@ class TermLexicon:
         self._headwords: Bloom | None = None  # every sense headword, once load_keys ran
         self._extended: dict[tuple[str, tuple[str, ...]], tuple[int, tuple]] = {}  # see _extensions
         self._windows: dict[tuple, tuple[tuple[int, tuple[str, ...]], ...]] = {}  # see _words
+        self._key_forms: dict[str, tuple[str, ...]] = {}  # see _forms
 
     @classmethod
     def open(cls, data_dir: str | os.PathLike) -> TermLexicon | None:
@@ -237,15 +238,19 @@ class TermLexicon:
         # guesses already: their forms only cost phrase checks, which a long description runs out of)
         if not key or key.startswith(SECONDARY) or " " in key:
             return ()
+        known = self._key_forms.get(key)  # remembered per key: headwords share their senses' words
+        if known is not None:
+            return known
         spelled = self.phrase(key)
-        if spelled is None:
-            return ()
         found = []
-        for form in word_forms(spelled[0].lower()):
+        for form in word_forms(spelled[0].lower()) if spelled is not None else ():
             other = analyzed(form)
             if other and other != key and " " not in other and self.papers(other):
                 found.append(other)
-        return tuple(dict.fromkeys(found))
+        if len(self._key_forms) >= MEMO_SIZE:
+            self._key_forms.clear()
+        known = self._key_forms[key] = tuple(dict.fromkeys(found))
+        return known
 
     def phrase(self, key: str) -> tuple[str, int] | None:
         """(spelling, papers) of a phrase key papers use, else None."""
