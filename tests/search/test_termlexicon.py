@@ -315,3 +315,12 @@ def test_the_faster_walk_reads_every_zhterms_dev_term_as_before(shared_data, cor
     faster, reference = _read_both_ways(corpus_lexicon.path, terms, keys_held)
     assert faster == reference
     assert sum(bool(reading.english) for reading in faster) > 100  # terms that composed, not 300 empty readings
+
+
+def test_the_count_of_chinese_papers_is_read_once_per_lexicon(lexicon):
+    # every Chinese query asks it (service._no_chinese_papers): one query per opened file, not per search
+    opened = TermLexicon(lexicon.path)
+    queries: list[str] = []
+    opened._db().set_trace_callback(queries.append)
+    assert [opened.chinese_papers for _ in range(3)] == [0, 0, 0]
+    assert len(queries) == 1

@@ -202,9 +202,10 @@ class TermLexicon:
                                                   check_same_thread=False)
         return db
 
-    @property
+    @cached_property
     def chinese_papers(self) -> int:
-        """Papers with Chinese text when the lexicon was built (-1: not counted)."""
+        """Papers with Chinese text when the lexicon was built (-1: not counted); read once (the
+        file is immutable: `papersift index` replaces it, and lexicon_for opens the new one)."""
         row = self._db().execute("SELECT value FROM meta WHERE name = 'chinese_papers'").fetchone()
         return int(row[0]) if row else -1
 
