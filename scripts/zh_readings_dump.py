@@ -39,7 +39,8 @@ def main(data_dir: Path) -> None:
     Warmup().run(service, data_dir)  # as `serve` warms up before it says ready
     for name, text in texts():
         reading = service.reading_of(text)
-        phrased = phrase_query(parse_query(text), reading, service.term_lexicon, service.phrase_papers) if reading else None
+        phrased = phrase_query(parse_query(text), reading, service.term_lexicon, service.phrase_papers,
+                               service.term_doc_freq) if reading else None
         sys.stdout.write(f"{name}\t{text}\t{reading!r}\t{phrased!r}\n")
 
 

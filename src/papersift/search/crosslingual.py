@@ -644,7 +644,8 @@ def carried_over_query(query: ParsedQuery, english: str, match: str = "any",
 
 
 def phrase_query(query: ParsedQuery, reading: QueryReading, phrases: Phrases | None = None,
-                 phrase_papers: Callable[[str], int] | None = None) -> ParsedQuery | None:
+                 phrase_papers: Callable[[str], int] | None = None,
+                 term_papers: Callable[[str], int] | None = None) -> ParsedQuery | None:
     """The reading as the phrases papers write, with the filters and exclusions typed: each
     term's reading as one phrase, and a term whose reading is a guess as its reading or its
     alternatives (PHRASE_ALTERNATIVES), any of them. A Chinese term names one thing, and
@@ -663,7 +664,10 @@ def phrase_query(query: ParsedQuery, reading: QueryReading, phrases: Phrases | N
     "hyperparameter optimization"), weighted to score as the phrase they spell (equal_weight).
     zhterms zh, half A decided / half B confirmed (docs/crosslingual.md): keyword MRR@10 0.654 ->
     0.665 / 0.667 -> 0.674, success@10 0.750 -> 0.763 / 0.736 -> 0.757; hybrid MRR@10 0.647 ->
-    0.659 / 0.648 -> 0.652 (spellings at full weight: keyword A 0.659, at 0.6: 0.662)."""
+    0.659 / 0.648 -> 0.652 (spellings at full weight: keyword A 0.659, at 0.6: 0.662).
+
+    `phrase_papers` and `term_papers` (papers with a phrase, with an analyzed term) find the
+    reading's spellings with a stop word between its words (compounds.gap_spellings)."""
     terms = [term for term in reading.terms if term.source != NAME_SOURCE]
     # nothing searched but the terms' readings (no Latin word typed beside or inside a term: "Hopfield网络")
     if (reading.extra or not terms or any(not term.english for term in terms)
@@ -682,7 +686,7 @@ def phrase_query(query: ParsedQuery, reading: QueryReading, phrases: Phrases | N
                         searched.add(analyzed(spelled))
                         options[spelled] = weight * equal_weight(spelled, text, phrases)
         if phrase_papers is not None:  # the reading as papers write it, a stop word between two words
-            for spelled in gap_spellings(term.english, phrase_papers):  # ("spike-slab": "spike and slab")
+            for spelled in gap_spellings(term.english, phrase_papers, term_papers):  # ("spike-slab": "spike and slab")
                 options.setdefault(spelled, 1.0)
         nodes.append(AnyOf(tuple(Words(text, phrase=True, weight=weight) for text, weight in options.items())))
     filters = merge_filters(query.filters, Filters(authors=reading.authors)) if reading.authors else query.filters
