@@ -347,9 +347,14 @@ class TermLexicon:
                 readings.append(TermReading(chinese, ""))
                 continue
             best = options[0]
-            others = [option for option in options[1:] if _worth_offering(option, best)]
-            names = [phrase[0] for option in [best, *others] if (phrase := self.phrase(option.key))]
-            names = list(dict.fromkeys(names))
+            names: list[str] = []  # the reading and its alternatives, spelled, each once
+            for option in options:
+                if option is best or _worth_offering(option, best):
+                    spelled = self.phrase(option.key)  # the spelling: a query each, so only as many as are kept
+                    if spelled is not None and spelled[0] not in names:
+                        names.append(spelled[0])
+                        if len(names) > ALTERNATIVES:
+                            break
             sure = not best.secondary and not best.swapped
             readings.append(TermReading(chinese, names[0], tuple(names[1:ALTERNATIVES + 1]), best.papers, sure=sure,
                                         confidence=COMPOSED_SURE_CONFIDENCE if sure else COMPOSED_UNSURE_CONFIDENCE))
