@@ -299,11 +299,10 @@ class TermLexicon:
         so that the walk's checks of keys that are phrases need no SQLite query either (`papers`)."""
         if self._keys is None:
             self._keys = self._bloom("phrase", "key")
-        if self._phrase_ids is None:
-            rows = self._db().execute("SELECT key, papers FROM phrase").fetchall()
-            ids = marisa_trie.Trie([key for key, _ in rows])
+        if self._phrase_ids is None:  # streamed from SQLite: no list of 640,000 rows held at once
+            ids = marisa_trie.Trie(key for (key,) in self._db().execute("SELECT key FROM phrase"))
             counts = array("i", bytes(4 * len(ids)))
-            for key, papers in rows:
+            for key, papers in self._db().execute("SELECT key, papers FROM phrase"):
                 counts[ids[key]] = papers
             self._phrase_papers, self._phrase_ids = counts, ids
         if self._headwords is None:
