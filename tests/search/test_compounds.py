@@ -132,6 +132,24 @@ def test_a_reading_papers_hardly_write_is_also_searched_with_a_stop_word_between
     assert gap_spellings("spike", count) == () and gap_spellings("alpha beta gamma delta", count) == ()  # one word; a description
 
 
+def test_a_reading_used_by_enough_of_its_rarest_words_papers_needs_no_gap_searched():
+    # a spelling's papers are at most its rarest term's: a reading used by MIN_SHARE of those is
+    # kept alone without counting any spelling with a gap (a phrase search each)
+    term_papers = {"spike": 40, "slab": 35, "batch": 300, "learn": 5000, "alpha": 900, "beta": 800, "gamma": 700}.__getitem__
+    asked: list[str] = []
+
+    def count(text: str) -> int:
+        asked.append(text)
+        return PHRASE_PAPERS.get(text, 0)
+
+    assert gap_spellings("batch learning", count, term_papers) == () and asked == ["batch learning"]
+    asked.clear()  # 1 paper writes "spike-slab", under 5% of the 35 with "slab": its gap spelling is counted
+    assert gap_spellings("spike-slab", count, term_papers) == ("spike and slab",) and asked == ["spike-slab", "spike and slab"]
+    for text in PHRASE_PAPERS:  # the same spellings as counting every one (bounds the counts hold)
+        bound = lambda term: max(PHRASE_PAPERS.values())  # noqa: E731
+        assert gap_spellings(text, count, bound) == gap_spellings(text, count)
+
+
 def test_the_spelling_with_a_stop_word_is_searched_beside_the_reading_not_beside_alternatives():
     guess = TermReading("尖峰和平板", "spike-slab", ("batch learning",), 1, confidence=0.4)
     query = phrase_query(ParsedQuery(), _one_term(guess), None, lambda text: PHRASE_PAPERS.get(text, 0))

@@ -194,3 +194,24 @@ def test_search_as_typed_ranks_the_chinese_text_by_its_own_embedding(hybrid_dir,
     # with its reading, the query's vector is another one (averaged with "reinforcement learning")
     read = service.search(SearchRequest(query="强化学习", mode="semantic", size=10))
     assert read.reading is not None and [hit.paper.id for hit in read.hits] != expected
+
+
+def test_a_piece_is_found_in_its_token_as_the_spread_out_regex_finds_it():
+    # _piece_spans finds each piece's characters in order with only non-word characters between
+    # them; scanned, not compiled a pattern a piece, the same places as the regex on every case
+    import random
+    import re
+
+    from papersift.search.crosslingual import _spread_in
+
+    alphabet = "状态动作值函数a1_- ·，（）"
+    draw = random.Random(32)
+    for _ in range(20_000):
+        token = "".join(draw.choice(alphabet) for _ in range(draw.randint(1, 12)))
+        start = draw.randint(0, len(token) - 1)
+        piece = token[start:start + draw.randint(1, 4)] if draw.random() < 0.7 else \
+            "".join(draw.choice(alphabet) for _ in range(draw.randint(1, 3)))
+        at = draw.randint(0, len(token))
+        expected = re.compile(r"\W*".join(map(re.escape, piece))).search(token, at)
+        assert _spread_in(token, piece, at) == (expected.span() if expected else None), (token, piece, at)
+    assert _spread_in("状态-动作值函数", "状态动作", 0) == (0, 5)

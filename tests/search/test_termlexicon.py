@@ -150,6 +150,23 @@ def test_with_the_phrase_keys_in_memory_every_phrase_is_found_and_misses_need_no
     assert [held.read(text) for text in texts] == [TermLexicon(lexicon.path).read(text) for text in texts]
 
 
+def test_with_the_phrase_keys_in_memory_the_walk_counts_papers_with_no_query(lexicon):
+    # the walk's phrase checks ask papers(): with the keys held, hits are answered from memory
+    # too (the exact key table), not only the misses the Bloom filter rules out
+    import sqlite3
+
+    with sqlite3.connect(lexicon.path) as db:
+        rows = dict(db.execute("SELECT key, papers FROM phrase"))
+    held = TermLexicon(lexicon.path)
+    held.load_keys()
+    queries: list[str] = []
+    held._db().set_trace_callback(queries.append)
+    assert [held.papers(key) for key in rows] == list(rows.values())
+    assert all(held.papers(f"{key} zzqx") == 0 for key in rows)
+    assert queries == []
+    assert [TermLexicon(lexicon.path).papers(key) for key in rows] == list(rows.values())  # and without keys held
+
+
 def test_with_the_headwords_in_memory_a_string_no_headword_is_needs_no_query(lexicon):
     import sqlite3
 
@@ -199,11 +216,16 @@ def _composed_one_check_at_a_time(lexicon: TermLexicon, units: tuple, left: int)
     return sorted(found.values(), key=_rank), budget[0]
 
 
-def test_remembered_checks_compose_what_checking_each_sense_in_turn_does(lexicon):
+@pytest.mark.parametrize("keys_held", [False, True])
+def test_remembered_checks_compose_what_checking_each_sense_in_turn_does(lexicon, keys_held):
     # the walk reuses each (key, senses) pair's check answers but charges and refuses checks in
-    # the same order, so a spent budget cuts the same compositions off
+    # the same order, so a spent budget cuts the same compositions off; with the keys held, a
+    # (key, senses) pair's checks are answered in one pass over the key filter and table
     from papersift.search.termlexicon import _Budget, _compose_in_order, _units
 
+    if keys_held:
+        lexicon = TermLexicon(lexicon.path)
+        lexicon.load_keys()
     units = tuple(_units("图神经网络过平滑的弱监督学习Softmax函数"))
     compared = 0
     for left in [*range(0, 80, 3), 150, 400, 4000]:
@@ -218,15 +240,23 @@ def test_remembered_checks_compose_what_checking_each_sense_in_turn_does(lexicon
 
 
 class _SwapOneCheckAtATime(TermLexicon):
-    """The walk as it was before its checks skipped the call layers (pagespeed): the halves read
-    the other way round checked through _lookup, each sense's key through phrase() (the
+    """The walk as it was before its checks skipped the call layers (pagespeed) and the halves'
+    pairs were charged at once (termwalk): the halves read the other way round checked one at a
+    time, each charged as it is checked, each key (and each sense's key) through phrase() (the
     reference the faster walk must read alike)."""
 
-    def _known_phrase(self, key: str):
-        return self.phrase(key)
+    def papers(self, key: str) -> int:
+        spelled = self.phrase(key)
+        return spelled[1] if spelled is not None else 0
 
     def _compose(self, units, start, end, budget):
         from papersift.search.termlexicon import MIN_COMPOSED_PAPERS, _Composed, _keep, _rank
+
+        def lookup(key: str):
+            if budget.left <= 0:
+                return None
+            budget.left -= 1
+            return self.phrase(key)
 
         found: dict = {}
         for composed in self._in_order(units, start, end, budget):
@@ -235,7 +265,7 @@ class _SwapOneCheckAtATime(TermLexicon):
             for right in self._in_order(units, split, end, budget):
                 for left in self._in_order(units, start, split, budget):
                     key = f"{right.key} {left.key}"
-                    spelled = self._lookup(key, budget)
+                    spelled = lookup(key)
                     if spelled and spelled[1] >= MIN_COMPOSED_PAPERS:
                         _keep(found, _Composed(key, spelled[1], left.pieces + right.pieces,
                                                left.secondary + right.secondary, swapped=True))
@@ -285,3 +315,12 @@ def test_the_faster_walk_reads_every_zhterms_dev_term_as_before(shared_data, cor
     faster, reference = _read_both_ways(corpus_lexicon.path, terms, keys_held)
     assert faster == reference
     assert sum(bool(reading.english) for reading in faster) > 100  # terms that composed, not 300 empty readings
+
+
+def test_the_count_of_chinese_papers_is_read_once_per_lexicon(lexicon):
+    # every Chinese query asks it (service._no_chinese_papers): one query per opened file, not per search
+    opened = TermLexicon(lexicon.path)
+    queries: list[str] = []
+    opened._db().set_trace_callback(queries.append)
+    assert [opened.chinese_papers for _ in range(3)] == [0, 0, 0]
+    assert len(queries) == 1

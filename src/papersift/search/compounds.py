@@ -106,17 +106,26 @@ GAP_WORD = "and"  # any stop word spells the gap alike: the index drops it and k
 MAX_GAP_WORDS = 3  # readings of up to this many words are tried with a stop word between two of them
 
 
-def gap_spellings(text: str, phrase_papers: Callable[[str], int]) -> tuple[str, ...]:
+def gap_spellings(text: str, phrase_papers: Callable[[str], int],
+                  term_papers: Callable[[str], int] | None = None) -> tuple[str, ...]:
     """`text` with a stop word between two of its words ("spike-slab": "spike and slab"), where
     papers hardly write `text` itself: under MIN_SHARE as often as that spelling, the rule for a
     spelling papers use. `phrase_papers` counts the papers with a phrase in the index, which keeps
     a dropped stop word's position (the phrase table's keys drop stop words: they cannot tell
     these spellings apart). The gap matches any stop word ("batch of learning"), so a reading
-    papers do write ("batch learning", 28 papers against 46) keeps its own spelling alone."""
+    papers do write ("batch learning", 28 papers against 46) keeps its own spelling alone.
+
+    `term_papers` (papers whose text has an analyzed term, the index's document frequency) bounds
+    every spelling's papers by its rarest term's: when `text` is used by MIN_SHARE of that many
+    papers, no spelling can pass it, and none is counted (each count is a phrase search, ~0.1 ms;
+    a Chinese term page asked one or two)."""
     words = text.replace("-", " ").split()
-    if not 2 <= len(words) <= MAX_GAP_WORDS or any(not analyzed(word) for word in words):
+    keys = [analyzed(word) for word in words] if 2 <= len(words) <= MAX_GAP_WORDS else []
+    if not keys or not all(keys):
         return ()
     own = phrase_papers(text)
+    if term_papers is not None and own >= MIN_SHARE * min(term_papers(term) for key in keys for term in key.split()):
+        return ()
     found = []
     for at in range(1, len(words)):
         spelled = " ".join([*words[:at], GAP_WORD, *words[at:]])

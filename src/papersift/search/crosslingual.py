@@ -432,15 +432,40 @@ def _piece_spans(token: str, read: list[TermReading]) -> list[tuple[int, int, tu
     at = 0
     for term in read:
         # the lexicon's pieces leave out what is neither a character nor a Latin word ("状态-动作值")
-        found = re.compile(r"\W*".join(map(re.escape, term.chinese))).search(token, at) if term.chinese else None
-        if found is None or not term.english:
+        found = _spread_in(token, term.chinese, at) if term.chinese and term.english else None
+        if found is None:
             return None  # a piece not in place, or one read as nothing: no phrase to join
-        at = found.end()
-        spans.append((found.start(), at, tuple(dict.fromkeys((term.english, *term.alternatives)))))
+        at = found[1]
+        spans.append((found[0], at, tuple(dict.fromkeys((term.english, *term.alternatives)))))
     # the Latin words typed outside every piece ("Softmax" of "Softmax函数"; a piece's own are read with it)
     spans += [(word.start(), word.end(), (word.group(),)) for word in _LATIN_WORD.finditer(token)
               if not any(start < word.end() and word.start() < end for start, end, _ in spans)]
     return sorted(spans)
+
+
+def _spread_in(token: str, piece: str, at: int) -> tuple[int, int] | None:
+    """(start, end) of the first place from `at` where the token holds the piece's characters in
+    order with only non-word characters (\\W) between them, as the regex `c1\\W*c2\\W*...` finds
+    it; None when it holds none. Scanned without compiling a pattern a piece (a term's pieces are
+    new to the process: compiling was ~0.1 ms a page); a piece holding a non-word character
+    itself (one the walk passed over) is matched by the regex."""
+    if not all(character.isalnum() or character == "_" for character in piece):  # \w, as re has it
+        found = re.compile(r"\W*".join(map(re.escape, piece))).search(token, at)
+        return found.span() if found is not None else None
+    first = piece[0]
+    start = token.find(first, at)
+    while start >= 0:
+        end = start + 1
+        for character in piece[1:]:
+            while end < len(token) and not (token[end].isalnum() or token[end] == "_"):
+                end += 1  # \\W* between two characters of the piece
+            if end == len(token) or token[end] != character:
+                break
+            end += 1
+        else:
+            return start, end
+        start = token.find(first, start + 1)
+    return None
 
 
 def _joined(pieces: list[tuple[str, ...]], lexicon: TermLexicon) -> tuple[str, int] | None:
@@ -620,7 +645,8 @@ def carried_over_query(query: ParsedQuery, english: str, match: str = "any",
 
 
 def phrase_query(query: ParsedQuery, reading: QueryReading, phrases: Phrases | None = None,
-                 phrase_papers: Callable[[str], int] | None = None) -> ParsedQuery | None:
+                 phrase_papers: Callable[[str], int] | None = None,
+                 term_papers: Callable[[str], int] | None = None) -> ParsedQuery | None:
     """The reading as the phrases papers write, with the filters and exclusions typed: each
     term's reading as one phrase, and a term whose reading is a guess as its reading or its
     alternatives (PHRASE_ALTERNATIVES), any of them. A Chinese term names one thing, and
@@ -639,7 +665,10 @@ def phrase_query(query: ParsedQuery, reading: QueryReading, phrases: Phrases | N
     "hyperparameter optimization"), weighted to score as the phrase they spell (equal_weight).
     zhterms zh, half A decided / half B confirmed (docs/crosslingual.md): keyword MRR@10 0.654 ->
     0.665 / 0.667 -> 0.674, success@10 0.750 -> 0.763 / 0.736 -> 0.757; hybrid MRR@10 0.647 ->
-    0.659 / 0.648 -> 0.652 (spellings at full weight: keyword A 0.659, at 0.6: 0.662)."""
+    0.659 / 0.648 -> 0.652 (spellings at full weight: keyword A 0.659, at 0.6: 0.662).
+
+    `phrase_papers` and `term_papers` (papers with a phrase, with an analyzed term) find the
+    reading's spellings with a stop word between its words (compounds.gap_spellings)."""
     terms = [term for term in reading.terms if term.source != NAME_SOURCE]
     # nothing searched but the terms' readings (no Latin word typed beside or inside a term: "Hopfield网络")
     if (reading.extra or not terms or any(not term.english for term in terms)
@@ -658,7 +687,7 @@ def phrase_query(query: ParsedQuery, reading: QueryReading, phrases: Phrases | N
                         searched.add(analyzed(spelled))
                         options[spelled] = weight * equal_weight(spelled, text, phrases)
         if phrase_papers is not None:  # the reading as papers write it, a stop word between two words
-            for spelled in gap_spellings(term.english, phrase_papers):  # ("spike-slab": "spike and slab")
+            for spelled in gap_spellings(term.english, phrase_papers, term_papers):  # ("spike-slab": "spike and slab")
                 options.setdefault(spelled, 1.0)
         nodes.append(AnyOf(tuple(Words(text, phrase=True, weight=weight) for text, weight in options.items())))
     filters = merge_filters(query.filters, Filters(authors=reading.authors)) if reading.authors else query.filters

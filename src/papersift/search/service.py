@@ -492,7 +492,7 @@ class SearchService:
             return None
         # Searched as the phrases papers write (crosslingual.phrase_query), else like its English
         # twin (all words), ranked by any word when none has all.
-        phrased = phrase_query(query, reading, self.term_lexicon, self.phrase_papers)
+        phrased = phrase_query(query, reading, self.term_lexicon, self.phrase_papers, self.term_doc_freq)
         attempts = [(carried_over_query(query, reading.searched, match, reading.authors), depth)
                     for match, depth in (("all", None), ("any", RELAXED_DEPTH))]
         for carried, depth in ([(phrased, None)] if phrased is not None else []) + attempts:

@@ -24,10 +24,13 @@ import os
 import re
 import sqlite3
 import threading
+from array import array
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from itertools import islice, product
 from pathlib import Path
 
+import marisa_trie
 from rbloom import Bloom
 
 from papersift.index.analyzers import CJK_RUN, has_cjk
@@ -179,8 +182,13 @@ class TermLexicon:
         self._compositions: dict[tuple, tuple[list[_Composed], int]] = {}
         self._readings: dict[str, QueryReading | None] = {}
         self._keys: Bloom | None = None  # every phrase key, once load_keys ran
+        # every phrase key exactly (marisa-trie: key -> id) and its papers (by id), once load_keys ran
+        self._phrase_ids: marisa_trie.Trie | None = None
+        self._phrase_papers: array | None = None
         self._headwords: Bloom | None = None  # every sense headword, once load_keys ran
         self._extended: dict[tuple[str, tuple[str, ...]], tuple[int, tuple]] = {}  # see _extensions
+        self._windows: dict[tuple, tuple[tuple[int, tuple[str, ...]], ...]] = {}  # see _words
+        self._key_forms: dict[str, tuple[str, ...]] = {}  # see _forms
 
     @classmethod
     def open(cls, data_dir: str | os.PathLike) -> TermLexicon | None:
@@ -194,9 +202,10 @@ class TermLexicon:
                                                   check_same_thread=False)
         return db
 
-    @property
+    @cached_property
     def chinese_papers(self) -> int:
-        """Papers with Chinese text when the lexicon was built (-1: not counted)."""
+        """Papers with Chinese text when the lexicon was built (-1: not counted); read once (the
+        file is immutable: `papersift index` replaces it, and lexicon_for opens the new one)."""
         row = self._db().execute("SELECT value FROM meta WHERE name = 'chinese_papers'").fetchone()
         return int(row[0]) if row else -1
 
@@ -230,15 +239,19 @@ class TermLexicon:
         # guesses already: their forms only cost phrase checks, which a long description runs out of)
         if not key or key.startswith(SECONDARY) or " " in key:
             return ()
+        known = self._key_forms.get(key)  # remembered per key: headwords share their senses' words
+        if known is not None:
+            return known
         spelled = self.phrase(key)
-        if spelled is None:
-            return ()
         found = []
-        for form in word_forms(spelled[0].lower()):
+        for form in word_forms(spelled[0].lower()) if spelled is not None else ():
             other = analyzed(form)
-            if other and other != key and " " not in other and self.phrase(other) is not None:
+            if other and other != key and " " not in other and self.papers(other):
                 found.append(other)
-        return tuple(dict.fromkeys(found))
+        if len(self._key_forms) >= MEMO_SIZE:
+            self._key_forms.clear()
+        known = self._key_forms[key] = tuple(dict.fromkeys(found))
+        return known
 
     def phrase(self, key: str) -> tuple[str, int] | None:
         """(spelling, papers) of a phrase key papers use, else None."""
@@ -248,24 +261,32 @@ class TermLexicon:
         keys = self._keys
         if keys is not None and key not in keys:
             return None  # surely no phrase (a Bloom filter has no false negatives)
-        row = self._db().execute("SELECT surface, papers FROM phrase WHERE key = ?", (key,)).fetchone()
-        found = (row[0], row[1]) if row else None
+        ids = self._phrase_ids
+        if ids is not None and key not in ids:
+            found = None  # the filter's false positive: no phrase, and no query
+        else:
+            row = self._db().execute("SELECT surface, papers FROM phrase WHERE key = ?", (key,)).fetchone()
+            found = (row[0], row[1]) if row else None
         if len(self._phrases) >= MEMO_SIZE:
             self._phrases.clear()
         self._phrases[key] = found
         return found
 
-    def _known_phrase(self, key: str) -> tuple[str, int] | None:
-        """phrase(), its two commonest answers first: a key remembered, and (once load_keys ran)
-        a key the filter rules out, with no call and no memo write (the walk checks ~900 keys
-        a term, most of them misses)."""
-        remembered = self._phrases.get(key, _UNKNOWN)
-        if remembered is not _UNKNOWN:
-            return remembered  # type: ignore[return-value]
+    def papers(self, key: str) -> int:
+        """Papers using a phrase key (0: no phrase papers use): phrase()'s count without its
+        spelling, which the walk needs only for the readings it keeps. With the keys held
+        (load_keys), from memory: the Bloom filter rules out most keys, the exact key table
+        answers the rest, with no SQLite query (the walk checks ~900 keys a term, ~40 of them
+        phrases)."""
         keys = self._keys
         if keys is not None and key not in keys:
-            return None
-        return self.phrase(key)
+            return 0
+        ids = self._phrase_ids
+        if ids is not None:
+            found = ids.get(key)
+            return self._phrase_papers[found] if found is not None else 0  # type: ignore[index]
+        spelled = self.phrase(key)
+        return spelled[1] if spelled is not None else 0
 
     def load_keys(self) -> None:
         """Hold every phrase key and every sense headword in memory (Bloom filters), so that
@@ -273,9 +294,17 @@ class TermLexicon:
         server does this at start (~0.8 s for 640,000 keys at load 12; the 133,409 headwords of
         the shared corpus's lexicon add ~0.1 s and 0.24 MB at load 5), a one-query process (the CLI) does
         not. A 20-40-character description's reading looks up ~100 strings no headword is
-        (known-item zh dev: 96 a query, ~0.7 ms of its ~16 ms)."""
+        (known-item zh dev: 96 a query, ~0.7 ms of its ~16 ms). The phrase keys are also held
+        exactly with their paper counts (a marisa trie and an array: ~1.2 s more at start, 4.5 MB held),
+        so that the walk's checks of keys that are phrases need no SQLite query either (`papers`)."""
         if self._keys is None:
             self._keys = self._bloom("phrase", "key")
+        if self._phrase_ids is None:  # streamed from SQLite: no list of 640,000 rows held at once
+            ids = marisa_trie.Trie(key for (key,) in self._db().execute("SELECT key FROM phrase"))
+            counts = array("i", bytes(4 * len(ids)))
+            for key, papers in self._db().execute("SELECT key, papers FROM phrase"):
+                counts[ids[key]] = papers
+            self._phrase_papers, self._phrase_ids = counts, ids
         if self._headwords is None:
             self._headwords = self._bloom("sense", "headword")
 
@@ -317,9 +346,14 @@ class TermLexicon:
                 readings.append(TermReading(chinese, ""))
                 continue
             best = options[0]
-            others = [option for option in options[1:] if _worth_offering(option, best)]
-            names = [phrase[0] for option in [best, *others] if (phrase := self.phrase(option.key))]
-            names = list(dict.fromkeys(names))
+            names: list[str] = []  # the reading and its alternatives, spelled, each once
+            for option in options:
+                if option is best or _worth_offering(option, best):
+                    spelled = self.phrase(option.key)  # the spelling: a query each, so only as many as are kept
+                    if spelled is not None and spelled[0] not in names:
+                        names.append(spelled[0])
+                        if len(names) > ALTERNATIVES:
+                            break
             sure = not best.secondary and not best.swapped
             readings.append(TermReading(chinese, names[0], tuple(names[1:ALTERNATIVES + 1]), best.papers, sure=sure,
                                         confidence=COMPOSED_SURE_CONFIDENCE if sure else COMPOSED_UNSURE_CONFIDENCE))
@@ -338,9 +372,13 @@ class TermLexicon:
                 if reached is None:
                     continue
                 unread, chunks, cost, cover = reached
-                options = self._compose(units, start, end, budget)
                 if end - start == 1 and n > 1 and units[start][1] is None:
-                    options = []  # one character read alone, inside a longer term, is mostly noise ("前" -> "present")
+                    # one character read alone, inside a longer term, is mostly noise ("前" -> "present"):
+                    # composed (a part the others are made of, its checks charged) but not ranked
+                    self._in_order(units, start, end, budget)
+                    options = []
+                else:
+                    options = self._compose(units, start, end, budget)
                 if options:
                     candidate = (unread, chunks + 1, cost - options[0].score, [*cover, (start, end, options)])
                 elif end - start == 1:
@@ -359,18 +397,22 @@ class TermLexicon:
         found: dict[str, _Composed] = {}
         for composed in self._in_order(units, start, end, budget):
             _keep(found, composed)
+        keys, papers = self._keys, self.papers
         for split in range(start + 1, end):  # the two halves the other way round
             rights = self._in_order(units, split, end, budget)
             if not rights:
                 continue
             lefts = self._in_order(units, start, split, budget)
-            for right in rights:
-                for left in lefts:
-                    key = f"{right.key} {left.key}"
-                    spelled = self._lookup(key, budget)
-                    if spelled and spelled[1] >= MIN_COMPOSED_PAPERS:
-                        _keep(found, _Composed(key, spelled[1], left.pieces + right.pieces,
-                                               left.secondary + right.secondary, swapped=True))
+            # each pair (right, left) in turn is one phrase check: the budget pays for the first
+            # ones it can, the rest are refused (as checking them one at a time would)
+            checked = min(len(rights) * len(lefts), budget.left)
+            budget.left -= checked
+            pairs = ((right, left, f"{right.key} {left.key}") for right, left in islice(product(rights, lefts), checked))
+            for right, left, key in [pair for pair in pairs if pair[2] in keys] if keys is not None else pairs:
+                count = papers(key)
+                if count >= MIN_COMPOSED_PAPERS:
+                    _keep(found, _Composed(key, count, left.pieces + right.pieces,
+                                           left.secondary + right.secondary, swapped=True))
         return sorted(found.values(), key=_rank)
 
     def _in_order(self, units, start: int, end: int, budget: _Budget) -> list[_Composed]:
@@ -392,12 +434,6 @@ class TermLexicon:
         budget.parts[part] = found
         return found
 
-    def _lookup(self, key: str, budget: _Budget) -> tuple[str, int] | None:
-        if budget.left <= 0:
-            return None
-        budget.left -= 1
-        return self._known_phrase(key)
-
     def _extensions(self, key: str, senses: tuple[str, ...]) -> tuple[int, tuple[tuple[int, str | None, bool], ...]]:
         """What extending `key` by each of `senses` in turn finds: (the number of phrase checks,
         the steps), a step being (checks before it, the longer key, whether the sense is less
@@ -405,7 +441,18 @@ class TermLexicon:
         an empty sense (a linking character, passed over without a check)."""
         memo_key = (key, senses)
         found = self._extended.get(memo_key)
-        if found is None:
+        keys, ids = self._keys, self._phrase_ids
+        if found is None and keys is not None and ids is not None and "" not in senses:
+            # the keys held (a server): each sense is a check, in turn; the filter rules out most
+            # longer keys in one pass, the exact key table answers the rest (a key holds no
+            # leading or trailing space: "" + sense is the sense's key, as f"{key} {sense}".strip())
+            prefix = f"{key} " if key else ""
+            found = (len(senses), tuple((at, longer, sense[0] == SECONDARY) for at, sense in enumerate(senses)
+                                        if (longer := prefix + sense.lstrip(SECONDARY)) in keys and longer in ids))
+            if len(self._extended) >= MEMO_SIZE:
+                self._extended.clear()
+            self._extended[memo_key] = found
+        elif found is None:
             steps: list[tuple[int, str | None, bool]] = []
             checks = 0
             for sense in senses:
@@ -413,7 +460,7 @@ class TermLexicon:
                     steps.append((checks, None, False))
                     continue
                 longer = f"{key} {sense.lstrip(SECONDARY)}".strip()
-                if self._known_phrase(longer):
+                if self.papers(longer):
                     steps.append((checks, longer, sense.startswith(SECONDARY)))
                 checks += 1
             found = (checks, tuple(steps))
@@ -422,20 +469,34 @@ class TermLexicon:
             self._extended[memo_key] = found
         return found
 
-    def _pieces(self, units, at: int):
+    def _pieces(self, units, at: int) -> list[tuple[int, tuple[str, ...]]]:
         """(end, sense keys) of every dictionary word (or Latin word) starting at `at`."""
-        unit, latin_key = units[at]
+        return [(at + length, senses) for length, senses in self._words(units[at:at + MAX_PIECE_CHARS])]
+
+    def _words(self, window: tuple) -> tuple[tuple[int, tuple[str, ...]], ...]:
+        """(length in units, sense keys) of every dictionary word (or Latin word) that starts a window of
+        units, remembered per window: the walk asks again at each position of every part of a
+        term (~200 times a dev term), a string's senses never change."""
+        found = self._windows.get(window)
+        if found is None:
+            found = self._windows[window] = tuple(self._read_words(window))
+            if len(self._windows) > MEMO_SIZE:
+                self._windows.clear()
+        return found
+
+    def _read_words(self, window: tuple):
+        unit, latin_key = window[0]
         if latin_key is not None:
-            yield at + 1, (latin_key,)
+            yield 1, (latin_key,)
             return
         text = ""
         if unit in LINKING_CHARACTERS:  # passed over, never read on its own ("的" is no "target")
-            yield at + 1, ("",)
+            yield 1, ("",)
             return
-        for end in range(at, min(len(units), at + MAX_PIECE_CHARS)):
-            if units[end][1] is not None:
+        for end, (unit, latin_key) in enumerate(window):
+            if latin_key is not None:
                 break
-            text += units[end][0]
+            text += unit
             senses = self.senses(text)
             if senses:
                 yield end + 1, senses
@@ -444,18 +505,25 @@ class TermLexicon:
 def _compose_in_order(lexicon: TermLexicon, units: tuple, budget: _Budget) -> list[_Composed]:
     """Compositions of all the units in order (depth first, a phrase at every step)."""
     found: dict[str, _Composed] = {}
+    n = len(units)
+    windows: list[tuple | None] = [None] * n  # the words at each position, looked up once a walk
+    extended = lexicon._extended
 
     def extend(at: int, key: str, pieces: int, secondary: int) -> None:
-        if at == len(units):
-            spelled = lexicon.phrase(key) if key else None
-            if spelled and (pieces == 1 or spelled[1] >= MIN_COMPOSED_PAPERS):
-                _keep(found, _Composed(key, spelled[1], pieces, secondary))
+        if at == n:  # all the units composed: a phrase papers use (one word, or a composed phrase enough papers use)
+            count = lexicon.papers(key) if key else 0
+            if count and (pieces == 1 or count >= MIN_COMPOSED_PAPERS):
+                _keep(found, _Composed(key, count, pieces, secondary))
             return
-        for end, senses in lexicon._pieces(units, at):
+        words = windows[at]
+        if words is None:
+            words = windows[at] = lexicon._words(units[at:at + MAX_PIECE_CHARS])
+        for length, senses in words:
+            end = at + length
             # each sense is one phrase check of `key` + the sense, in order, charged to the
             # budget as it goes (a check refused once the budget is spent fails); the checks'
             # answers are remembered per (key, senses), so only the few that extend are walked
-            checks, steps = lexicon._extensions(key, senses)
+            checks, steps = extended.get((key, senses)) or lexicon._extensions(key, senses)
             charged = 0
             for before, longer, less_sure in steps:
                 if before > charged:  # the failed checks before this step
