@@ -58,11 +58,11 @@ def test_the_phrase_encoder_maps_prepared_weights_and_never_inflates_the_package
 
     monkeypatch.setenv("PAPERSIFT_MODELS_DIR", str(prepared))
     monkeypatch.setattr(use_numpy.NumpyBackend, "__init__", inflate)
-    phrasevectors._loaded_model.cache_clear()
+    phrasevectors.use_model.cache_clear()
     try:
         vectors = phrasevectors.encode_texts(["强化学习"])
     finally:
-        phrasevectors._loaded_model.cache_clear()
+        phrasevectors.use_model.cache_clear()
     assert vectors.shape == (1, phrasevectors.DIM)
 
 

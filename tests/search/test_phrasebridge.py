@@ -368,33 +368,3 @@ def test_the_unsure_entry_weighed_against_the_pieces_gains_what_it_reads_back_to
     lexicon = _Spellings({"gradient clipping": 30, "gradient truncated": 40})
     read = _weighed_with_unsure_entries("梯度截断", pieces, lexicon, phrases, glossary)  # type: ignore[arg-type]
     assert [(t.english, t.sure) for t in read] == [("gradient clipping", False)]
-
-
-def test_loading_in_background_makes_one_encoder_for_the_query_that_waits_for_it(monkeypatch, tmp_path):
-    """The CLI starts loading the encoder on a thread; the query's own first use waits for that
-    load instead of making a second (~0.15 s of sentencepiece each)."""
-    import functools
-    import threading
-    import time
-
-    from papersift.index import phrasevectors
-    from papersift.search import cedict, phrasebridge
-
-    made: list[str] = []
-    started = threading.Event()
-
-    @functools.lru_cache(maxsize=1)
-    def slow_model():
-        started.set()
-        time.sleep(0.2)
-        made.append(threading.current_thread().name)
-        return "the encoder"
-
-    monkeypatch.setattr(phrasevectors, "_loaded_model", slow_model)
-    monkeypatch.setattr(phrasebridge, "phrase_bridge_for", lambda data_dir: object())
-    monkeypatch.setattr(cedict, "_inflated", lambda: b"")
-    thread = phrasebridge.load_in_background(tmp_path)
-    assert started.wait(5)
-    assert phrasevectors.use_model() == "the encoder"  # waited for the thread's load
-    thread.join(5)
-    assert made == ["papersift-chinese-resources"] and thread.daemon

@@ -30,7 +30,6 @@ import os
 import re
 import sqlite3
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -69,18 +68,8 @@ class PhraseVectorStats:
     seconds: float
 
 
-_LOADING = threading.Lock()
-
-
-def use_model():
-    """USE multilingual v3, loaded once per process; a call while another thread loads it
-    (search/phrasebridge.load_in_background) waits for that load instead of making a second."""
-    with _LOADING:
-        return _loaded_model()
-
-
 @lru_cache(maxsize=1)
-def _loaded_model():
+def use_model():
     """USE multilingual v3, loaded once per process (~1.1 s on the shared 2-core machine: ~0.3 s the
     tokenizer, sentencepiece's own (`reference_tokenizer`), the rest inflating the weights).
 

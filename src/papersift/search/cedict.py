@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import gzip
 import re
-import threading
 from functools import lru_cache
 
 from papersift.index.cedict import ENTRY, dictionary_path, gloss_term
@@ -34,18 +33,9 @@ def gloss_terms(definition: str) -> str | None:
 SCANNED_WORDS = 40
 
 
-_INFLATING = threading.Lock()
-
-
-def dictionary_text() -> bytes:
-    """The dictionary's text, inflated once per process (~0.05 s, 9.6 MB; a call while another
-    thread inflates it waits for that one)."""
-    with _INFLATING:
-        return _inflated()
-
-
 @lru_cache(maxsize=1)
-def _inflated() -> bytes:
+def dictionary_text() -> bytes:
+    """The dictionary's text, inflated once per process (~0.06 s, 9.6 MB)."""
     return gzip.decompress(dictionary_path().read_bytes())
 
 

@@ -23,7 +23,7 @@ import orjson
 
 from papersift.index import vectors as vector_index
 from papersift.index.analyzers import CJK_RUN
-from papersift.index.phrasevectors import PHRASES_MODEL, Encode, encode_texts, use_model
+from papersift.index.phrasevectors import PHRASES_MODEL, Encode, encode_texts
 from papersift.index.termlexicon import analyzed
 from papersift.search.stages import stage
 from papersift.search.termlexicon import ALTERNATIVES, TermLexicon, TermReading
@@ -232,24 +232,6 @@ def phrase_bridge_for(data_dir: str | os.PathLike) -> PhraseBridge | None:
     from papersift.index.phrasevectors import encoder_available
 
     return _open(str(folder)) if encoder_available() else None
-
-
-def load_in_background(data_dir: str | os.PathLike) -> threading.Thread:
-    """Start loading what a Chinese query may read with on a daemon thread: CC-CEDICT's text
-    (the surnames, the dictionary's senses) and the phrase encoder. A one-query process (the
-    CLI) goes on importing and reading meanwhile; zlib's inflation and sentencepiece's load
-    (~0.2 s together) release the GIL, so on two cores most of it is off the query's path."""
-
-    def load() -> None:
-        from papersift.search.cedict import dictionary_text
-
-        dictionary_text()
-        if phrase_bridge_for(data_dir) is not None:
-            use_model()
-
-    thread = threading.Thread(target=load, name="papersift-chinese-resources", daemon=True)
-    thread.start()
-    return thread
 
 
 def warm_up(data_dir: str | os.PathLike) -> None:
