@@ -186,3 +186,33 @@ def test_without_a_dense_reading_a_description_is_read_without_phrase_neighbours
     hybrid.reading_for("图神经网络")
     hybrid.reading_for(description)
     assert keyword.asked == [("图神经网络", True), (description, False)]
+
+
+class CountingKeywordSide:
+    """A keyword side whose papers per term can be counted (as the embedded index's)."""
+
+    backend = None
+    term_lexicon = None
+
+    def phrase_papers(self, text: str) -> int:
+        return 0
+
+    def term_doc_freq(self, term: str) -> int:
+        return 1
+
+
+def test_a_translated_ranking_bounds_its_spellings_by_the_papers_per_term(monkeypatch):
+    # as keyword pages do (compounds.gap_spellings skips the spellings no paper can hold more of):
+    # phrase_query is given the keyword side's counts, not None
+    from types import SimpleNamespace
+
+    from papersift.search import hybrid as hybrid_module
+
+    keyword = CountingKeywordSide()
+    given: list[tuple] = []
+    monkeypatch.setattr(hybrid_module, "phrase_query", lambda *args: given.append(args))
+    hybrid = HybridRetriever(VectorsOnly(), keyword)  # type: ignore[arg-type]
+    monkeypatch.setattr(hybrid, "reading_for", lambda text: SimpleNamespace(searched="graph networks", authors=()))
+    monkeypatch.setattr(hybrid, "lexical_ranking", lambda query, k, candidate_ids=None: [])
+    hybrid.translated_ranking(parse_query("图网络"), 20)
+    assert len(given) == 1 and given[0][4] == keyword.term_doc_freq

@@ -95,7 +95,8 @@ class HybridRetriever:
         if reading is None or not (reading.searched or reading.authors):
             return None
         # the phrases papers write, as keyword mode
-        phrased = phrase_query(query, reading, self.keyword.term_lexicon, self.keyword.phrase_papers)
+        phrased = phrase_query(query, reading, self.keyword.term_lexicon, self.keyword.phrase_papers,
+                               self.keyword.term_doc_freq)
         if phrased is not None:
             ranked = self.lexical_ranking(phrased, k, candidate_ids)
             if ranked:

@@ -10,7 +10,7 @@ protocol and receive the service as its implementation.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from papersift.record import Paper
@@ -45,3 +45,6 @@ class KeywordSide(Protocol):
     def term_lexicon(self) -> TermLexicon | None: ...  # its phrase table: the spellings papers use
 
     def phrase_papers(self, text: str) -> int: ...  # papers with the text as a phrase (search/compounds.py)
+
+    @property
+    def term_doc_freq(self) -> Callable[[str], int] | None: ...  # papers per analyzed term, when countable
