@@ -6,7 +6,9 @@ cheap (it runs on every hit of every page), a page's texts are joined and escape
 first, then searched with one literal-prefix regex per query term over a lowercased
 copy, which finds the words that start like a query term (Snowball stems are prefixes
 of their words, but for a final y→i); only those words are analyzed (once per query),
-and the marks go straight into the escaped text. Escaping only turns & < > " ' into
+and the marks go straight into the escaped text. re's scan for a literal stops at each
+occurrence of its first letter, so each prefix is looked for from its rarest letter on
+("network" from its "w": `_ANCHOR_ORDER`), the letters before it checked behind. Escaping only turns & < > " ' into
 entities, so no word changes; a match inside an entity (the "amp" of "&amp;") is
 skipped. CJK runs are segmented with jieba. Known gap: a word whose accented spelling
 differs from the query's ASCII one ("Döring" for "doring") is not marked, though it does match.
@@ -39,22 +41,42 @@ def _candidate_prefixes(query_terms: frozenset[str]) -> tuple[str, ...]:
     return tuple(kept)
 
 
+# Lowercase English letters, most frequent first (the usual letter-frequency order of English
+# text). re finds a pattern's leading literal by stopping at each occurrence of its first
+# character, and a page's ~20,000 characters hold ~900 "l" but ~90 "k": a prefix is looked for
+# from the letter of it that comes last here (other characters, digits and non-ASCII letters,
+# count as rarer still).
+_ANCHOR_ORDER = {letter: rank for rank, letter in enumerate("etaoinshrdlcumwfgypbvkjxqz")}
+
+
 @lru_cache(maxsize=4096)
-def _scans(query_terms: frozenset[str]) -> tuple[list[re.Pattern], bool]:
-    """A term set's patterns (one per candidate prefix) and whether it has CJK terms."""
+def _scans(query_terms: frozenset[str]) -> tuple[list[tuple[re.Pattern, str]], bool]:
+    """A term set's scans (one per candidate prefix: _word_start_pattern) and whether it has
+    CJK terms."""
     return ([_word_start_pattern(prefix) for prefix in _candidate_prefixes(query_terms)],
             any(CJK_RUN.search(term) for term in query_terms))
 
 
-@lru_cache(maxsize=4096)
-def _word_start_pattern(prefix: str) -> re.Pattern:
-    """The words of an escaped, lowercased text that start with `prefix`.
+def _anchor(prefix: str) -> int:
+    """Where in the prefix its rarest letter is (the first of equals): a scan starts there."""
+    rarest = max(_ANCHOR_ORDER.get(char, len(_ANCHOR_ORDER)) for char in prefix)
+    return next(at for at, char in enumerate(prefix) if _ANCHOR_ORDER.get(char, len(_ANCHOR_ORDER)) == rarest)
 
-    It starts with the literal, which re scans for at C speed; the lookbehinds come after
-    it (so the scan stays fast) and keep only word starts that are not an entity's name
-    ("&amp;", "&#x27;"): not after a letter or digit, "&" or "&#"."""
+
+@lru_cache(maxsize=4096)
+def _word_start_pattern(prefix: str) -> tuple[re.Pattern, str]:
+    """(pattern, head): the words of an escaped, lowercased text that start with `prefix`,
+    each matched from its anchor on (_anchor: the match is the word less `head`, the letters
+    before the anchor).
+
+    It starts with the literal from the anchor, which re scans for at C speed; the lookbehinds
+    come after it (so the scan stays fast): the head before it, and only word starts that are
+    not an entity's name ("&amp;", "&#x27;"): not after a letter or digit, "&" or "&#"."""
+    head = prefix[:_anchor(prefix)]
     chars = "." * len(prefix)
-    return re.compile(f"{re.escape(prefix)}(?<![^\\W_]{chars})(?<!&{chars})(?<!&#{chars})[^\\W_]*")
+    before = f"(?<={re.escape(prefix)})" if head else ""
+    return (re.compile(f"{re.escape(prefix[len(head):])}{before}(?<![^\\W_]{chars})(?<!&{chars})(?<!&#{chars})"
+                       "[^\\W_]*"), head)
 
 
 @lru_cache(maxsize=65536)
@@ -79,6 +101,7 @@ class Highlighter:
         self._patterns, self._has_cjk_terms = _scans(query_terms)
         self._analyzer_name = analyzer_name
         self._verdicts: dict[str, bool] = {}  # word -> marked (each distinct word judged once a query)
+        self._tails: dict[str, dict[str, bool]] = {}  # head -> the same, by word less head (_word_start_pattern)
 
     def __call__(self, text: str | None) -> str:
         if not text:
@@ -124,15 +147,25 @@ class Highlighter:
 
     def _word_spans(self, escaped: str) -> list[tuple[int, int]]:
         lowered = _lower_in_place(escaped)
-        verdict = self._verdicts.get
         spans = []
-        for pattern in self._patterns:
+        for pattern, head in self._patterns:
+            if not head:  # the scan starts at the word's start
+                verdict = self._verdicts.get
+                for match in pattern.finditer(lowered):
+                    marked = verdict(match[0])
+                    if marked is None:
+                        marked = self._judge(match[0])
+                    if marked:
+                        spans.append(match.span())
+                continue
+            back = len(head)
+            tails = self._tails.setdefault(head, {})  # the word less its head -> marked
             for match in pattern.finditer(lowered):
-                marked = verdict(match[0])
+                marked = tails.get(match[0])
                 if marked is None:
-                    marked = self._judge(match[0])
+                    marked = tails[match[0]] = self._judge(head + match[0])
                 if marked:
-                    spans.append(match.span())
+                    spans.append((match.start() - back, match.end()))
         if len(self._patterns) > 1:
             spans.sort()
         return spans
