@@ -326,7 +326,8 @@ class TantivyBackend:
         texts = [getattr(paper, name) for paper in papers for name in HIGHLIGHT_FIELDS]
         marked_texts = iter(Highlighter(marked).mark_many(
             [clean_extraction_debris(text, known) if text and has_debris(text) else text for text in texts]))
-        return [{name: next(marked_texts) for name in HIGHLIGHT_FIELDS} for _ in papers]
+        first, second = HIGHLIGHT_FIELDS  # each paper's two texts, in turn
+        return [{first: title, second: abstract} for title, abstract in zip(marked_texts, marked_texts)]
 
 
 @dataclass(slots=True)
