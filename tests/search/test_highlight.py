@@ -118,3 +118,13 @@ def test_anchored_scans_mark_what_first_letter_scans_mark(words, query):
     text = "".join(words)
     highlight = marker(query)
     assert highlight(text) == _first_letter_marks(highlight.query_terms, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab &<>\"'é#;x\x00"), max_size=60))
+def test_escape_html_is_html_escape(text):
+    import html as html_module
+
+    from papersift.search.highlight import escape_html
+
+    assert escape_html(text) == html_module.escape(text, quote=True)
