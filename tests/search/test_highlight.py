@@ -128,3 +128,18 @@ def test_escape_html_is_html_escape(text):
     from papersift.search.highlight import escape_html
 
     assert escape_html(text) == html_module.escape(text, quote=True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from("ΑΣσςΒ\u0345'.a Σ\u00adİK"), max_size=8), min_size=1, max_size=4))
+def test_joined_texts_lower_as_they_did_line_by_line(texts):
+    """mark_many's joined texts are lowered as one string, as they were line by line (MARK_START
+    between them is neither cased nor case-ignorable: a final sigma reads a text's end as its end;
+    a longer lowercase anywhere sends both to the character-by-character path)."""
+    from papersift.search.highlight import MARK_START, _lower_in_place
+
+    joined = MARK_START.join(texts)
+    by_line = MARK_START.join([line.lower() for line in joined.split(MARK_START)])
+    if len(by_line) != len(joined):
+        by_line = "".join(char.lower()[0] for char in joined)
+    assert _lower_in_place(joined) == by_line

@@ -128,12 +128,16 @@ class Highlighter:
         texts = [text or "" for text in given]
         if not texts or not self.query_terms:
             return [escape_html(text) for text in texts]
-        if any(MARK_START in text or MARK_END in text for text in texts):
+        whole = "".join(texts)  # one memchr for each sentinel, one ASCII check, instead of one a text
+        if MARK_START in whole or MARK_END in whole:
             texts = [_drop_sentinels(text) for text in texts]
-        ascii_at = [at for at, text in enumerate(texts) if text.isascii()]
-        if len(ascii_at) in (0, len(texts)):
+        if whole.isascii():
             return self._mark_joined(texts)
-        other_at = [at for at, text in enumerate(texts) if not text.isascii()]
+        is_ascii = list(map(str.isascii, texts))
+        ascii_at = [at for at, flag in enumerate(is_ascii) if flag]
+        if not ascii_at:
+            return self._mark_joined(texts)
+        other_at = [at for at, flag in enumerate(is_ascii) if not flag]
         for positions in (ascii_at, other_at):
             for at, marked in zip(positions, self._mark_joined([texts[at] for at in positions])):
                 texts[at] = marked
@@ -187,10 +191,10 @@ class Highlighter:
 
 def _lower_in_place(text: str) -> str:
     """Lowercase with every character where it was (a character whose lowercase is longer
-    keeps the first one). Lowered line by line: ASCII lines take str.lower's fast path."""
-    if text.isascii():
-        return text.lower()
-    lowered = MARK_START.join([line.lower() for line in text.split(MARK_START)])
+    keeps the first one). The joined texts are lowered as one string: MARK_START between them
+    is neither cased nor case-ignorable, so a final sigma reads each text's end as its end, and
+    mark_many joins ASCII texts apart (str.lower's fast path)."""
+    lowered = text.lower()
     if len(lowered) != len(text):
         lowered = "".join(char.lower()[0] for char in text)
     return lowered

@@ -14,7 +14,7 @@ from typing import cast
 import tantivy
 
 from papersift.index.analyzers import ENGLISH, NAMES, QUERY_WORDS_KEPT, positioned_terms, query_word_terms
-from papersift.index.debris import clean_extraction_debris, has_debris, known_words
+from papersift.index.debris import cleaned_texts, known_words
 from papersift.index.documents import paper_institutions, read_institution_names
 from papersift.index.facetkeys import FACET_CODE_FIELDS, HAS_CODE
 from papersift.index.lexical import index_root, open_index
@@ -324,8 +324,7 @@ class TantivyBackend:
             marked = frozenset(sorted(marked, key=lambda term: (searcher.doc_freq("text", term), term))[:MAX_MARKED_TERMS])
         known = self._current().known_word  # snippets are of the text without PDF-extraction debris
         texts = [getattr(paper, name) for paper in papers for name in HIGHLIGHT_FIELDS]
-        marked_texts = iter(Highlighter(marked).mark_many(
-            [clean_extraction_debris(text, known) if text and has_debris(text) else text for text in texts]))
+        marked_texts = iter(Highlighter(marked).mark_many(cleaned_texts(texts, known)))
         first, second = HIGHLIGHT_FIELDS  # each paper's two texts, in turn
         return [{first: title, second: abstract} for title, abstract in zip(marked_texts, marked_texts)]
 
@@ -418,7 +417,7 @@ def _facets(live: _Live, compiled: tantivy.Query) -> tuple[int, dict[str, list[F
 
 def _facet_counts(live: _Live, answer: dict) -> tuple[int, dict[str, list[FacetValue]]]:
     groups = [bucket_counts(answer[name]["buckets"]) for name in FACET_CODE_FIELDS]
-    max_codes = [int(codes.max()) if len(codes) else -1 for codes, _ in groups]
+    max_codes = [int(codes[codes.argmax()]) if len(codes) else -1 for codes, _ in groups]  # (.max() goes through Python)
     total, facets = live.facets_for(max_codes).of_code_counts(groups)
     names = live.institution_names
     buckets = answer[INSTITUTION_FACET]["buckets"] if names else []
