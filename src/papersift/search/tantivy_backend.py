@@ -274,8 +274,9 @@ class TantivyBackend:
                 order = tantivy.Order.Desc if sort == "newest" else tantivy.Order.Asc
                 result = searcher.search(plan.scored, limit, count=not with_facets, offset=offset,
                                          order_by_field="year", order=order)
-            rows = _rows_of(searcher, [address for _, address in result.hits])
-        scores = [float(score) if sort == "relevance" else 0.0 for score, _ in result.hits]
+            hits = result.hits  # (tantivy-py builds the list anew at each read of .hits)
+            rows = _rows_of(searcher, [address for _, address in hits])
+        scores = [float(score) for score, _ in hits] if sort == "relevance" else [0.0] * len(hits)
         if not with_facets:
             total, facets = result.count, {}  # type: ignore[attr-defined]  # tantivy 0.27's stub omits SearchResult.count
         elif offset == 0 and len(rows) < limit:
