@@ -9,8 +9,8 @@ of their words, but for a final y→i); only those words are analyzed (once per 
 and the marks go straight into the escaped text. re's scan for a literal stops at each
 occurrence of its first letter, so each prefix is looked for from its rarest letter on
 ("network" from its "k": `_ANCHOR_ORDER`), the letters before it checked behind. Escaping
-only turns & < > " ' into entities, so no word changes; a match inside an entity (the "amp" of "&amp;") is
-skipped. CJK runs are segmented with jieba. Known gap: a word whose accented spelling
+only turns & < > " ' into entities, so no word changes; a match inside an entity (the "amp"
+of "&amp;") is skipped. CJK runs are segmented with jieba. Known gap: a word whose accented spelling
 differs from the query's ASCII one ("Döring" for "doring") is not marked, though it does match.
 """
 
