@@ -31,3 +31,16 @@ def test_the_index_reads_soft_hyphens_joined_and_line_end_pairs_also_joined():
     assert added == "bidirected"  # the written pair stays (a reader may search it); "pre- and" adds nothing
     assert indexed_text("plain text, no debris") == "plain text, no debris"
     assert indexed_text("a learn(cid:173)ing rule") == "a learning rule"
+
+
+def test_cleaned_texts_cleans_each_text_with_debris_alone():
+    from papersift.index.debris import clean_extraction_debris, cleaned_texts, has_debris
+
+    texts = ["bidi- rected graphs", None, "", "learn(cid:173) ing", "plain text", "pre- and post-training"]
+
+    def known(word: str) -> bool:
+        return word == "bidirected"
+
+    assert cleaned_texts(texts, known) == [clean_extraction_debris(text, known) if text and has_debris(text) else text
+                                           for text in texts]
+    assert cleaned_texts(texts, known)[:4] == ["bidirected graphs", None, "", "learning"]

@@ -182,3 +182,19 @@ def test_a_decoded_record_is_the_paper_its_fields_make(sample_records, monkeypat
     monkeypatch.setattr(Paper, "__init__", lambda self, *values: built.append(values) or original_init(self, *values))
     rows._paper_of_values()([getattr(paper, name) for name in PAPER_FIELDS])
     assert len(built) == 1 and built[0][0] == paper.id  # through __init__ (which would call __post_init__)
+
+
+def test_a_row_written_before_store_schema_3_reads_with_the_later_fields_empty(sample_records):
+    """Rows of 15 fields (no author ids, affiliations, citations, code link) still decode."""
+    import dataclasses
+
+    import orjson
+
+    from papersift.index.rows import SCHEMA3_AT, SCHEMA3_DEFAULTS, decode_paper
+    from papersift.record import PAPER_FIELDS
+
+    paper = paper_from_dict(sample_records[0])
+    values = [getattr(paper, name) for name in PAPER_FIELDS]
+    old_row = orjson.dumps(values[:SCHEMA3_AT] + values[SCHEMA3_AT + len(SCHEMA3_DEFAULTS):])
+    assert decode_paper(old_row) == dataclasses.replace(paper, author_ids=(), affiliations=(), citations=None,
+                                                        citations_as_of=None, code_url=None)

@@ -74,3 +74,72 @@ def test_prefixes_that_extend_another_need_no_scan_of_their_own():
     from papersift.search.highlight import _candidate_prefixes
 
     assert _candidate_prefixes(frozenset({"learn", "learner", "lead", "studi", "graph"})) == ("graph", "lead", "learn", "stud")
+
+
+def test_a_prefix_is_scanned_from_its_rarest_letter():
+    """re stops at each occurrence of a pattern's first letter: "network" is looked for from its
+    "k" (the letters before it checked behind), "learn" from its "l"; the words found are the same."""
+    from papersift.search.highlight import _word_start_pattern
+
+    pattern, head = _word_start_pattern("network")
+    assert head == "networ" and pattern.pattern.startswith("k(?<=network)")
+    assert _word_start_pattern("learn")[1] == ""
+    html = marker("networks graphs")("Networks; subnetwork GRAPHS graphical_network &amp;graph graph's")
+    assert html == ("<mark>Networks</mark>; subnetwork <mark>GRAPHS</mark> graphical_<mark>network</mark> "
+                    "&amp;amp;<mark>graph</mark> <mark>graph</mark>&#x27;s")
+
+
+def _first_letter_marks(query_terms: frozenset[str], text: str) -> str:
+    """The marks as found before anchoring: one scan per prefix from its first letter."""
+    import re
+    from html import escape
+
+    from papersift.index.analyzers import ENGLISH
+    from papersift.search.highlight import _candidate_prefixes, _lower_in_place, _mark_escaped, _word_terms
+
+    escaped = escape(text, quote=True)
+    lowered = _lower_in_place(escaped)
+    spans = []
+    for prefix in _candidate_prefixes(query_terms):
+        chars = "." * len(prefix)
+        pattern = re.compile(f"{re.escape(prefix)}(?<![^\\W_]{chars})(?<!&{chars})(?<!&#{chars})[^\\W_]*")
+        spans += [match.span() for match in pattern.finditer(lowered)
+                  if not query_terms.isdisjoint(_word_terms(match[0], ENGLISH))]
+    return _mark_escaped(escaped, sorted(spans))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["network", "networks", "Networking", "subnetwork", "k", "netk", "work", "graph",
+                                 "graphs", "GRAPHICAL", "ph", "transformers", "form", "&", "&amp;", "#", "x27", "'",
+                                 "_", "-", "é", "Réseau", "neural", "newt", "3d", "model", " ", " ", " "]),
+                max_size=30),
+       st.sampled_from(["network graph", "transformer neural", "newt neural 3d", "réseau model", "x27 amp"]))
+def test_anchored_scans_mark_what_first_letter_scans_mark(words, query):
+    text = "".join(words)
+    highlight = marker(query)
+    assert highlight(text) == _first_letter_marks(highlight.query_terms, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab &<>\"'é#;x\x00"), max_size=60))
+def test_escape_html_is_html_escape(text):
+    import html as html_module
+
+    from papersift.search.highlight import escape_html
+
+    assert escape_html(text) == html_module.escape(text, quote=True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from("ΑΣσςΒ\u0345'.a Σ\u00adİK"), max_size=8), min_size=1, max_size=4))
+def test_joined_texts_lower_as_they_did_line_by_line(texts):
+    """mark_many's joined texts are lowered as one string, as they were line by line (MARK_START
+    between them is neither cased nor case-ignorable: a final sigma reads a text's end as its end;
+    a longer lowercase anywhere sends both to the character-by-character path)."""
+    from papersift.search.highlight import MARK_START, _lower_in_place
+
+    joined = MARK_START.join(texts)
+    by_line = MARK_START.join([line.lower() for line in joined.split(MARK_START)])
+    if len(by_line) != len(joined):
+        by_line = "".join(char.lower()[0] for char in joined)
+    assert _lower_in_place(joined) == by_line

@@ -52,7 +52,7 @@ from papersift.search.spelling import Speller
 from papersift.search.stages import stage
 from papersift.search.tantivy_backend import TantivyBackend
 from papersift.search.termlexicon import QueryReading, TermLexicon, lexicon_for
-from papersift.search.types import FacetValue, Filters, Hit, Mode, SearchRequest, SearchResponse, TotalCounts
+from papersift.search.types import FacetValue, Filters, Hit, Mode, SearchRequest, SearchResponse, TotalCounts, hit_of
 from papersift.search.zhnames import ChineseNames
 from papersift.store import DB_FILE, Store
 
@@ -579,7 +579,7 @@ class SearchService:
 
     def _hits(self, query: ParsedQuery, ranked: list[tuple[Paper, float]]) -> list[Hit]:
         highlights = self.backend.highlight(query, [paper for paper, _ in ranked])
-        hits = [Hit(paper, score, marked) for (paper, score), marked in zip(ranked, highlights)]
+        hits = [hit_of(paper, score, marked) for (paper, score), marked in zip(ranked, highlights)]
         predictions = self._prediction_store()
         return hits if predictions is None else attach_predicted_topics(hits, predictions)
 
