@@ -206,8 +206,9 @@ def test_a_named_person_filters_and_the_terms_are_phrases():
 class _Hybrid:
     """What HybridRetriever.translated_ranking asks of itself: the reading and a keyword ranking."""
 
-    # no phrase table, and phrases papers write often (no stop-word spelling): the phrases as read
-    keyword = SimpleNamespace(term_lexicon=None, phrase_papers=lambda text: 1_000)
+    # no phrase table, phrases papers write often (no stop-word spelling), no papers per term
+    # counted (a backend that cannot): the phrases as read
+    keyword = SimpleNamespace(term_lexicon=None, phrase_papers=lambda text: 1_000, term_doc_freq=None)
 
     def __init__(self, reading: QueryReading, found: dict[bool, list[tuple[str, float]]]):
         self.reading = reading
