@@ -154,6 +154,9 @@ def test_a_chinese_name_finds_the_authors_papers_through_the_service(service):
     assert (term.chinese, term.english, term.source) == ("朱军", "Jun Zhu", "name") and term.shown_sure
     assert response.total == 7
     assert all("Jun Zhu" in paper.authors for paper in (hit.paper for hit in response.hits))
+    # the notice names what was searched: the author (it said "searched in English as:  (7 papers)")
+    assert [notice for notice in response.notices if notice.code == "carried_over"] == [
+        "no paper contains these Chinese words; searched in English as: Jun Zhu (7 papers)"]
 
 
 def test_a_traditional_script_query_reads_through_the_service(service):

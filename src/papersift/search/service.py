@@ -499,10 +499,10 @@ class SearchService:
             translated = run(carried, depth)
             if translated.total:
                 also = also_searched(carried) if carried is phrased else []  # other spellings, a guess's alternatives
-                notices.append(Notice("carried_over_also", english=reading.searched, also="; ".join(also),
+                searched = reading.searched or ", ".join(reading.authors)  # a name alone: the author it reads as
+                notices.append(Notice("carried_over_also", english=searched, also="; ".join(also),
                                       total=translated.total, reading=reading) if also else
-                               Notice("carried_over", english=reading.searched, total=translated.total,
-                                      reading=reading))
+                               Notice("carried_over", english=searched, total=translated.total, reading=reading))
                 return carried, translated
         return None
 
