@@ -45,7 +45,7 @@ def glossary() -> dict[str, tuple[str, ...]]:
     its English terms in dictionary order. Loaded once per process, in the background when
     `serve` starts, or once a process has looked up SCANNED_WORDS words (~0.8 s, ~60 MB)."""
     found: dict[str, dict[str, None]] = {}
-    for line in dictionary_text().decode("utf-8").splitlines():
+    for line in dictionary_text().decode("utf-8").split("\n"):  # lines as the file writes them
         _add_entry(found, line)
     return {headword: tuple(terms) for headword, terms in found.items()}
 
