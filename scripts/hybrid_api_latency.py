@@ -16,6 +16,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -30,7 +31,7 @@ from papersift.config import shared_data_dir
 def main(src: str, data_dir: str, port: int, lang: str) -> None:
     lines = (shared_data_dir() / "knownitem" / "queries_dev.jsonl").read_bytes().splitlines()
     queries = [record["text"] for record in map(orjson.loads, lines) if record["lang"] == lang]
-    log = Path(f"{data_dir}.serve-{port}.log")
+    log = Path(tempfile.gettempdir()) / f"papersift-hybrid-latency-{port}.log"  # not beside the data dir
     server = subprocess.Popen([sys.executable, "-m", "papersift", "serve", "--data-dir", data_dir, "--port", str(port)],
                               env=dict(os.environ, PYTHONPATH=src), stdout=log.open("w"), stderr=subprocess.STDOUT)
     try:
