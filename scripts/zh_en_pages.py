@@ -4,9 +4,13 @@ page's time split by stage (docs/search.md, "Chinese term pages"; docs/crossling
 the mean split over all pages, then the split of the middle fifth of the pages (ranked by their
 time: what a median page spends, which the mean, led by the few terms read by phrase neighbours,
 does not show). `--cpu`: stages and pages in the thread's CPU time, which a busy shared machine
-changes far less than wall time (as scripts/page_cpu_split.py).
+changes far less than wall time (as scripts/page_cpu_split.py). `--langs zh,en` (the default):
+which languages, in this order. The second language's pages find the first's caches warm (the
+English words of the Chinese readings are their twins': highlight patterns, analyzed words, index
+pages), so a fair comparison runs each language in a process of its own (`--langs zh`, then
+`--langs en`).
 
-    python scripts/zh_en_pages.py DATA_DIR [MODES] [--cpu]     # MODES: keyword,hybrid (default)
+    python scripts/zh_en_pages.py DATA_DIR [MODES] [--cpu] [--langs zh,en]     # MODES: keyword,hybrid (default)
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ def split_text(splits: list[dict[str, float]]) -> str:
     return ", ".join(f"{name} {value / len(splits) * 1000:.2f}" for name, value in sorted(total.items(), key=lambda item: -item[1]))
 
 
-def main(data_dir: Path, modes: list[str], cpu: bool = False) -> None:
+def main(data_dir: Path, modes: list[str], cpu: bool = False, langs: tuple[str, ...] = ("zh", "en")) -> None:
     if cpu:
         stages.time = types.SimpleNamespace(perf_counter=time.thread_time)  # type: ignore[assignment]  # stages in CPU time
     lines = (shared_data_dir() / "zhterms" / "queries_dev.jsonl").read_bytes().splitlines()
@@ -51,7 +55,7 @@ def main(data_dir: Path, modes: list[str], cpu: bool = False) -> None:
         service.search(SearchRequest(query="预热 图神经网络", mode=mode, size=20))
         service.search(SearchRequest(query="warm up", mode=mode, size=20))
     for mode in modes:
-        for lang in ("zh", "en"):
+        for lang in langs:
             took: list[float] = []
             cpu_took: list[float] = []  # the thread's CPU time a page: what a busy shared machine changes least
             splits: list[dict[str, float]] = []
@@ -73,5 +77,11 @@ def main(data_dir: Path, modes: list[str], cpu: bool = False) -> None:
 
 
 if __name__ == "__main__":
-    arguments = [argument for argument in sys.argv[1:] if argument != "--cpu"]
-    main(Path(arguments[0]), arguments[1].split(",") if len(arguments) > 1 else ["keyword", "hybrid"], "--cpu" in sys.argv)
+    arguments = sys.argv[1:]
+    chosen = ("zh", "en")
+    if "--langs" in arguments:
+        at = arguments.index("--langs")
+        chosen = tuple(arguments[at + 1].split(","))
+        del arguments[at:at + 2]
+    plain = [argument for argument in arguments if argument != "--cpu"]
+    main(Path(plain[0]), plain[1].split(",") if len(plain) > 1 else ["keyword", "hybrid"], "--cpu" in arguments, chosen)
