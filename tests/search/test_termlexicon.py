@@ -324,3 +324,15 @@ def test_the_count_of_chinese_papers_is_read_once_per_lexicon(lexicon):
     opened._db().set_trace_callback(queries.append)
     assert [opened.chinese_papers for _ in range(3)] == [0, 0, 0]
     assert len(queries) == 1
+
+
+def test_search_side_phrase_keys_are_the_indexs_and_remembered():
+    # a Chinese page asks for ~100 phrase keys, mostly of the same words: the analyzer runs once a text
+    from papersift.index.termlexicon import analyzed as index_analyzed
+    from papersift.search.termlexicon import analyzed
+
+    texts = ["Graph Neural Networks", "hyper-parameter optimization", "nesterov’s accelerated gradient", ""]
+    assert [analyzed(text) for text in texts] == [index_analyzed(text) for text in texts]
+    hits = analyzed.cache_info().hits
+    analyzed("Graph Neural Networks")
+    assert analyzed.cache_info().hits == hits + 1

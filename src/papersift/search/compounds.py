@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from papersift.index.phrasecounts import MAX_PHRASE_WORDS
-from papersift.index.termlexicon import analyzed
+from papersift.search.termlexicon import analyzed
 
 MIN_PART_CHARS = 2  # "co-training", "re-ranking": a half is a word of two letters at least
 MAX_WORDS = 8  # longer texts are descriptions, not a term's reading

@@ -34,7 +34,6 @@ from papersift.index.analyzers import (
 )
 from papersift.index.bridge import TermBridge
 from papersift.index.embeddings import Encoder
-from papersift.index.termlexicon import analyzed
 from papersift.search import cedict, zhnorm
 from papersift.search import glossary as bilingual_glossary
 from papersift.search.cedict import english_glosses
@@ -57,6 +56,7 @@ from papersift.search.termlexicon import (
     QueryReading,
     TermLexicon,
     TermReading,
+    analyzed,
     english_text,
     searched_words,
 )

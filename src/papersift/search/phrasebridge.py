@@ -24,9 +24,8 @@ import orjson
 from papersift.index import vectors as vector_index
 from papersift.index.analyzers import CJK_RUN
 from papersift.index.phrasevectors import PHRASES_MODEL, Encode, encode_texts
-from papersift.index.termlexicon import analyzed
 from papersift.search.stages import stage
-from papersift.search.termlexicon import ALTERNATIVES, TermLexicon, TermReading
+from papersift.search.termlexicon import ALTERNATIVES, TermLexicon, TermReading, analyzed
 
 # How a term the composition is unsure of is read (see `choose`); zhterms keyword half A,
 # MRR@10: 5 neighbours 0.467-0.473 (1: 0.465, 3: 0.463, 10: 0.453, 20: 0.444); papers weight 0.05

@@ -34,8 +34,14 @@ import marisa_trie
 from rbloom import Bloom
 
 from papersift.index.analyzers import CJK_RUN, has_cjk
-from papersift.index.termlexicon import SECONDARY, analyzed, lexicon_path
+from papersift.index.termlexicon import SECONDARY, lexicon_path
+from papersift.index.termlexicon import analyzed as analyzed_once
 from papersift.search.stages import stage
+
+# The phrase key of an English text (index/termlexicon.analyzed: the analyzer's terms joined),
+# remembered: a Chinese page asks for ~100 keys, mostly of the same few words (its senses, its
+# readings' spellings), and tantivy's analyzer costs ~2 us a call.
+analyzed = lru_cache(maxsize=1 << 16)(analyzed_once)
 
 MAX_PIECE_CHARS = 6  # the longest dictionary word tried as one piece
 MAX_CHUNK_CHARS = 10  # the longest stretch composed into one phrase
