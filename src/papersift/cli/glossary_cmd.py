@@ -91,9 +91,7 @@ def glossary_measure(
     reference = reference or default_reference()
     try:
         pairs = builder.reference_pairs(reference)
-        path = glossary_file or glossary.glossary_path()
-        glossary.read_entries(path)  # every line checked before anything is counted
-        entries = glossary.open_glossary(path)
+        entries = glossary.open_glossary(glossary_file or glossary.glossary_path(), checked=True)
     except (ValueError, OSError) as exc:
         fail(str(exc))
 

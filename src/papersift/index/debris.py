@@ -42,9 +42,7 @@ def has_debris(text: str) -> bool:
 def cleaned_texts(texts: list[str | None], known: Callable[[str], bool] | None = None) -> list[str | None]:
     """clean_extraction_debris of each text that has_debris, the others as they are (a result
     page's 40 texts in one call: most have no debris, and the checks are its cost)."""
-    search = _HYPHEN_SPACE.search
-    return [clean_extraction_debris(text, known) if text and (search(text) is not None or "(cid:173)" in text)
-            else text for text in texts]  # has_debris, inline
+    return [clean_extraction_debris(text, known) if text and has_debris(text) else text for text in texts]
 
 
 def clean_extraction_debris(text: str, known: Callable[[str], bool] | None = None) -> str:

@@ -77,16 +77,21 @@ def _scanned(word: str) -> tuple[str, ...]:
     headword is `word`, in file order (a one-query process reads a few words, not 122,000 entries)."""
     text = dictionary_text()
     key = word.encode("utf-8")
-    starts: set[int] = set()
+    lines: set[tuple[int, int]] = set()
     at = text.find(key + b" ")
     while at >= 0:
-        if at == 0 or text[at - 1] == 10:  # the traditional headword opens its line
-            starts.add(at)
-        elif text[at - 1] == 32 and text.startswith(b"[", at + len(key) + 1):  # the simplified one follows it
-            starts.add(text.rfind(b"\n", 0, at) + 1)
+        opens_line = at == 0 or text[at - 1] == 10  # the traditional headword opens its line
+        if opens_line or (text[at - 1] == 32 and text.startswith(b"[", at + len(key) + 1)):  # the simplified follows it
+            lines.add(line_around(text, at))
         at = text.find(key + b" ", at + 1)
     found: dict[str, dict[str, None]] = {}
-    for start in sorted(starts):
-        end = text.find(b"\n", start)
-        _add_entry(found, text[start:end if end >= 0 else len(text)].decode("utf-8"))
+    for start, end in sorted(lines):
+        _add_entry(found, text[start:end].decode("utf-8"))
     return tuple(found.get(word, ()))
+
+
+def line_around(text: bytes, at: int) -> tuple[int, int]:
+    """(start, end) of the line of the dictionary's text that holds position `at` (end: its
+    newline, or the text's end)."""
+    end = text.find(b"\n", at)
+    return text.rfind(b"\n", 0, at) + 1, end if end >= 0 else len(text)

@@ -477,8 +477,9 @@ def _joined(pieces: list[tuple[str, ...]], lexicon: TermLexicon) -> tuple[str, i
     for places in itertools.product(*(range(len(senses)) for senses in ordered)):
         together = lexicon.phrase(analyzed(" ".join(senses[place] for senses, place in zip(ordered, places))))
         if together is not None and together[1] >= MIN_COMPOSED_PAPERS:
-            cost = min(sum(places), phrases.get(together[0], (sum(places), 0))[0])
-            phrases[together[0]] = (cost, together[1])
+            spelling, papers = together
+            cost = min(sum(places), phrases[spelling][0]) if spelling in phrases else sum(places)
+            phrases[spelling] = (cost, papers)
     if not phrases:
         return None
     best = min(phrases, key=lambda text: (phrases[text][0], -phrases[text][1]))
@@ -580,10 +581,10 @@ def _unread_from_glossary(read: tuple[TermReading, ...], glossary: TermGlossary 
     for term in read:
         if term.english:
             filled.append(term)
-        elif term.chinese in sure and (known := _glossary_reading(term.chinese, glossary, lexicon)) is not None:
-            filled.append(known)
+        elif term.chinese in sure and (whole := _glossary_reading(term.chinese, glossary, lexicon)) is not None:
+            filled.append(whole)
         else:
-            filled.extend(known or TermReading(text, "") for text, known in glossary_pieces(term.chinese, glossary, lexicon))
+            filled.extend(piece or TermReading(text, "") for text, piece in glossary_pieces(term.chinese, glossary, lexicon))
     return tuple(filled)
 
 

@@ -108,8 +108,14 @@ def read_entries(path: str | Path) -> list[GlossaryEntry]:
     return [parse_line(line, path, number) for number, line in enumerate(read_lines(path), start=2)]
 
 
-def open_glossary(path: str | Path) -> Glossary:
-    return Glossary(read_lines(path), str(path))
+def open_glossary(path: str | Path, checked: bool = False) -> Glossary:
+    """A glossary file for look-ups; `checked`: every line parsed first (a malformed one fails
+    with its file and line number), as for a file given on the command line."""
+    lines = read_lines(path)
+    if checked:
+        for number, line in enumerate(lines, start=2):
+            parse_line(line, path, number)
+    return Glossary(lines, str(path))
 
 
 @lru_cache(maxsize=1)

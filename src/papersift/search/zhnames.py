@@ -33,17 +33,17 @@ _SURNAME = re.compile(r"^\S+ (\S{1,2}) \[[^\]]+\] /(?:.*?/)?(?:two-character )?s
 def surnames() -> dict[str, str]:
     """Chinese surname -> its pinyin as a name (何 -> He, 欧阳 -> Ouyang), from CC-CEDICT;
     the first reading a headword has (most have one). Once per process."""
-    from papersift.search.cedict import dictionary_text
+    from papersift.search.cedict import dictionary_text, line_around
 
     text = dictionary_text()
     found: dict[str, str] = {}
     at = text.find(b"surname ")
     while at >= 0:  # only the lines that say "surname" (~1,400 of 124,000)
-        start, end = text.rfind(b"\n", 0, at) + 1, text.find(b"\n", at)
-        entry = _SURNAME.match(text[start:end if end >= 0 else len(text)].decode("utf-8"))
+        start, end = line_around(text, at)
+        entry = _SURNAME.match(text[start:end].decode("utf-8"))
         if entry is not None:
             found.setdefault(*entry.groups())
-        at = text.find(b"surname ", end) if end >= 0 else -1
+        at = text.find(b"surname ", end)
     return found
 
 
