@@ -242,12 +242,25 @@ def test_remembered_checks_compose_what_checking_each_sense_in_turn_does(lexicon
 class _SwapOneCheckAtATime(TermLexicon):
     """The walk as it was before its checks skipped the call layers (pagespeed) and the halves'
     pairs were charged at once (termwalk): the halves read the other way round checked one at a
-    time, each charged as it is checked, each key (and each sense's key) through phrase() (the
-    reference the faster walk must read alike)."""
+    time, each charged as it is checked, each key (and each sense's key) through phrase(); each
+    part walked alone (before one walk per start composed every part it starts), every chunk of
+    the token composed (before a token that reads whole skipped the others) (the reference the
+    faster walk must read alike)."""
 
     def papers(self, key: str) -> int:
         spelled = self.phrase(key)
         return spelled[1] if spelled is not None else 0
+
+    def _in_order(self, units, start, end, budget):
+        from papersift.search.termlexicon import _compose_in_order
+
+        part = tuple(units[start:end])
+        if part not in budget.parts:
+            budget.parts[part] = _compose_in_order(self, part, budget)
+        return budget.parts[part]
+
+    def _whole_cover(self, units, budget):
+        return None
 
     def _compose(self, units, start, end, budget):
         from papersift.search.termlexicon import MIN_COMPOSED_PAPERS, _Composed, _keep, _rank

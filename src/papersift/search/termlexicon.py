@@ -192,6 +192,8 @@ class TermLexicon:
         self._phrase_ids: marisa_trie.Trie | None = None
         self._phrase_papers: array | None = None
         self._headwords: Bloom | None = None  # every sense headword, once load_keys ran
+        # every key that starts a longer phrase key ("graph neural" of "graph neural network"), once load_keys ran
+        self._continued: Bloom | None = None
         self._extended: dict[tuple[str, tuple[str, ...]], tuple[int, tuple]] = {}  # see _extensions
         self._windows: dict[tuple, tuple[tuple[int, tuple[str, ...]], ...]] = {}  # see _words
         self._key_forms: dict[str, tuple[str, ...]] = {}  # see _forms
@@ -313,6 +315,25 @@ class TermLexicon:
             self._phrase_papers, self._phrase_ids = counts, ids
         if self._headwords is None:
             self._headwords = self._bloom("sense", "headword")
+        if self._continued is None:
+            self._continued = self._continued_keys()
+
+    def _continued_keys(self) -> Bloom:
+        """The words that start some phrase key, each as far as a whole word ("graph" and "graph
+        neural" of "graph neural network"): the walk extends no other key, so a key not among
+        them needs none of its senses checked (`_extensions`; a third of the walk's keys on the
+        zhterms dev terms; ~0.5 s at start, 0.3 MB for the shared corpus's 154,000 of them)."""
+        def starts():
+            for (key,) in self._db().execute("SELECT key FROM phrase"):
+                space = key.find(" ")
+                while space != -1:
+                    yield key[:space]
+                    space = key.find(" ", space + 1)
+
+        (count,) = self._db().execute("SELECT COUNT(*) FROM phrase").fetchone()
+        held = Bloom(max(int(count), 1), KEYS_FALSE_POSITIVES)
+        held.update(starts())
+        return held
 
     def _bloom(self, table: str, column: str) -> Bloom:
         (count,) = self._db().execute(f"SELECT COUNT(*) FROM {table}").fetchone()
@@ -369,6 +390,9 @@ class TermLexicon:
         """The fewest chunks (then the most used phrases) covering the units; characters no
         chunk reads are left as unread chunks of their own."""
         n = len(units)
+        whole = self._whole_cover(units, budget)
+        if whole is not None:
+            return whole
         # best[i]: (unread characters, chunks, -sum log papers, cover) for units[:i]
         best: list[tuple | None] = [None] * (n + 1)
         best[0] = (0, 0, 0.0, [])
@@ -394,8 +418,45 @@ class TermLexicon:
                 current = best[end]
                 if current is None or candidate[:3] < current[:3]:
                     best[end] = candidate
-        whole = best[n]  # always reached: a character can be left unread
-        return _merge_unread(whole[3] if whole is not None else [])
+        covered = best[n]  # always reached: a character can be left unread
+        return _merge_unread(covered[3] if covered is not None else [])
+
+    def _whole_cover(self, units: list[tuple[str, str | None]], budget: _Budget) -> list | None:
+        """The cover `_cover` finds when the whole token reads as one phrase, without composing
+        its other chunks: no cover of two or more chunks can beat one chunk with no character
+        unread. Taken only when the budget holds every check `_cover` would make (each part's
+        walk, each chunk's swapped pairs), which it then charges, so the read and the next
+        token's are what `_cover` makes of them; None otherwise (`_cover` composes every chunk)."""
+        n = len(units)
+        if not 1 < n <= MAX_CHUNK_CHARS or budget.left <= 0:
+            return None
+        walked: dict[tuple, tuple[list[_Composed], int]] = {}
+        for start in range(n):
+            for end in range(start + 1, n + 1):
+                part = tuple(units[start:end])
+                known = self._compositions.get(part)
+                if known is None:
+                    known = self._walk_parts(tuple(units[start:])).get(part)
+                if known is None:
+                    return None
+                walked[part] = known
+        total = sum(cost for part, (_, cost) in walked.items() if part not in budget.parts)
+        for start in range(n):
+            for end in range(start + 2, n + 1):
+                for split in range(start + 1, end):
+                    rights = len(walked[tuple(units[split:end])][0])
+                    if rights:
+                        total += rights * len(walked[tuple(units[start:split])][0])
+        if total > budget.left:
+            return None
+        scratch = _Budget(total)
+        scratch.parts = {part: found for part, (found, _) in walked.items()}
+        options = self._compose(units, 0, n, scratch)
+        if not options:
+            return None
+        budget.left -= total
+        budget.parts.update(scratch.parts)
+        return [(0, n, options)]
 
     def _compose(self, units: list[tuple[str, str | None]], start: int, end: int,
                  budget: _Budget) -> list[_Composed]:
@@ -427,6 +488,8 @@ class TermLexicon:
         if found is not None:
             return found
         remembered = self._compositions.get(part)
+        if remembered is None and budget.left > 0:
+            remembered = self._walk_parts(tuple(units[start:min(len(units), start + MAX_CHUNK_CHARS)])).get(part)
         if remembered is not None and remembered[1] <= budget.left:
             found, cost = remembered
             budget.left -= cost  # as if checked again: the read stops where a fresh one would
@@ -440,36 +503,59 @@ class TermLexicon:
         budget.parts[part] = found
         return found
 
-    def _extensions(self, key: str, senses: tuple[str, ...]) -> tuple[int, tuple[tuple[int, str | None, bool], ...]]:
+    def _walk_parts(self, units: tuple) -> dict[tuple, tuple[list[_Composed], int]]:
+        """The compositions of every part that starts the units (units[:1], units[:2], ...) and
+        the phrase checks each part's own walk makes, from one walk (`_compose_from`), remembered
+        per part as `_in_order` remembers a part walked alone."""
+        by_end, checks = _compose_from(self, units)
+        parts = {}
+        spent = 0
+        for end in range(1, len(units) + 1):
+            spent += checks[end]
+            parts[units[:end]] = (by_end[end], spent)
+        if len(self._compositions) + len(parts) > MEMO_SIZE:
+            self._compositions.clear()
+        self._compositions.update(parts)
+        return parts
+
+    def _extensions(self, key: str, senses: tuple[str, ...]) -> tuple[int, tuple[tuple[int, str | None, bool, int], ...]]:
         """What extending `key` by each of `senses` in turn finds: (the number of phrase checks,
         the steps), a step being (checks before it, the longer key, whether the sense is less
-        sure) for a sense whose longer key is a phrase, or (checks before it, None, False) for
-        an empty sense (a linking character, passed over without a check)."""
+        sure, the papers using the longer key) for a sense whose longer key is a phrase, or
+        (checks before it, None, False, 0) for an empty sense (a linking character, passed over
+        without a check)."""
         memo_key = (key, senses)
         found = self._extended.get(memo_key)
-        keys, ids = self._keys, self._phrase_ids
-        if found is None and keys is not None and ids is not None and "" not in senses:
+        keys, ids, counts, continued = self._keys, self._phrase_ids, self._phrase_papers, self._continued
+        if found is None and keys is not None and ids is not None and counts is not None and "" not in senses:
             # the keys held (a server): each sense is a check, in turn; the filter rules out most
             # longer keys in one pass, the exact key table answers the rest (a key holds no
-            # leading or trailing space: "" + sense is the sense's key, as f"{key} {sense}".strip())
-            prefix = f"{key} " if key else ""
-            found = (len(senses), tuple((at, longer, sense[0] == SECONDARY) for at, sense in enumerate(senses)
-                                        if (longer := prefix + sense.lstrip(SECONDARY)) in keys and longer in ids))
+            # leading or trailing space: "" + sense is the sense's key, as f"{key} {sense}".strip());
+            # a key that starts no phrase key is extended by none of them
+            steps = []
+            if not key or continued is None or key in continued:
+                prefix = f"{key} " if key else ""
+                for at, sense in enumerate(senses):
+                    longer = prefix + sense.lstrip(SECONDARY)
+                    if longer in keys and (row := ids.get(longer)) is not None:
+                        steps.append((at, longer, sense[0] == SECONDARY, counts[row]))
+            found = (len(senses), tuple(steps))
             if len(self._extended) >= MEMO_SIZE:
                 self._extended.clear()
             self._extended[memo_key] = found
         elif found is None:
-            steps: list[tuple[int, str | None, bool]] = []
+            walked: list[tuple[int, str | None, bool, int]] = []
             checks = 0
             for sense in senses:
                 if not sense:
-                    steps.append((checks, None, False))
+                    walked.append((checks, None, False, 0))
                     continue
                 longer = f"{key} {sense.lstrip(SECONDARY)}".strip()
-                if self.papers(longer):
-                    steps.append((checks, longer, sense.startswith(SECONDARY)))
+                papers = self.papers(longer)
+                if papers:
+                    walked.append((checks, longer, sense.startswith(SECONDARY), papers))
                 checks += 1
-            found = (checks, tuple(steps))
+            found = (checks, tuple(walked))
             if len(self._extended) >= MEMO_SIZE:
                 self._extended.clear()
             self._extended[memo_key] = found
@@ -515,9 +601,8 @@ def _compose_in_order(lexicon: TermLexicon, units: tuple, budget: _Budget) -> li
     windows: list[tuple | None] = [None] * n  # the words at each position, looked up once a walk
     extended = lexicon._extended
 
-    def extend(at: int, key: str, pieces: int, secondary: int) -> None:
+    def extend(at: int, key: str, count: int, pieces: int, secondary: int) -> None:
         if at == n:  # all the units composed: a phrase papers use (one word, or a composed phrase enough papers use)
-            count = lexicon.papers(key) if key else 0
             if count and (pieces == 1 or count >= MIN_COMPOSED_PAPERS):
                 _keep(found, _Composed(key, count, pieces, secondary))
             return
@@ -531,22 +616,59 @@ def _compose_in_order(lexicon: TermLexicon, units: tuple, budget: _Budget) -> li
             # answers are remembered per (key, senses), so only the few that extend are walked
             checks, steps = extended.get((key, senses)) or lexicon._extensions(key, senses)
             charged = 0
-            for before, longer, less_sure in steps:
+            for before, longer, less_sure, papers in steps:
                 if before > charged:  # the failed checks before this step
                     budget.left = max(0, budget.left - (before - charged))
                     charged = before
                 if longer is None:  # a linking character: passed over, no check
-                    extend(end, key, pieces, secondary)
+                    extend(end, key, count, pieces, secondary)
                     continue
                 charged += 1
                 if budget.left > 0:
                     budget.left -= 1
-                    extend(end, longer, pieces + 1, secondary + less_sure)
+                    extend(end, longer, papers, pieces + 1, secondary + less_sure)
             if checks > charged:
                 budget.left = max(0, budget.left - (checks - charged))
 
-    extend(0, "", 0, 0)
+    extend(0, "", 0, 0, 0)
     return sorted(found.values(), key=_rank)
+
+
+def _compose_from(lexicon: TermLexicon, units: tuple) -> tuple[list[list[_Composed]], list[int]]:
+    """The compositions of each part that starts the units, units[:end] for every end, from one
+    depth-first walk (a phrase at every step), and the phrase checks of the words ending at
+    each end. The walk of a part alone (`_compose_in_order`) visits the same keys at the
+    positions before its end and checks the words that end by it, so its compositions are this
+    walk's at that end and its checks those of the words ending at or before it; one walk
+    spares the walks of the shorter parts, each of which repeats the longer one's first steps.
+    Never refused a check: for a read whose budget is short, `_in_order` walks the part alone."""
+    n = len(units)
+    found: list[dict[str, _Composed]] = [{} for _ in range(n + 1)]
+    checks_ending = [0] * (n + 1)
+    windows: list[tuple | None] = [None] * n
+    extended = lexicon._extended
+
+    def extend(at: int, key: str, count: int, pieces: int, secondary: int) -> None:
+        # the part units[:at] composed: a phrase papers use (as _compose_in_order keeps it)
+        if count and (pieces == 1 or count >= MIN_COMPOSED_PAPERS):
+            _keep(found[at], _Composed(key, count, pieces, secondary))
+        if at == n:
+            return
+        words = windows[at]
+        if words is None:
+            words = windows[at] = lexicon._words(units[at:at + MAX_PIECE_CHARS])
+        for length, senses in words:
+            end = at + length
+            checks, steps = extended.get((key, senses)) or lexicon._extensions(key, senses)
+            checks_ending[end] += checks
+            for _, longer, less_sure, papers in steps:
+                if longer is None:  # a linking character: passed over, no check
+                    extend(end, key, count, pieces, secondary)
+                else:
+                    extend(end, longer, papers, pieces + 1, secondary + less_sure)
+
+    extend(0, "", 0, 0, 0)
+    return [sorted(at.values(), key=_rank) for at in found], checks_ending
 
 
 def _worth_offering(option: _Composed, best: _Composed) -> bool:
