@@ -168,6 +168,34 @@ def bench_zhterms(
     emit_report("bench-zhterms", report, zhterms.markdown(report), reports_dir, as_json)
 
 
+@bench_app.command("zhpages")
+def bench_zhpages(
+    data_dir: DataDirOption = None,
+    mode: Annotated[list[str], typer.Option("--mode", help="Modes to measure (repeatable).")] = ["keyword", "hybrid"],  # noqa: B006
+    target: Annotated[list[str], typer.Option("--target", help="page (/) or api (/api/search) (repeatable).")] = ["page", "api"],  # noqa: B006
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="The first N terms of each language only.")] = None,
+    reports_dir: ReportsDirOption = Path("reports"),
+    as_json: JsonOption = False,
+) -> None:
+    """Chinese zhterms dev-term pages against their English twins on the server: each term asked
+    once of a fresh `papersift serve` per language and target; server-side p50/p95/p99 and zh/en."""
+    from papersift.bench import zhpages
+    from papersift.search.types import is_mode
+
+    for name in mode:
+        if not is_mode(name):
+            fail(f"--mode must be keyword, semantic or hybrid, not {name!r}")
+    for name in target:
+        if name not in zhpages.TARGETS:
+            fail(f"--target must be page or api, not {name!r}")
+    directory = data_dir_of(data_dir)
+    try:
+        report = zhpages.run(directory, mode, target, limit, log=lambda message: err_console.print(f"[dim]{message}[/]"))
+    except (FileNotFoundError, RuntimeError) as exc:
+        fail(str(exc))
+    emit_report("bench-zhpages", report, zhpages.markdown(report), reports_dir, as_json)
+
+
 @bench_app.command("nav")
 def bench_nav(
     data_dir: DataDirOption = None,
