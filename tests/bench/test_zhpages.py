@@ -77,7 +77,7 @@ def test_an_error_answer_stops_the_bench_with_the_url():
         def get(self, url, params=None):
             return httpx.Response(500, text="boom", request=httpx.Request("GET", "http://x" + url))
 
-    with pytest.raises(RuntimeError, match="500.*boom"):
+    with pytest.raises(RuntimeError, match=r"500.*boom"):
         time_terms(Failing(), "page", ["反向传播"], "keyword")
 
 
