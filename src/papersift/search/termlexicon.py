@@ -192,7 +192,10 @@ class TermLexicon:
         self._phrase_ids: marisa_trie.Trie | None = None
         self._phrase_papers: array | None = None
         self._headwords: Bloom | None = None  # every sense headword, once load_keys ran
-        # every key that starts a longer phrase key ("graph neural" of "graph neural network"), once load_keys ran
+        # every key that starts a longer phrase key, as far as a whole word ("graph" and "graph neural" of
+        # "graph neural network"), once load_keys ran: the walk extends no other key by any sense, so a key
+        # not among them needs none of its senses checked (_extensions; a third of the walk's keys on the
+        # zhterms dev terms; the shared corpus's 154,000 of them: ~0.2 s more at start, 0.3 MB)
         self._continued: Bloom | None = None
         self._extended: dict[tuple[str, tuple[str, ...]], tuple[int, tuple]] = {}  # see _extensions
         self._windows: dict[tuple, tuple[tuple[int, tuple[str, ...]], ...]] = {}  # see _words
@@ -308,32 +311,26 @@ class TermLexicon:
         if self._keys is None:
             self._keys = self._bloom("phrase", "key")
         if self._phrase_ids is None:  # streamed from SQLite: no list of 640,000 rows held at once
-            ids = marisa_trie.Trie(key for (key,) in self._db().execute("SELECT key FROM phrase"))
+            starts: set[str] = set()  # every key that starts a longer one (see _continued), noted on the way
+
+            def keys_noting_starts():
+                for (key,) in self._db().execute("SELECT key FROM phrase"):
+                    yield key
+                    while " " in key:
+                        key = key.rpartition(" ")[0]
+                        if key in starts:  # and so are its own starts
+                            break
+                        starts.add(key)
+
+            ids = marisa_trie.Trie(keys_noting_starts())
             counts = array("i", bytes(4 * len(ids)))
             for key, papers in self._db().execute("SELECT key, papers FROM phrase"):
                 counts[ids[key]] = papers
-            self._phrase_papers, self._phrase_ids = counts, ids
+            continued = Bloom(max(len(starts), 1), KEYS_FALSE_POSITIVES)
+            continued.update(starts)
+            self._phrase_papers, self._continued, self._phrase_ids = counts, continued, ids
         if self._headwords is None:
             self._headwords = self._bloom("sense", "headword")
-        if self._continued is None:
-            self._continued = self._continued_keys()
-
-    def _continued_keys(self) -> Bloom:
-        """The words that start some phrase key, each as far as a whole word ("graph" and "graph
-        neural" of "graph neural network"): the walk extends no other key, so a key not among
-        them needs none of its senses checked (`_extensions`; a third of the walk's keys on the
-        zhterms dev terms; ~0.5 s at start, 0.3 MB for the shared corpus's 154,000 of them)."""
-        def starts():
-            for (key,) in self._db().execute("SELECT key FROM phrase"):
-                space = key.find(" ")
-                while space != -1:
-                    yield key[:space]
-                    space = key.find(" ", space + 1)
-
-        (count,) = self._db().execute("SELECT COUNT(*) FROM phrase").fetchone()
-        held = Bloom(max(int(count), 1), KEYS_FALSE_POSITIVES)
-        held.update(starts())
-        return held
 
     def _bloom(self, table: str, column: str) -> Bloom:
         (count,) = self._db().execute(f"SELECT COUNT(*) FROM {table}").fetchone()
