@@ -316,11 +316,12 @@ class TermLexicon:
             def keys_noting_starts():
                 for (key,) in self._db().execute("SELECT key FROM phrase"):
                     yield key
-                    while " " in key:
-                        key = key.rpartition(" ")[0]
-                        if key in starts:  # and so are its own starts
+                    start = key
+                    while " " in start:
+                        start = start.rpartition(" ")[0]
+                        if start in starts:  # and so are its own starts
                             break
-                        starts.add(key)
+                        starts.add(start)
 
             ids = marisa_trie.Trie(keys_noting_starts())
             counts = array("i", bytes(4 * len(ids)))
