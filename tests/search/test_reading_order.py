@@ -156,7 +156,19 @@ def test_a_chinese_name_finds_the_authors_papers_through_the_service(service):
     assert all("Jun Zhu" in paper.authors for paper in (hit.paper for hit in response.hits))
     # the notice names what was searched: the author (it said "searched in English as:  (7 papers)")
     assert [notice for notice in response.notices if notice.code == "carried_over"] == [
-        "no paper contains these Chinese words; searched in English as: Jun Zhu (7 papers)"]
+        'no paper contains these Chinese words; searched in English as: author:"Jun Zhu" (7 papers)']
+
+
+def test_a_chinese_name_beside_a_term_is_named_in_the_notice_as_the_filter_it_is(service):
+    # 朱军 强化学习: the notice said "searched in English as: reinforcement learning", the author
+    # filter only in the reading line below it
+    from papersift.search.types import SearchRequest
+
+    response = service.search(SearchRequest(query="朱军 强化学习", mode="keyword", size=20))
+    assert response.reading.authors == ("Jun Zhu",) and response.reading.english
+    assert 0 < response.total < 7 and all("Jun Zhu" in hit.paper.authors for hit in response.hits)
+    (notice,) = [notice for notice in response.notices if notice.code in ("carried_over", "carried_over_also")]
+    assert f'searched in English as: {response.reading.english} author:"Jun Zhu"' in notice
 
 
 def test_a_traditional_script_query_reads_through_the_service(service):

@@ -499,7 +499,8 @@ class SearchService:
             translated = run(carried, depth)
             if translated.total:
                 also = also_searched(carried) if carried is phrased else []  # other spellings, a guess's alternatives
-                searched = reading.searched or ", ".join(reading.authors)  # a name alone: the author it reads as
+                # what was searched as one could type it: the words, then each person named as an author filter
+                searched = " ".join([reading.searched, *(f'author:"{name}"' for name in reading.authors)]).strip()
                 notices.append(Notice("carried_over_also", english=searched, also="; ".join(also),
                                       total=translated.total, reading=reading) if also else
                                Notice("carried_over", english=searched, total=translated.total, reading=reading))
