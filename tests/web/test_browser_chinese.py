@@ -100,3 +100,17 @@ def test_a_chinese_query_shows_its_reading_and_relevant_papers_first(zh_page, qu
     assert len(first) == 5
     for hit in first:
         assert relevant.search(hit.inner_text()), hit.inner_text()[:300]
+
+
+def test_a_name_beside_a_term_shows_the_author_filter_in_the_notice_and_only_their_papers(zh_page):
+    # 何恺明 目标检测: the notice said "已按英文检索：object detection", the author only in the reading line
+    zh_page.goto("/")
+    zh_page.fill("#q", "何恺明 目标检测")
+    zh_page.press("#q", "Enter")
+    zh_page.wait_for_selector("article.hit")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    zh_page.screenshot(path=str(SCREENSHOTS / "zh-name-and-term.png"))
+    notice = zh_page.locator("p.notice", has_text="已按英文检索").inner_text()
+    assert 'author:"Kaiming He"' in notice and "detection" in notice, notice
+    hits = zh_page.locator("article.hit").all()
+    assert hits and all("Kaiming He" in hit.inner_text() for hit in hits)
