@@ -593,61 +593,29 @@ class TermLexicon:
 
 
 def _compose_in_order(lexicon: TermLexicon, units: tuple, budget: _Budget) -> list[_Composed]:
-    """Compositions of all the units in order (depth first, a phrase at every step)."""
-    found: dict[str, _Composed] = {}
+    """Compositions of all the units in order (depth first, a phrase at every step), each phrase
+    check charged to the budget as it is made (a check refused once the budget is spent fails)."""
+    return _compose_from(lexicon, units, budget)[0][len(units)]
+
+
+def _compose_from(lexicon: TermLexicon, units: tuple,
+                  budget: _Budget | None = None) -> tuple[list[list[_Composed]], list[int]]:
+    """The compositions of each part that starts the units, units[:end] for every end, from one
+    depth-first walk (a phrase at every step), and the phrase checks of the words ending at
+    each end. The walk of a part alone visits the same keys at the positions before its end and
+    checks the words that end by it, so its compositions are this walk's at that end and its
+    checks those of the words ending at or before it; one walk spares the walks of the shorter
+    parts, each of which repeats the longer one's first steps. With a `budget`, each check is
+    charged as it is made and refused once it is spent (what `_in_order` does for a read whose
+    budget is short: the walk of that part alone)."""
     n = len(units)
+    found: list[dict[str, _Composed]] = [{} for _ in range(n + 1)]
+    checks_ending = [0] * (n + 1)
     windows: list[tuple | None] = [None] * n  # the words at each position, looked up once a walk
     extended = lexicon._extended
 
     def extend(at: int, key: str, count: int, pieces: int, secondary: int) -> None:
-        if at == n:  # all the units composed: a phrase papers use (one word, or a composed phrase enough papers use)
-            if count and (pieces == 1 or count >= MIN_COMPOSED_PAPERS):
-                _keep(found, _Composed(key, count, pieces, secondary))
-            return
-        words = windows[at]
-        if words is None:
-            words = windows[at] = lexicon._words(units[at:at + MAX_PIECE_CHARS])
-        for length, senses in words:
-            end = at + length
-            # each sense is one phrase check of `key` + the sense, in order, charged to the
-            # budget as it goes (a check refused once the budget is spent fails); the checks'
-            # answers are remembered per (key, senses), so only the few that extend are walked
-            checks, steps = extended.get((key, senses)) or lexicon._extensions(key, senses)
-            charged = 0
-            for before, longer, less_sure, papers in steps:
-                if before > charged:  # the failed checks before this step
-                    budget.left = max(0, budget.left - (before - charged))
-                    charged = before
-                if longer is None:  # a linking character: passed over, no check
-                    extend(end, key, count, pieces, secondary)
-                    continue
-                charged += 1
-                if budget.left > 0:
-                    budget.left -= 1
-                    extend(end, longer, papers, pieces + 1, secondary + less_sure)
-            if checks > charged:
-                budget.left = max(0, budget.left - (checks - charged))
-
-    extend(0, "", 0, 0, 0)
-    return sorted(found.values(), key=_rank)
-
-
-def _compose_from(lexicon: TermLexicon, units: tuple) -> tuple[list[list[_Composed]], list[int]]:
-    """The compositions of each part that starts the units, units[:end] for every end, from one
-    depth-first walk (a phrase at every step), and the phrase checks of the words ending at
-    each end. The walk of a part alone (`_compose_in_order`) visits the same keys at the
-    positions before its end and checks the words that end by it, so its compositions are this
-    walk's at that end and its checks those of the words ending at or before it; one walk
-    spares the walks of the shorter parts, each of which repeats the longer one's first steps.
-    Never refused a check: for a read whose budget is short, `_in_order` walks the part alone."""
-    n = len(units)
-    found: list[dict[str, _Composed]] = [{} for _ in range(n + 1)]
-    checks_ending = [0] * (n + 1)
-    windows: list[tuple | None] = [None] * n
-    extended = lexicon._extended
-
-    def extend(at: int, key: str, count: int, pieces: int, secondary: int) -> None:
-        # the part units[:at] composed: a phrase papers use (as _compose_in_order keeps it)
+        # the part units[:at] composed: a phrase papers use (one word, or a composed phrase enough papers use)
         if count and (pieces == 1 or count >= MIN_COMPOSED_PAPERS):
             _keep(found[at], _Composed(key, count, pieces, secondary))
         if at == n:
@@ -657,13 +625,31 @@ def _compose_from(lexicon: TermLexicon, units: tuple) -> tuple[list[list[_Compos
             words = windows[at] = lexicon._words(units[at:at + MAX_PIECE_CHARS])
         for length, senses in words:
             end = at + length
+            # each sense is one phrase check of `key` + the sense, in order; the checks' answers
+            # are remembered per (key, senses), so only the few that extend are walked
             checks, steps = extended.get((key, senses)) or lexicon._extensions(key, senses)
             checks_ending[end] += checks
-            for _, longer, less_sure, papers in steps:
-                if longer is None:  # a linking character: passed over, no check
+            if budget is None:
+                for _, longer, less_sure, papers in steps:
+                    if longer is None:  # a linking character: passed over, no check
+                        extend(end, key, count, pieces, secondary)
+                    else:
+                        extend(end, longer, papers, pieces + 1, secondary + less_sure)
+                continue
+            charged = 0
+            for before, longer, less_sure, papers in steps:
+                if before > charged:  # the failed checks before this step
+                    budget.left = max(0, budget.left - (before - charged))
+                    charged = before
+                if longer is None:
                     extend(end, key, count, pieces, secondary)
-                else:
+                    continue
+                charged += 1
+                if budget.left > 0:
+                    budget.left -= 1
                     extend(end, longer, papers, pieces + 1, secondary + less_sure)
+            if checks > charged:
+                budget.left = max(0, budget.left - (checks - charged))
 
     extend(0, "", 0, 0, 0)
     return [sorted(at.values(), key=_rank) for at in found], checks_ending
