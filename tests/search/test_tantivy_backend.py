@@ -78,6 +78,22 @@ def test_the_counting_query_matches_what_the_ranking_query_matches(service, text
     assert {address.doc for _, address in ranked.hits} == {address.doc for _, address in counted.hits}
 
 
+@pytest.mark.parametrize("text", ["reinforcement learning", "graph neural networks", "self-attention", "learning",
+                                  "the of and", "learning of representations", "zebra quantum"])
+def test_a_phrase_count_is_the_total_of_a_search_for_the_phrase(service, text):
+    """TantivyBackend.phrase_count (what the service's phrase_papers asks, a few times a Chinese
+    page) counts what a search for the phrase finds, without compiling that search."""
+    backend = service.backend
+    total = backend.search(ParsedQuery((Words(text, phrase=True),)), "relevance", 0, 1, with_facets=False).total
+    assert backend.phrase_count(text) == total
+    assert service.phrase_papers(text) == total
+
+
+def test_the_service_counts_a_phrase_without_a_search(service, monkeypatch):
+    monkeypatch.setattr(service.backend, "plan", lambda *args, **kwargs: pytest.fail("a whole query planned"))
+    assert service.phrase_papers("reinforcement learning") > 0
+
+
 def test_cheap_term_positions_agree_with_the_analyzer():
     from papersift.index.analyzers import ENGLISH, NAMES, positioned_terms
     from papersift.search.tantivy_backend import _positioned_terms
