@@ -20,7 +20,7 @@ import heapq
 import importlib
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -496,9 +496,13 @@ class SearchService:
         # Searched as the phrases papers write (crosslingual.phrase_query), else like its English
         # twin (all words), ranked by any word when none has all.
         phrased = phrase_query(query, reading, self.term_lexicon, self.phrase_papers, self.term_doc_freq)
-        attempts = [(carried_over_query(query, reading.searched, match, reading.authors), depth)
-                    for match, depth in (("all", None), ("any", RELAXED_DEPTH))]
-        for carried, depth in ([(phrased, None)] if phrased is not None else []) + attempts:
+
+        def attempts() -> Iterator[tuple[ParsedQuery, int | None]]:  # each made once the one before found nothing
+            if phrased is not None:
+                yield phrased, None
+            for match, depth in (("all", None), ("any", RELAXED_DEPTH)):
+                yield carried_over_query(query, reading.searched, match, reading.authors), depth
+        for carried, depth in attempts():
             translated = run(carried, depth)
             if translated.total:
                 also = also_searched(carried) if carried is phrased else []  # other spellings, a guess's alternatives
