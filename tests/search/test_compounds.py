@@ -164,3 +164,23 @@ def test_the_index_counts_a_stop_words_place_in_a_phrase(service):
     with_gap, without = service.phrase_papers("neural and networks"), service.phrase_papers("neural networks")
     assert without > 0 and with_gap < without
     assert service.phrase_papers("state of the art") == service.phrase_papers("state in a art") > 0
+
+
+def test_a_words_split_is_worked_out_once_per_phrase_table():
+    """Splitting a word tries every cut (each analyzed and looked up): remembered per phrase table,
+    as the readings of Chinese terms share most of their words."""
+    asked: list[str] = []
+
+    class Counted(Table):
+        def phrase(self, key: str) -> tuple[str, int] | None:
+            asked.append(key)
+            return super().phrase(key)
+
+    table = Counted({"crowdsourcing": 113, "crowd": 90, "sourcing": 40, "crowd sourcing": 14})
+    assert compound_spellings("crowdsourcing", table) == ("crowd-sourcing",)
+    first = list(asked)
+    asked.clear()
+    assert compound_spellings("crowdsourcing", table) == ("crowd-sourcing",)
+    assert len(first) > 8 and asked == [analyzed("crowdsourcing"), analyzed("crowd-sourcing")]  # no cut again
+    asked.clear()  # another phrase table answers for itself
+    assert compound_spellings("crowdsourcing", Counted({"crowdsourcing": 113})) == () and len(asked) > 8

@@ -55,3 +55,37 @@ def test_once_the_interval_is_past_every_page_looks_again(indexed_dir, monkeypat
     tables = [sql for sql in statements if "sqlite_master" in sql]
     assert len(stamps) == len(QUERIES) and len(tables) == len(QUERIES)
     assert len(stats) >= len(QUERIES)
+
+
+# -- a Chinese page: the term lexicon and the phrase vectors ---------------------------
+CHINESE_QUERIES = ["图神经网络", "强化学习", "注意力机制"]
+
+
+def chinese_page_looks(indexed_dir, monkeypatch, recheck_s: float) -> list[str]:
+    """What three Chinese pages (after a first one) look for on disk: the term lexicon's file
+    (lexicon_for: a stat) and the phrase vectors' generation (phrase_bridge_for: a pointer file)."""
+    from papersift.search import service as service_module
+
+    monkeypatch.setattr(service_module, "RECHECK_S", recheck_s)
+    looks: list[str] = []
+    real_lexicon, real_phrases = service_module.lexicon_for, service_module.phrase_bridge_for
+    monkeypatch.setattr(service_module, "lexicon_for", lambda data_dir: looks.append("lexicon") or real_lexicon(data_dir))
+    monkeypatch.setattr(service_module, "phrase_bridge_for",
+                        lambda data_dir: looks.append("phrases") or real_phrases(data_dir))
+    service = service_module.SearchService(indexed_dir)
+    service.search(SearchRequest(query="预热", mode="keyword"))
+    looks.clear()
+    for query in CHINESE_QUERIES:
+        response = service.search(SearchRequest(query=query, mode="keyword"))
+        assert response.reading is not None and response.reading.english  # read through the lexicon
+    return looks
+
+
+def test_chinese_pages_within_the_interval_look_for_no_lexicon(indexed_dir, monkeypatch):
+    assert chinese_page_looks(indexed_dir, monkeypatch, 3600.0) == []
+
+
+def test_once_the_interval_is_past_a_chinese_page_looks_again(indexed_dir, monkeypatch):
+    """(`index` replaces the lexicon, `embed` publishes new phrase vectors: a server sees them.)"""
+    looks = chinese_page_looks(indexed_dir, monkeypatch, 0.0)
+    assert looks.count("lexicon") == looks.count("phrases") >= len(CHINESE_QUERIES)

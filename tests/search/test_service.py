@@ -202,6 +202,16 @@ def test_a_guessed_chinese_term_is_searched_as_its_reading_or_its_alternatives(s
     assert response.total > phrase.total and "graph neural networks" in response.notices[0]
 
 
+def test_a_chinese_term_its_phrases_find_makes_no_fallback_query(service, monkeypatch):
+    """The reading's words searched all or any are the fallbacks of a term its phrases do not find:
+    a page whose phrases find papers never builds them."""
+    from papersift.search import service as service_module
+
+    monkeypatch.setattr(service_module, "carried_over_query", lambda *args, **kwargs: pytest.fail("a fallback built"))
+    response = service.search(keyword("卷积神经网络", size=5))
+    assert response.total > 0 and [notice.code for notice in response.notices] == ["carried_over"]
+
+
 def test_the_reading_can_be_turned_off_to_search_the_words_as_typed(service):
     response = service.search(keyword("图神经网络", literal=True))
     assert response.total == 0 and response.reading is None

@@ -78,6 +78,41 @@ def test_the_counting_query_matches_what_the_ranking_query_matches(service, text
     assert {address.doc for _, address in ranked.hits} == {address.doc for _, address in counted.hits}
 
 
+def test_a_chinese_pages_phrases_are_counted_without_their_title_phrases(service):
+    """A query of phrase options (what crosslingual.phrase_query makes of a Chinese term) is counted
+    and its facets taken over each option's `text` phrase alone: the title's phrase, which `text`
+    starts with, only adds to the score. Same papers, same facet counts."""
+    backend = service.backend
+    query = ParsedQuery((AnyOf((Words("reinforcement learning", phrase=True),
+                                Words("policy gradient", phrase=True, weight=0.6),
+                                Words("graph neural networks", phrase=True, weight=0.6))),), match="all")
+    plan = backend.plan(query)
+    assert plan.matching is not plan.scored
+    ranked = backend.searcher.search(plan.scored, 10_000, count=True)
+    counted = backend.searcher.search(plan.matching, 10_000, count=True)
+    assert ranked.count == counted.count > 20
+    assert {address.doc for _, address in ranked.hits} == {address.doc for _, address in counted.hits}
+    from papersift.search.tantivy_backend import FACET_AGGREGATION
+
+    assert backend.searcher.aggregate(plan.matching, FACET_AGGREGATION) == backend.searcher.aggregate(plan.scored, FACET_AGGREGATION)
+
+
+@pytest.mark.parametrize("text", ["reinforcement learning", "graph neural networks", "self-attention", "learning",
+                                  "the of and", "learning of representations", "zebra quantum"])
+def test_a_phrase_count_is_the_total_of_a_search_for_the_phrase(service, text):
+    """TantivyBackend.phrase_count (what the service's phrase_papers asks, a few times a Chinese
+    page) counts what a search for the phrase finds, without compiling that search."""
+    backend = service.backend
+    total = backend.search(ParsedQuery((Words(text, phrase=True),)), "relevance", 0, 1, with_facets=False).total
+    assert backend.phrase_count(text) == total
+    assert service.phrase_papers(text) == total
+
+
+def test_the_service_counts_a_phrase_without_a_search(service, monkeypatch):
+    monkeypatch.setattr(service.backend, "plan", lambda *args, **kwargs: pytest.fail("a whole query planned"))
+    assert service.phrase_papers("reinforcement learning") > 0
+
+
 def test_cheap_term_positions_agree_with_the_analyzer():
     from papersift.index.analyzers import ENGLISH, NAMES, positioned_terms
     from papersift.search.tantivy_backend import _positioned_terms

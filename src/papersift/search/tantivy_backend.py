@@ -31,7 +31,7 @@ from papersift.search.backend import (
 )
 from papersift.search.facets import FacetTable, bucket_counts
 from papersift.search.highlight import Highlighter
-from papersift.search.query import FieldValue, ParsedQuery, Words
+from papersift.search.query import AnyOf, FieldValue, ParsedQuery, Words
 from papersift.search.stages import stage
 from papersift.search.types import INSTITUTION_FACET, FacetValue, Filters, Sort
 from papersift.throttle import Throttle
@@ -108,6 +108,17 @@ class TantivyBackend:
         """Papers whose `text` (title, abstract, keywords) has this analyzed term."""
         return self.searcher.doc_freq("text", term)
 
+    def phrase_count(self, text: str) -> int:
+        """Papers whose `text` has the words of `text` as a phrase: the total of a search for the
+        phrase, counted without compiling a whole query and its title boost (which only scores):
+        ~0.07 ms against ~0.12 ms, a Chinese term page counts one or two (compounds.gap_spellings)."""
+        positioned = _positioned_terms(text, ENGLISH)
+        if not positioned:
+            return 0  # only stop words: the search ignores them and matches nothing
+        searcher = self.searcher
+        with stage("engine"):
+            return searcher.search(self._field_match("text", positioned), 1, count=True).count  # type: ignore[attr-defined]
+
     # -- queries ---------------------------------------------------------------------
     def _term(self, field_name: str, term: str) -> tantivy.Query:
         return tantivy.Query.term_query(self._schema, field_name, term)
@@ -176,9 +187,11 @@ class TantivyBackend:
         papers = tantivy.Query.term_set_query(self._schema, "id", list(paper_ids))
         return papers if is_id or words is None else _should([words, papers])
 
-    def _node(self, node) -> tantivy.Query | None:
+    def _node(self, node, scored: bool = True) -> tantivy.Query | None:
+        """What must match for a node; `scored=False`: without the clauses that only score (a
+        word's title boost: `text` starts with the title, so a title match is a `text` match)."""
         if isinstance(node, Words):
-            return self._words(node)
+            return self._words(node) if scored else self._weightless(node, [])
         if isinstance(node, FieldValue):
             if node.field == "authors":
                 return self._author(node.value)
@@ -187,7 +200,7 @@ class TantivyBackend:
             if node.field == "institutions":
                 return self._term("institution", _exact_institution(node.value))
             return self._term(FILTER_FIELD_NAMES[node.field], node.value.lower())
-        options = [query for query in (self._node(option) for option in node.options) if query is not None]
+        options = [query for query in (self._node(option, scored) for option in node.options) if query is not None]
         return _should(options) if options else None
 
     def _filter_clauses(self, filters: Filters) -> list[tantivy.Query]:
@@ -220,6 +233,7 @@ class TantivyBackend:
     def plan(self, query: ParsedQuery, candidate_ids: Sequence[str] | None = None) -> Plan:
         """The query to rank with, and the same query without its score-only clauses."""
         must: list[tantivy.Query] = []
+        must_match: list[tantivy.Query] = []  # the same without clauses that only score (in an AnyOf's options)
         title_boosts: list[tantivy.Query] = []
         strict, relaxed_words = query.split_required()
         dropped = 0
@@ -229,29 +243,34 @@ class TantivyBackend:
                 dropped += 1
             else:
                 must.append(compiled)
+                matched = self._node(node, scored=False) if isinstance(node, AnyOf) else None
+                must_match.append(compiled if matched is None else matched)
         if relaxed_words:
             disjunction = self._disjunction(relaxed_words)
             if disjunction is None:
                 dropped += len(relaxed_words)
             else:
                 must.append(disjunction)
+                must_match.append(disjunction)
         if query.required and dropped == len(query.required):
             return Plan(_EMPTY, _EMPTY, True)
         filters = self._filter_clauses(query.filters)
         if candidate_ids is not None:
             filters.append(tantivy.Query.term_set_query(self._schema, "id", list(candidate_ids)))
-        clauses = [(tantivy.Occur.Must, clause) for clause in must]
-        clauses += [(tantivy.Occur.Must, tantivy.Query.const_score_query(clause, 0.0)) for clause in filters]
+        rest = [(tantivy.Occur.Must, tantivy.Query.const_score_query(clause, 0.0)) for clause in filters]
         for node in query.excluded:
             compiled = self._node(node)
             if compiled is not None:
-                clauses.append((tantivy.Occur.MustNot, compiled))
+                rest.append((tantivy.Occur.MustNot, compiled))
         if not must and not filters:
-            clauses.append((tantivy.Occur.Must, tantivy.Query.all_query()))
-        matching = _combined(clauses)
-        if not title_boosts:
-            return Plan(matching, matching, False)
-        return Plan(_combined(clauses + [(tantivy.Occur.Should, boost) for boost in title_boosts]), matching, False)
+            rest.append((tantivy.Occur.Must, tantivy.Query.all_query()))
+        clauses = [(tantivy.Occur.Must, clause) for clause in must] + rest
+        scored = _combined(clauses + [(tantivy.Occur.Should, boost) for boost in title_boosts]) if title_boosts else _combined(clauses)
+        if not any(isinstance(node, AnyOf) for node in strict):
+            return Plan(scored, _combined(clauses) if title_boosts else scored, False)
+        # a Chinese page's phrases (crosslingual.phrase_query): its facets are counted over the
+        # options' `text` phrases alone, not their title phrases too (~0.04 ms of ~0.26)
+        return Plan(scored, _combined([(tantivy.Occur.Must, clause) for clause in must_match] + rest), False)
 
     def search(self, query: ParsedQuery, sort: Sort = "relevance", offset: int = 0, limit: int = 20, *,
                with_facets: bool = True, with_papers: bool = False, candidate_ids: Sequence[str] | None = None,
