@@ -65,9 +65,10 @@ NEIGHBOUR_CONFIDENCE = 0.4
 # reads badly: 降维 kept 21,683 rows and paid the full product). The directions are read in
 # stages (PROJECTED_STAGES: the dims each stage ends at): every row's product on the first 64,
 # then only the rows still in on the next ones, each stage's left-out norm ruling rows out, until
-# FEW_CANDIDATES or fewer are left. zhterms dev terms (the 113 texts their readings ask, issue 32):
-# rows scored in full 64 at p50, at most 4,840 with one stage of 128 dims, 756 with these stages
-# (was 963 at p50 and 22 full products). Float rounding of the products is far below BOUND_SLACK.
+# FEW_CANDIDATES or fewer are left. Rows scored in full for the 113 texts the zhterms and known-item
+# dev readings ask (issue 32): p50 93, p95 254, at most 756 (the k-th best lower bound over 128
+# dims: p50 963, 22 texts past 1/16 of the rows, i.e. the full product; one 128-dim stage with the
+# exact bound: at most 4,840). Float rounding of the products is far below BOUND_SLACK.
 PROJECTED_STAGES = (64, 128, 192)
 GUESSES = 32
 FEW_CANDIDATES = 256
