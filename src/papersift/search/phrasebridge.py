@@ -255,20 +255,23 @@ class Projection:
         exact = np.asarray(vectors[guess], dtype=np.float32) @ query
         kth = np.partition(exact, guessed - k)[guessed - k]
         query64 = query.astype(np.float64)
-        candidates = np.arange(rows)
+        candidates = np.arange(0)
         start = 0
         for block, end, stage_left_out in zip(self.blocks, self.ends, self.left_out):
             left_out = stage_left_out
             if start:  # a later stage: its products for the rows still in
                 part = near[start:end]
                 if WHOLE_STAGE_SHARE * len(candidates) >= rows:
-                    approximate = approximate + (block @ part)[candidates]
+                    approximate += (block @ part)[candidates]
                 else:
-                    approximate = approximate + np.take(block, candidates, axis=0) @ part
+                    approximate += np.take(block, candidates, axis=0) @ part
                 left_out = stage_left_out[candidates]
             query_left_out = float(np.linalg.norm(query64 - self.basis64[:, :end] @ near[:end].astype(np.float64)))
-            kept = np.flatnonzero(approximate + (query_left_out * left_out + BOUND_SLACK) >= kth)
-            candidates, approximate = candidates[kept], approximate[kept]
+            upper = left_out * np.float32(query_left_out)  # each row's upper bound, less BOUND_SLACK
+            upper += approximate
+            kept = np.flatnonzero(upper >= kth - BOUND_SLACK)
+            candidates = candidates[kept] if start else kept
+            approximate = approximate[kept]
             if len(candidates) <= FEW_CANDIDATES:
                 break
             start = end
