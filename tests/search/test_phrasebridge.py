@@ -199,7 +199,14 @@ def _scored_sizes(monkeypatch) -> list[int]:
     return scored
 
 
-def test_the_prepared_search_finds_the_same_nearest_phrases_as_the_full_product(monkeypatch):
+@pytest.mark.parametrize(("few", "whole_share"), [(None, None), (0, 0), (0, 10**9)],
+                         ids=["as-served", "every-stage-gathered", "every-stage-over-every-row"])
+def test_the_prepared_search_finds_the_same_nearest_phrases_as_the_full_product(monkeypatch, few, whole_share):
+    from papersift.search import phrasebridge
+
+    if few is not None:  # every stage read, its products for the rows still in gathered or over every row
+        monkeypatch.setattr(phrasebridge, "FEW_CANDIDATES", few)
+        monkeypatch.setattr(phrasebridge, "WHOLE_STAGE_SHARE", whole_share)
     rng = np.random.default_rng(7)
     rows, topics = _clustered_phrases(rng)
     bridge = _bridge_over(rows)
@@ -223,6 +230,7 @@ def test_the_prepared_search_finds_the_same_nearest_phrases_as_the_full_product(
             assert found.tolist() == expected.tolist()
             assert np.allclose(scores, products[expected], rtol=0, atol=1e-6)
     assert sum(size < len(rows) // 16 for size in scored) >= len(scored) * 3 // 4  # most searches scored few rows
+    assert sum(size == len(rows) for size in scored) >= 5 * 4  # the random directions: the full product
     # the bound the pruning rests on holds for every row at every stage: |cosine - projected
     # product| <= the product of the left-out norms
     projection = bridge._projection
