@@ -168,39 +168,96 @@ def test_opening_reads_nothing_and_warming_up_reads_it_all(data_dir):
     assert bridge._vectors is not None and len(calls) == 1
 
 
-def test_the_prepared_search_finds_the_same_nearest_phrases_as_the_full_product(monkeypatch):
-    # phrases on a few hundred directions (as corpus phrases crowd around topics), some rows
-    # duplicated (ties at the k-th score keep the lower row, as the full product's top_k does)
-    from papersift.index import vectors as vector_index
-    from papersift.search import phrasebridge
-
-    rng = np.random.default_rng(7)
+def _clustered_phrases(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Phrases on a few dozen directions (as corpus phrases crowd around topics), rows 5000-5099
+    copies of rows 100-199 (ties at the k-th score keep the lower row, as the full product's
+    top_k does), and the topics."""
     topics = rng.normal(size=(40, DIM))
     rows = topics[rng.integers(0, 40, 6000)] + rng.normal(scale=0.6, size=(6000, DIM))
     rows[5000:5100] = rows[100:200]
-    rows = (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32), topics
+
+
+def _unit(vector: np.ndarray) -> np.ndarray:
+    return (vector / np.linalg.norm(vector)).astype(np.float32)
+
+
+def _bridge_over(rows: np.ndarray) -> PhraseBridge:
     bridge = PhraseBridge(Path("unused"), fake_encode)
     bridge._vectors, bridge._keys = rows, [f"phrase {n}" for n in range(len(rows))]
-    queries = [rows[n] for n in (3, 150, 4999)] + [
-        (lambda v: (v / np.linalg.norm(v)).astype(np.float32))(topics[n] + rng.normal(scale=0.8, size=DIM))
-        for n in range(25)]
-    full = [bridge._nearest(rows, query, k) for query in queries for k in (1, 5, 20)]
+    return bridge
+
+
+def _scored_sizes(monkeypatch) -> list[int]:
+    """How many rows each search scores in full (the sizes top_k is handed)."""
+    from papersift.index import vectors as vector_index
+    from papersift.search import phrasebridge
+
     scored: list[int] = []
     real_top_k = vector_index.top_k
     monkeypatch.setattr(phrasebridge.vector_index, "top_k", lambda scores, k: scored.append(len(scores)) or real_top_k(scores, k))
+    return scored
+
+
+@pytest.mark.parametrize(("few", "whole_share"), [(None, None), (0, 0), (0, 10**9)],
+                         ids=["as-served", "every-stage-gathered", "every-stage-over-every-row"])
+def test_the_prepared_search_finds_the_same_nearest_phrases_as_the_full_product(monkeypatch, few, whole_share):
+    from papersift.search import phrasebridge
+
+    if few is not None:  # every stage read, its products for the rows still in gathered or over every row
+        monkeypatch.setattr(phrasebridge, "FEW_CANDIDATES", few)
+        monkeypatch.setattr(phrasebridge, "WHOLE_STAGE_SHARE", whole_share)
+    rng = np.random.default_rng(7)
+    rows, topics = _clustered_phrases(rng)
+    bridge = _bridge_over(rows)
     bridge.prepare()
-    pruned = [bridge._nearest(rows, query, k) for query in queries for k in (1, 5, 20)]
-    for (rows_full, scores_full), (rows_pruned, scores_pruned) in zip(full, pruned):
-        assert rows_pruned.tolist() == rows_full.tolist()
-        assert np.allclose(scores_pruned, scores_full, atol=1e-6)
-    assert sum(size < len(rows) // 4 for size in scored) >= len(scored) // 2  # most searches scored few rows
-    # the bound the pruning rests on holds for every row: |cosine - projected product| <= the
-    # product of the left-out norms
-    basis, projected, left_out = bridge._projection
+    basis = bridge._projection.basis  # type: ignore[union-attr]
+    queries = [rows[n] for n in (3, 150, 4999, 5150)] + [  # 150 and 5150: the same vector, the lower row first
+        *(_unit(topics[n] + rng.normal(scale=0.8, size=DIM)) for n in range(25)),
+        *(_unit(rows[n] + rng.normal(scale=0.05, size=DIM)) for n in range(0, 6000, 600)),  # near one phrase
+        *(_unit(rng.normal(size=DIM)) for _ in range(5)),  # near none: every bound loose
+        -rows[7], _unit(-topics[3]),
+        # all outside the principal directions (the projection says nothing), or all inside them
+        *(_unit(rows[n] - basis @ (basis.T @ rows[n])) for n in (11, 2222)),
+        *(_unit(basis @ (basis.T @ rows[n])) for n in (12, 3333)),
+        np.zeros(DIM, dtype=np.float32)]  # every product 0: the first k rows
+    scored = _scored_sizes(monkeypatch)
     for query in queries:
-        near = query @ basis
-        query_left_out = np.linalg.norm(query.astype(np.float64) - basis.astype(np.float64) @ near)
-        assert np.all(np.abs(rows @ query - projected @ near) <= query_left_out * left_out + 1e-5)
+        products = rows @ query
+        for k in (1, 5, 20, 40):  # 40: more than the rows guessed first (GUESSES)
+            found, scores = bridge._nearest(rows, query, k)
+            expected = np.lexsort((np.arange(len(rows)), -products))[:k]  # brute force: best first, ties lower row
+            assert found.tolist() == expected.tolist()
+            assert np.allclose(scores, products[expected], rtol=0, atol=1e-6)
+    assert sum(size < len(rows) // 16 for size in scored) >= len(scored) * 3 // 4  # most searches scored few rows
+    assert sum(size == len(rows) for size in scored) >= 5 * 4  # the random directions: the full product
+    # the bound the pruning rests on holds for every row at every stage: |cosine - projected
+    # product| <= the product of the left-out norms
+    projection = bridge._projection
+    assert projection is not None
+    for query in queries:
+        near = query @ projection.basis
+        for stage, end in enumerate(projection.ends):
+            projected = np.hstack(projection.blocks[:stage + 1])
+            query_left_out = np.linalg.norm(query.astype(np.float64) - projection.basis.astype(np.float64)[:, :end] @ near[:end])
+            assert np.all(np.abs(rows @ query - projected @ near[:end]) <= query_left_out * projection.left_out[stage] + 1e-5)
+
+
+def test_a_term_the_principal_directions_read_loosely_is_scored_on_few_rows(monkeypatch):
+    # a term near one phrase but partly outside the phrases' principal directions (a Chinese term
+    # near its English phrase): the projection's own lower bounds are loose for it and let every
+    # row in (the full product, as 降维 paid: 21,683 of 126,090 rows in); the exact products of the
+    # rows it ranks first bound the k-th best tightly
+    rng = np.random.default_rng(11)
+    rows, _ = _clustered_phrases(rng)
+    bridge = _bridge_over(rows)
+    bridge.prepare()
+    scored = _scored_sizes(monkeypatch)
+    for n in range(0, 6000, 300):
+        query = _unit(rows[n] + rng.normal(scale=0.05, size=DIM))
+        found, _ = bridge._nearest(rows, query, 5)
+        assert found.tolist() == np.lexsort((np.arange(len(rows)), -(rows @ query)))[:5].tolist()
+    assert len(scored) == 20 and max(scored) < len(rows) // 16
 
 
 class _Phrases:

@@ -55,19 +55,32 @@ FRAGMENT_PENALTY = 0.1
 # A nearest phrase is a guess: on zhterms half A the English term was the nearest phrase for 57
 # of 156 terms (docs/crosslingual.md), so it is shown as "maybe", never as the reading.
 NEIGHBOUR_CONFIDENCE = 0.4
-# A server's exact nearest-phrase search (`PhraseBridge.prepare`): every row projected on the
-# phrase vectors' first PROJECTED_DIMS principal directions, with the norm of what the projection
-# leaves out. A row's cosine differs from the projected product by at most the product of the two
-# left-out norms (Cauchy-Schwarz), so only rows whose upper bound reaches the k-th best lower
-# bound are scored in full: the same k phrases as the product over every row, for ~1/4 of its
-# bytes plus the few rows scored (zhterms dev terms: 150-9,000 of 126,090 rows; 64 dims left
-# most rows in). Float rounding of the projected product is far below BOUND_SLACK.
-PROJECTED_DIMS = 128
+# A server's exact nearest-phrase search (`PhraseBridge.prepare`, `Projection`): every row projected
+# on the phrase vectors' first principal directions, with the norm of what the projection leaves
+# out. A row's cosine differs from the projected product by at most the product of the two
+# left-out norms (Cauchy-Schwarz), so only rows whose upper bound reaches a lower bound of the
+# k-th best cosine are scored in full: the same k phrases as the product over every row.
+# The lower bound is the k-th best exact cosine of the GUESSES rows whose first-stage products are
+# largest (it was the k-th best lower bound of the projection, loose for the terms the projection
+# reads badly: 降维 kept 21,683 rows and paid the full product). The directions are read in
+# stages (PROJECTED_STAGES: the dims each stage ends at): every row's product on the first 64,
+# then only the rows still in on the next ones, each stage's left-out norm ruling rows out, until
+# FEW_CANDIDATES or fewer are left. Rows scored in full for the 113 texts the zhterms and known-item
+# dev readings ask (issue 32): p50 93, p95 254, at most 756 (the k-th best lower bound over 128
+# dims: p50 963, 22 texts past 1/16 of the rows, i.e. the full product; one 128-dim stage with the
+# exact bound: at most 4,840). Float rounding of the products is far below BOUND_SLACK.
+PROJECTED_STAGES = (64, 128, 192)
+GUESSES = 32
+FEW_CANDIDATES = 256
 BOUND_SLACK = 1e-3
 PCA_SAMPLE = 20_000  # rows the principal directions are estimated from (any basis keeps the bound exact)
 # Candidates past 1/FULL_SCAN_SHARE of the rows are scored by the full product instead: gathering
 # rows from the memory map one by one cost more (22,608 rows: 220-550 ms against ~100 ms, load 15).
 FULL_SCAN_SHARE = 16
+# A stage's products for candidates past 1/WHOLE_STAGE_SHARE of the rows: over every row (one
+# contiguous product) rather than over the candidates' rows gathered (in a page, load ~1.5: gathering
+# always, p50 6.7-7.0 ms a search; past 1/4 3.9-4.6; past 1/8 4.0-4.1; past 1/16 4.0-4.3).
+WHOLE_STAGE_SHARE = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,8 +108,7 @@ class PhraseBridge:
         self._encoded: dict[str, np.ndarray] = {}  # a term's USE vector: `neighbours` and `choose` both need it
         self._batches: dict[tuple[str, ...], np.ndarray] = {}  # candidates encoded together (candidate_cosines)
         self._lock = threading.Lock()
-        # set by prepare(): (basis d x m, the rows projected n x m, each row's left-out norm)
-        self._projection: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._projection: Projection | None = None  # set by prepare()
 
     @classmethod
     def open(cls, data_dir: str | os.PathLike, encode: Encode = encode_texts) -> PhraseBridge | None:
@@ -169,16 +181,7 @@ class PhraseBridge:
         else over every row."""
         projection = self._projection
         if projection is not None and 0 < k < len(vectors):
-            basis, projected, left_out = projection
-            near = query @ basis
-            query_left_out = float(np.linalg.norm(query.astype(np.float64) - basis.astype(np.float64) @ near))
-            approximate = projected @ near
-            slack = query_left_out * left_out + BOUND_SLACK
-            lowest = approximate - slack
-            # at least k rows score at least the k-th largest lower bound; a row whose upper bound
-            # is below it cannot be among the k best (nor tie with the k-th)
-            kth = np.partition(lowest, len(lowest) - k)[len(lowest) - k]
-            candidates = np.flatnonzero(approximate + slack >= kth)
+            candidates = projection.candidates(vectors, query, k)
             if FULL_SCAN_SHARE * len(candidates) < len(vectors):  # else the full product costs less
                 scores = np.asarray(vectors[candidates], dtype=np.float32) @ query
                 best = vector_index.top_k(scores, k)  # candidates ascend, so ties keep the lower row first
@@ -189,32 +192,91 @@ class PhraseBridge:
 
     def prepare(self) -> None:
         """Project every row for the exact pruned search (`_nearest`): a server at start (~1-2 s
-        and 64 MB for 126,090 x 512 rows); a one-query process scans the rows instead."""
+        and 97 MB for 126,090 x 512 rows); a one-query process scans the rows instead."""
         vectors = self.vectors
-        if self._projection is not None or len(vectors) <= PROJECTED_DIMS:
+        if self._projection is not None or len(vectors) <= PROJECTED_STAGES[-1]:
             return
-        step = max(1, len(vectors) // PCA_SAMPLE)
-        sample = np.asarray(vectors[::step], dtype=np.float32)
-        _, directions = np.linalg.eigh((sample.T @ sample).astype(np.float64))  # ascending: principal ones last
-        basis = np.ascontiguousarray(directions[:, ::-1][:, :PROJECTED_DIMS], dtype=np.float32)
-        projected = np.empty((len(vectors), PROJECTED_DIMS), dtype=np.float32)
-        left_out = np.empty(len(vectors), dtype=np.float32)
-        for start in range(0, len(vectors), 8192):
-            block = np.asarray(vectors[start:start + 8192], dtype=np.float32)
-            projected[start:start + len(block)] = near = block @ basis
-            # |v|^2 - |B'v|^2 (B orthonormal); the 1e-6 under the root keeps float cancellation
-            # from ever making the bound smaller than the left-out norm (it adds at most 1e-3)
-            whole = np.einsum("ij,ij->i", block, block, dtype=np.float64)
-            kept = np.einsum("ij,ij->i", near, near, dtype=np.float64)
-            left_out[start:start + len(block)] = np.sqrt(np.maximum(whole - kept, 0.0) + 1e-6)
+        projection = Projection.of(vectors)
         with self._lock:
-            self._projection = (basis, projected, left_out)
+            self._projection = projection
 
     def warm_up(self) -> None:
         """Load the encoder, page the vectors in and project them now (a server's first query
         must not wait)."""
         self.neighbours("预热", 1)
         self.prepare()
+
+
+class Projection:
+    """The phrase rows on their first principal directions, read in stages (PROJECTED_STAGES):
+    each stage's products for every row (`blocks`, one n x width array a stage, contiguous) and
+    the norm each row leaves out of the directions up to the stage's end (`left_out`)."""
+
+    def __init__(self, basis: np.ndarray, blocks: list[np.ndarray], left_out: list[np.ndarray]):
+        self.basis = basis  # d x m, orthonormal columns, principal first
+        self.basis64 = basis.astype(np.float64)
+        self.blocks = blocks
+        self.left_out = left_out
+        self.ends = [int(end) for end in np.cumsum([block.shape[1] for block in blocks])]
+
+    @classmethod
+    def of(cls, vectors: np.ndarray, stages: Sequence[int] = PROJECTED_STAGES) -> Projection:
+        step = max(1, len(vectors) // PCA_SAMPLE)
+        sample = np.asarray(vectors[::step], dtype=np.float32)
+        _, directions = np.linalg.eigh((sample.T @ sample).astype(np.float64))  # ascending: principal ones last
+        basis = np.ascontiguousarray(directions[:, ::-1][:, :stages[-1]], dtype=np.float32)
+        starts = [0, *stages[:-1]]
+        blocks = [np.empty((len(vectors), end - start), dtype=np.float32) for start, end in zip(starts, stages)]
+        left_out = [np.empty(len(vectors), dtype=np.float32) for _ in stages]
+        for first in range(0, len(vectors), 8192):
+            block = np.asarray(vectors[first:first + 8192], dtype=np.float32)
+            near = block @ basis
+            # |v|^2 - |B'v|^2 (B orthonormal); the 1e-6 under the root keeps float cancellation
+            # from ever making the bound smaller than the left-out norm (it adds at most 1e-3)
+            whole = np.einsum("ij,ij->i", block, block, dtype=np.float64)
+            kept = np.zeros(len(block), dtype=np.float64)
+            for at, (start, end) in enumerate(zip(starts, stages)):
+                blocks[at][first:first + len(block)] = near[:, start:end]
+                kept += np.einsum("ij,ij->i", near[:, start:end], near[:, start:end], dtype=np.float64)
+                left_out[at][first:first + len(block)] = np.sqrt(np.maximum(whole - kept, 0.0) + 1e-6)
+        return cls(basis, blocks, left_out)
+
+    def candidates(self, vectors: np.ndarray, query: np.ndarray, k: int) -> np.ndarray:
+        """The rows (ascending) that may be among the k with the largest product with `query`
+        (0 < k < rows): every row reaching the k-th best product, ties included."""
+        rows = len(vectors)
+        near = query @ self.basis
+        approximate = self.blocks[0] @ near[:self.ends[0]]
+        # the k-th best exact product of the rows the first stage ranks highest: at least k rows
+        # reach it, so the k-th best of all does too; a row whose upper bound is below it cannot
+        # be among the k best (nor tie with the k-th). Its products are rounded as the final
+        # scoring's are, to within an ulp or two, far below BOUND_SLACK.
+        guessed = min(max(GUESSES, k), rows)
+        guess = np.sort(np.argpartition(approximate, rows - guessed)[rows - guessed:])
+        exact = np.asarray(vectors[guess], dtype=np.float32) @ query
+        kth = np.partition(exact, guessed - k)[guessed - k]
+        query64 = query.astype(np.float64)
+        candidates = np.arange(0)
+        start = 0
+        for block, end, stage_left_out in zip(self.blocks, self.ends, self.left_out):
+            left_out = stage_left_out
+            if start:  # a later stage: its products for the rows still in
+                part = near[start:end]
+                if WHOLE_STAGE_SHARE * len(candidates) >= rows:
+                    approximate += (block @ part)[candidates]
+                else:
+                    approximate += np.take(block, candidates, axis=0) @ part
+                left_out = stage_left_out[candidates]
+            query_left_out = float(np.linalg.norm(query64 - self.basis64[:, :end] @ near[:end].astype(np.float64)))
+            upper = left_out * np.float32(query_left_out)  # each row's upper bound, less BOUND_SLACK
+            upper += approximate
+            kept = np.flatnonzero(upper >= kth - BOUND_SLACK)
+            candidates = candidates[kept] if start else kept
+            approximate = approximate[kept]
+            if len(candidates) <= FEW_CANDIDATES:
+                break
+            start = end
+        return candidates
 
 
 @lru_cache(maxsize=4)
