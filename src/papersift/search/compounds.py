@@ -41,7 +41,7 @@ MIN_SHARE = 0.05
 class Phrases(Protocol):
     """What the spellings ask of the term lexicon (search/termlexicon.py TermLexicon)."""
 
-    def phrase(self, key: str) -> tuple[str, int] | None: ...  # (spelling, papers) of a phrase key
+    def papers(self, key: str) -> int: ...  # papers using a phrase key (0: none), without its spelling
 
     @property
     def papers_total(self) -> int: ...  # the papers counted
@@ -87,18 +87,17 @@ def compound_spellings(text: str, phrases: Phrases, limit: int = 2) -> tuple[str
 
     walk(0, [])
     own = analyzed(text)
-    used_as_typed = phrases.phrase(own) if len(own.split()) <= MAX_PHRASE_WORDS else None
-    floor = MIN_SHARE * used_as_typed[1] if used_as_typed is not None else 0.0
+    floor = MIN_SHARE * (phrases.papers(own) if len(own.split()) <= MAX_PHRASE_WORDS else 0)
     found: dict[str, tuple[int, str]] = {}  # phrase key -> (papers, spelling)
     for spelled in combined:
         key = analyzed(spelled)
         if not key or key == own or key in found:
             continue
         if len(key.split()) <= MAX_PHRASE_WORDS:
-            used = phrases.phrase(key)
-            if used is None or used[1] < floor:  # no paper writes the whole phrase so, or hardly any
+            used = phrases.papers(key)
+            if not used or used < floor:  # no paper writes the whole phrase so, or hardly any
                 continue
-            found[key] = (used[1], spelled)
+            found[key] = (used, spelled)
         else:  # longer than the phrase table's phrases: each part was checked
             found[key] = (0, spelled)
     ranked = sorted(found.values(), key=lambda item: -item[0])
@@ -144,9 +143,9 @@ def _joined(first: str, second: str, phrases: Phrases) -> str | None:
         return None
     word = (first + second).lower()
     key = analyzed(word)
-    pair = phrases.phrase(analyzed(f"{first} {second}"))
-    used = phrases.phrase(key) if key and " " not in key else None
-    if used is None or (pair is not None and used[1] < MIN_SHARE * pair[1]):
+    pair = phrases.papers(analyzed(f"{first} {second}"))
+    used = phrases.papers(key) if key and " " not in key else 0
+    if not used or used < MIN_SHARE * pair:
         return None
     return word
 
@@ -165,16 +164,15 @@ def _split(word: str, phrases: Phrases) -> str | None:
         return None
     best: tuple[int, str] | None = None
     lowered = word.lower()
-    whole = phrases.phrase(analyzed(lowered))
-    floor = MIN_SHARE * whole[1] if whole is not None else 0.0
+    floor = MIN_SHARE * phrases.papers(analyzed(lowered))
     for cut in range(MIN_PART_CHARS, len(lowered) - MIN_PART_CHARS + 1):
         first, second = lowered[:cut], lowered[cut:]
         halves = (analyzed(first), analyzed(second))
         if any(not half or " " in half for half in halves):  # a stop word, or no word
             continue
-        used = phrases.phrase(f"{halves[0]} {halves[1]}")
-        if used is not None and used[1] >= floor and (best is None or used[1] > best[0]):
-            best = (used[1], f"{first}-{second}")
+        used = phrases.papers(f"{halves[0]} {halves[1]}")
+        if used and used >= floor and (best is None or used > best[0]):
+            best = (used, f"{first}-{second}")
     return best[1] if best is not None else None
 
 
@@ -193,7 +191,6 @@ def _summed_idf(text: str, phrases: Phrases) -> float:
     total = max(phrases.papers_total, 1)
     summed = 0.0
     for term in analyzed(text).split():
-        used = phrases.phrase(term)
-        papers = used[1] if used is not None else 1
+        papers = phrases.papers(term) or 1
         summed += math.log(1 + (total - papers + 0.5) / (papers + 0.5))
     return summed
