@@ -224,21 +224,21 @@ def test_the_prepared_search_finds_the_same_nearest_phrases_as_the_full_product(
     scored = _scored_sizes(monkeypatch)
     for query in queries:
         products = rows @ query
+        ranked = np.lexsort((np.arange(len(rows)), -products))  # brute force: best first, ties lower row first
         for k in (1, 5, 20, 40):  # 40: more than the rows guessed first (GUESSES)
             found, scores = bridge._nearest(rows, query, k)
-            expected = np.lexsort((np.arange(len(rows)), -products))[:k]  # brute force: best first, ties lower row
-            assert found.tolist() == expected.tolist()
-            assert np.allclose(scores, products[expected], rtol=0, atol=1e-6)
+            assert found.tolist() == ranked[:k].tolist()
+            assert np.allclose(scores, products[ranked[:k]], rtol=0, atol=1e-6)
     assert sum(size < len(rows) // 16 for size in scored) >= len(scored) * 3 // 4  # most searches scored few rows
     assert sum(size == len(rows) for size in scored) >= 5 * 4  # the random directions: the full product
     # the bound the pruning rests on holds for every row at every stage: |cosine - projected
     # product| <= the product of the left-out norms
     projection = bridge._projection
     assert projection is not None
-    for query in queries:
-        near = query @ projection.basis
-        for stage, end in enumerate(projection.ends):
-            projected = np.hstack(projection.blocks[:stage + 1])
+    for stage, end in enumerate(projection.ends):
+        projected = np.hstack(projection.blocks[:stage + 1])
+        for query in queries:
+            near = query @ projection.basis
             query_left_out = np.linalg.norm(query.astype(np.float64) - projection.basis.astype(np.float64)[:, :end] @ near[:end])
             assert np.all(np.abs(rows @ query - projected @ near[:end]) <= query_left_out * projection.left_out[stage] + 1e-5)
 
