@@ -429,16 +429,19 @@ def test_the_unsure_entry_weighed_against_the_pieces_gains_what_it_reads_back_to
 
 def test_rows_scored_apart_round_as_in_the_product_over_every_row():
     # a row's product must not depend on which other rows are scored with it: two rows tied in
-    # the full product (copies, or a term halfway between two phrases) stay tied, the lower first
+    # the full product (copies, or a term halfway between two phrases) stay tied, the lower first;
+    # on one BLAS thread, as a server computes them (vectors.products_on_one_thread)
+    threadpoolctl = pytest.importorskip("threadpoolctl", reason="installed with the semantic and crosslingual extras")
     from papersift.search.phrasebridge import row_products
 
     rng = np.random.default_rng(5)
     rows = rng.normal(size=(1000, DIM)).astype(np.float32)
     rows /= np.linalg.norm(rows, axis=1, keepdims=True)
-    for _ in range(5):
-        query = _unit(rows[rng.integers(1000)] + rows[rng.integers(1000)])
-        products = rows @ query
-        for size in range(1, 41):
-            chosen = np.sort(rng.choice(1000, size, replace=False))
-            assert np.array_equal(row_products(rows, chosen, query), products[chosen]), size
+    with threadpoolctl.threadpool_limits(limits=1, user_api="blas"):
+        for _ in range(5):
+            query = _unit(rows[rng.integers(1000)] + rows[rng.integers(1000)])
+            products = rows @ query
+            for size in range(1, 41):
+                chosen = np.sort(rng.choice(1000, size, replace=False))
+                assert np.array_equal(row_products(rows, chosen, query), products[chosen]), size
     assert row_products(rows, np.zeros(0, dtype=np.int64), rows[0]).shape == (0,)

@@ -289,7 +289,8 @@ def row_products(vectors: np.ndarray, rows: np.ndarray, query: np.ndarray) -> np
     the last few (their count mod 4) another way, so a row's float32 product depended on its
     place among the rows scored: one ulp, enough for two rows tied in the full product to swap
     (a query between "type policy" and "two stage learning"). The rows are padded to a multiple
-    of ROW_GROUP, so each is in a whole group, as in the full product (but for its last rows)."""
+    of ROW_GROUP, so each is in a whole group, as in the full product on one BLAS thread (a
+    server's, `vectors.products_on_one_thread`), but for its last rows."""
     padded = np.concatenate([rows, np.full(-len(rows) % ROW_GROUP, rows[-1] if len(rows) else 0, dtype=rows.dtype)])
     return (np.asarray(vectors[padded], dtype=np.float32) @ query)[:len(rows)]
 
