@@ -192,7 +192,7 @@ class PhraseBridge:
 
     def prepare(self) -> None:
         """Project every row for the exact pruned search (`_nearest`): a server at start (~1-2 s
-        and 97 MB for 126,090 x 512 rows); a one-query process scans the rows instead."""
+        and ~100 MB for 126,090 x 512 rows); a one-query process scans the rows instead."""
         vectors = self.vectors
         if self._projection is not None or len(vectors) <= PROJECTED_STAGES[-1]:
             return
