@@ -224,21 +224,21 @@ def test_the_prepared_search_finds_the_same_nearest_phrases_as_the_full_product(
     scored = _scored_sizes(monkeypatch)
     for query in queries:
         products = rows @ query
+        ranked = np.lexsort((np.arange(len(rows)), -products))  # brute force: best first, ties lower row first
         for k in (1, 5, 20, 40):  # 40: more than the rows guessed first (GUESSES)
             found, scores = bridge._nearest(rows, query, k)
-            expected = np.lexsort((np.arange(len(rows)), -products))[:k]  # brute force: best first, ties lower row
-            assert found.tolist() == expected.tolist()
-            assert np.allclose(scores, products[expected], rtol=0, atol=1e-6)
+            assert found.tolist() == ranked[:k].tolist()
+            assert np.allclose(scores, products[ranked[:k]], rtol=0, atol=1e-6)
     assert sum(size < len(rows) // 16 for size in scored) >= len(scored) * 3 // 4  # most searches scored few rows
     assert sum(size == len(rows) for size in scored) >= 5 * 4  # the random directions: the full product
     # the bound the pruning rests on holds for every row at every stage: |cosine - projected
     # product| <= the product of the left-out norms
     projection = bridge._projection
     assert projection is not None
-    for query in queries:
-        near = query @ projection.basis
-        for stage, end in enumerate(projection.ends):
-            projected = np.hstack(projection.blocks[:stage + 1])
+    for stage, end in enumerate(projection.ends):
+        projected = np.hstack(projection.blocks[:stage + 1])
+        for query in queries:
+            near = query @ projection.basis
             query_left_out = np.linalg.norm(query.astype(np.float64) - projection.basis.astype(np.float64)[:, :end] @ near[:end])
             assert np.all(np.abs(rows @ query - projected @ near[:end]) <= query_left_out * projection.left_out[stage] + 1e-5)
 
@@ -425,3 +425,23 @@ def test_the_unsure_entry_weighed_against_the_pieces_gains_what_it_reads_back_to
     lexicon = _Spellings({"gradient clipping": 30, "gradient truncated": 40})
     read = _weighed_with_unsure_entries("梯度截断", pieces, lexicon, phrases, glossary)  # type: ignore[arg-type]
     assert [(t.english, t.sure) for t in read] == [("gradient clipping", False)]
+
+
+def test_rows_scored_apart_round_as_in_the_product_over_every_row():
+    # a row's product must not depend on which other rows are scored with it: two rows tied in
+    # the full product (copies, or a term halfway between two phrases) stay tied, the lower first;
+    # on one BLAS thread, as a server computes them (vectors.products_on_one_thread)
+    threadpoolctl = pytest.importorskip("threadpoolctl", reason="installed with the semantic and crosslingual extras")
+    from papersift.search.phrasebridge import row_products
+
+    rng = np.random.default_rng(5)
+    rows = rng.normal(size=(1000, DIM)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    with threadpoolctl.threadpool_limits(limits=1, user_api="blas"):
+        for _ in range(5):
+            query = _unit(rows[rng.integers(1000)] + rows[rng.integers(1000)])
+            products = rows @ query
+            for size in range(1, 41):
+                chosen = np.sort(rng.choice(1000, size, replace=False))
+                assert np.array_equal(row_products(rows, chosen, query), products[chosen]), size
+    assert row_products(rows, np.zeros(0, dtype=np.int64), rows[0]).shape == (0,)

@@ -183,7 +183,7 @@ class PhraseBridge:
         if projection is not None and 0 < k < len(vectors):
             candidates = projection.candidates(vectors, query, k)
             if FULL_SCAN_SHARE * len(candidates) < len(vectors):  # else the full product costs less
-                scores = np.asarray(vectors[candidates], dtype=np.float32) @ query
+                scores = row_products(vectors, candidates, query)
                 best = vector_index.top_k(scores, k)  # candidates ascend, so ties keep the lower row first
                 return candidates[best], scores[best]
         scores = vectors @ query
@@ -192,7 +192,7 @@ class PhraseBridge:
 
     def prepare(self) -> None:
         """Project every row for the exact pruned search (`_nearest`): a server at start (~1-2 s
-        and 97 MB for 126,090 x 512 rows); a one-query process scans the rows instead."""
+        and ~100 MB for 126,090 x 512 rows); a one-query process scans the rows instead."""
         vectors = self.vectors
         if self._projection is not None or len(vectors) <= PROJECTED_STAGES[-1]:
             return
@@ -250,10 +250,10 @@ class Projection:
         # the k-th best exact product of the rows the first stage ranks highest: at least k rows
         # reach it, so the k-th best of all does too; a row whose upper bound is below it cannot
         # be among the k best (nor tie with the k-th). Its products are rounded as the final
-        # scoring's are, to within an ulp or two, far below BOUND_SLACK.
+        # scoring's are (`row_products`).
         guessed = min(max(GUESSES, k), rows)
         guess = np.sort(np.argpartition(approximate, rows - guessed)[rows - guessed:])
-        exact = np.asarray(vectors[guess], dtype=np.float32) @ query
+        exact = row_products(vectors, guess, query)
         kth = np.partition(exact, guessed - k)[guessed - k]
         query64 = query.astype(np.float64)
         candidates = np.arange(0)
@@ -277,6 +277,22 @@ class Projection:
                 break
             start = end
         return candidates
+
+
+# Rows whose products are taken together (`row_products`).
+ROW_GROUP = 16
+
+
+def row_products(vectors: np.ndarray, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """The products of these rows with `query`, each rounded as the product over every row
+    (`vectors @ query`) rounds it. OpenBLAS's matrix-vector kernels take rows four at a time and
+    the last few (their count mod 4) another way, so a row's float32 product depended on its
+    place among the rows scored: one ulp, enough for two rows tied in the full product to swap
+    (a query between "type policy" and "two stage learning"). The rows are padded to a multiple
+    of ROW_GROUP, so each is in a whole group, as in the full product on one BLAS thread (a
+    server's, `vectors.products_on_one_thread`), but for its last rows."""
+    padded = np.concatenate([rows, np.full(-len(rows) % ROW_GROUP, rows[-1] if len(rows) else 0, dtype=rows.dtype)])
+    return (np.asarray(vectors[padded], dtype=np.float32) @ query)[:len(rows)]
 
 
 @lru_cache(maxsize=4)
