@@ -297,9 +297,13 @@ TERMS = ["图神经网络过平滑", "弱监督学习", "Softmax函数", "网络
          "过平滑的图神经网络", "平滑网络学习图", "互联网流量孪生素数", "监督的弱学习网络图"]
 
 
+@pytest.mark.parametrize("walk_min_left", [1, 1_200])
 @pytest.mark.parametrize("keys_held", [False, True])
-def test_the_faster_walk_reads_as_checking_each_key_in_turn(lexicon, monkeypatch, keys_held):
-    # the same readings however soon the budget runs out (checks charged and refused in the same order)
+def test_the_faster_walk_reads_as_checking_each_key_in_turn(lexicon, monkeypatch, keys_held, walk_min_left):
+    # the same readings however soon the budget runs out (checks charged and refused in the same
+    # order), whether parts are composed by the walk from their start down to a budget of 1 or alone
+    # below 1,200 checks left
+    monkeypatch.setattr("papersift.search.termlexicon.WALK_FROM_START_MIN_LEFT", walk_min_left)
     for checks in [*range(1, 160), 400, 4000]:
         monkeypatch.setattr("papersift.search.termlexicon.MAX_LOOKUPS", checks)
         faster, reference = _read_both_ways(lexicon.path, TERMS, keys_held)

@@ -46,6 +46,11 @@ analyzed = lru_cache(maxsize=1 << 16)(analyzed_once)
 MAX_PIECE_CHARS = 6  # the longest dictionary word tried as one piece
 MAX_CHUNK_CHARS = 10  # the longest stretch composed into one phrase
 MAX_LOOKUPS = 4000  # phrase checks per query: a long pasted sentence stops composing rather than stall
+# A part is composed by the walk from its start (every part that start begins at once,
+# `_walk_parts`) while the read's budget holds at least this many checks; below it, alone, as one
+# walk may cost more than is left and be wasted (a walk from a start cost p50 154, p90 596, at
+# most 1,117 checks on the known-item zh dev descriptions, which run out of their 4,000).
+WALK_FROM_START_MIN_LEFT = 1_200
 ALTERNATIVES = 4
 ALTERNATIVE_MARGIN = 4.0  # an alternative's score is at most this far below the reading's
 # A reading's score: log(papers using it) less these for each less sure step. A sense that is
@@ -486,7 +491,7 @@ class TermLexicon:
         if found is not None:
             return found
         remembered = self._compositions.get(part)
-        if remembered is None and budget.left > 0:
+        if remembered is None and budget.left >= WALK_FROM_START_MIN_LEFT:
             remembered = self._walk_parts(tuple(units[start:min(len(units), start + MAX_CHUNK_CHARS)])).get(part)
         if remembered is not None and remembered[1] <= budget.left:
             found, cost = remembered
@@ -510,7 +515,7 @@ class TermLexicon:
         spent = 0
         for end in range(1, len(units) + 1):
             spent += checks[end]
-            parts[units[:end]] = (by_end[end], spent)
+            parts[units[:end]] = (sorted(by_end[end].values(), key=_rank), spent)
         if len(self._compositions) + len(parts) > MEMO_SIZE:
             self._compositions.clear()
         self._compositions.update(parts)
@@ -595,14 +600,14 @@ class TermLexicon:
 def _compose_in_order(lexicon: TermLexicon, units: tuple, budget: _Budget) -> list[_Composed]:
     """Compositions of all the units in order (depth first, a phrase at every step), each phrase
     check charged to the budget as it is made (a check refused once the budget is spent fails)."""
-    return _compose_from(lexicon, units, budget)[0][len(units)]
+    return sorted(_compose_from(lexicon, units, budget)[0][len(units)].values(), key=_rank)
 
 
 def _compose_from(lexicon: TermLexicon, units: tuple,
-                  budget: _Budget | None = None) -> tuple[list[list[_Composed]], list[int]]:
-    """The compositions of each part that starts the units, units[:end] for every end, from one
-    depth-first walk (a phrase at every step), and the phrase checks of the words ending at
-    each end. The walk of a part alone visits the same keys at the positions before its end and
+                  budget: _Budget | None = None) -> tuple[list[dict[str, _Composed]], list[int]]:
+    """The compositions of each part that starts the units, units[:end] for every end (key ->
+    composition), from one depth-first walk (a phrase at every step), and the phrase checks of
+    the words ending at each end. The walk of a part alone visits the same keys at the positions before its end and
     checks the words that end by it, so its compositions are this walk's at that end and its
     checks those of the words ending at or before it; one walk spares the walks of the shorter
     parts, each of which repeats the longer one's first steps. With a `budget`, each check is
@@ -652,7 +657,7 @@ def _compose_from(lexicon: TermLexicon, units: tuple,
                 budget.left = max(0, budget.left - (checks - charged))
 
     extend(0, "", 0, 0, 0)
-    return [sorted(at.values(), key=_rank) for at in found], checks_ending
+    return found, checks_ending
 
 
 def _worth_offering(option: _Composed, best: _Composed) -> bool:
