@@ -15,10 +15,8 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -28,6 +26,8 @@ from typing import Any, Protocol
 import httpx
 import orjson
 
+from papersift.bench.web import percentile, server_ms
+from papersift.bench.write_load import free_port, papersift_command
 from papersift.config import shared_data_dir
 
 TARGETS = {"page": "/", "api": "/api/search"}
@@ -49,13 +49,6 @@ def dev_terms(lang: str, shared: Path | None = None) -> list[str]:
     return [record["text"] for record in records if record["lang"] == lang]
 
 
-def server_ms(response: httpx.Response) -> float:
-    """The server's own time for a response (its Server-Timing header)."""
-    if response.status_code != 200:
-        raise RuntimeError(f"{response.request.url} answered {response.status_code}: {response.text[:200]}")
-    return float(response.headers["server-timing"].split("dur=")[1])
-
-
 def time_terms(client: Client, target: str, terms: Sequence[str], mode: str) -> list[float]:
     """Server-side ms of each term's answer, each asked once, after the warm-up queries."""
     path = TARGETS[target]
@@ -64,20 +57,14 @@ def time_terms(client: Client, target: str, terms: Sequence[str], mode: str) -> 
     return [server_ms(client.get(path, params={"q": term, "mode": mode, "lang": "zh"})) for term in terms]
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @contextlib.contextmanager
 def served(data_dir: Path) -> Iterator[Client]:
     """A fresh `papersift serve` on the data dir (a free loopback port), once /healthz says it is
     ready; stopped (SIGINT, as Ctrl-C) when the block ends."""
-    port = _free_port()
+    port = free_port()
     with tempfile.TemporaryFile() as log:
-        server = subprocess.Popen([sys.executable, "-m", "papersift", "serve", "--data-dir", str(data_dir), "--port", str(port)],
-                                  env=dict(os.environ), stdout=log, stderr=subprocess.STDOUT)
+        server = subprocess.Popen(papersift_command("serve", "--data-dir", str(data_dir), "--port", str(port)),
+                                  stdout=log, stderr=subprocess.STDOUT)
         try:
             with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=READY_TIMEOUT_S) as client:
                 deadline = time.monotonic() + READY_TIMEOUT_S
@@ -100,14 +87,9 @@ def served(data_dir: Path) -> Iterator[Client]:
                 server.wait()
 
 
-def summary(values_ms: Sequence[float]) -> dict[str, float]:
-    ordered = sorted(values_ms)
-
-    def share(at: float) -> float:
-        return round(ordered[min(len(ordered) - 1, round(at * (len(ordered) - 1)))], 2)
-
-    return {"p50": round(statistics.median(ordered), 2), "p95": share(0.95), "p99": share(0.99),
-            "mean": round(statistics.fmean(ordered), 2)}
+def summary(values_ms: list[float]) -> dict[str, float]:
+    return {"p50": round(statistics.median(values_ms), 2), "p95": round(percentile(values_ms, 0.95), 2),
+            "p99": round(percentile(values_ms, 0.99), 2), "mean": round(statistics.fmean(values_ms), 2)}
 
 
 def run(data_dir: Path, modes: Sequence[str] = ("keyword", "hybrid"), targets: Sequence[str] = ("page", "api"),

